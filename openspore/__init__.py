@@ -1,0 +1,13 @@
+"""openspore: the MindSpore 2.x API in Python — `import openspore as ms`."""
+from .version import __version__  # noqa: F401
+from . import context  # noqa: F401
+from .context import (GRAPH_MODE, PYNATIVE_MODE, STRICT, COMPATIBLE, LAX, set_context, get_context,  # noqa: F401
+                      set_device, get_current_device, set_seed, get_seed, ParallelMode,
+                      set_auto_parallel_context, get_auto_parallel_context, reset_auto_parallel_context)
+from .common import dtype  # noqa: F401
+from .common.dtype import *  # noqa: F401,F403
+from .common.dtype import dtype_to_nptype, dtype_to_pytype, pytype_to_dtype, get_py_obj_dtype  # noqa: F401
+from .core import Tensor, tensor, from_numpy, Parameter, ParameterTuple  # noqa: F401
+from .core import grad, value_and_grad, vjp, jvp  # noqa: F401
+from . import ops  # noqa: F401
+from .common.dtype import int, float, bool  # noqa: F401,A004  (MindSpore exports these names)

@@ -1,0 +1,44 @@
+"""Backend selection, in one place: the context key `backend` (env OPENSPORE_BACKEND) and `device_target`."""
+from .. import context
+
+_state = {"backend": None}
+
+
+def _make(name, device_target):
+    if name == "numpy":
+        if device_target == "GPU":
+            raise ValueError("device_target='GPU' needs the torch backend; the numpy backend runs on CPU only.")
+        from .numpy_backend import NumpyBackend
+        return NumpyBackend()
+    from .torch_backend import TorchBackend
+    if device_target == "GPU":
+        import torch
+        if not torch.cuda.is_available():
+            raise RuntimeError("device_target='GPU' was requested but torch finds no CUDA device on this machine.")
+        return TorchBackend(f"cuda:{context.get_context('device_id')}")
+    return TorchBackend("cpu")
+
+
+def current():
+    """The active backend object."""
+    backend = _state["backend"]
+    if backend is None:
+        backend = _state["backend"] = _make(context.get_context("backend"), context.get_context("device_target"))
+    return backend
+
+
+def get(name):
+    """A backend by name on CPU (tests compare backends through this)."""
+    return _make(name, "CPU")
+
+
+def _on_context(key, value):
+    if key in ("backend", "device_target", "device_id"):
+        _state["backend"] = None
+
+
+context.add_listener(_on_context)
+
+
+def backend_name():
+    return context.get_context("backend")

@@ -1,0 +1,71 @@
+"""What a backend is: a kernel lookup over the primitive table plus array conversion and allocation.
+
+A primitive definition carries its kernels as methods named after the backend (`numpy`, `torch`);
+each receives the backend's array module first, then arrays and Python values. Backend choice lives
+in `openspore.backends.current()` only; op, pass and layer code never asks which backend runs.
+"""
+import numpy as np
+
+from ..common import dtype as mstype
+
+
+class Backend:
+    name = "base"
+    xp = None  # the array module handed to kernels
+
+    def __init__(self):
+        self._kernels = {}  # primitive class -> unbound kernel function
+
+    # --- kernels ---------------------------------------------------------------------------------
+    def kernel(self, prim):
+        cls = type(prim)
+        fn = self._kernels.get(cls)
+        if fn is None:
+            fn = getattr(cls, self.name, None)
+            if fn is None:
+                raise NotImplementedError(f"Primitive '{prim.name}' has no kernel for the {self.name} backend.")
+            self._kernels[cls] = fn
+        return fn
+
+    def run(self, prim, arrays):
+        return self.kernel(prim)(prim, self.xp, *arrays)
+
+    # --- arrays ----------------------------------------------------------------------------------
+    def is_native(self, arr):
+        raise NotImplementedError
+
+    def from_numpy(self, array, dtype=None, copy=True):
+        raise NotImplementedError
+
+    def to_numpy(self, arr):
+        raise NotImplementedError
+
+    def dtype_of(self, arr):
+        raise NotImplementedError
+
+    def native_dtype(self, dtype):
+        raise NotImplementedError
+
+    def adopt(self, arr):
+        """Bring an array of any backend (or numpy) into this backend."""
+        if self.is_native(arr):
+            return arr
+        if isinstance(arr, np.ndarray):
+            return self.from_numpy(arr, copy=False)
+        if hasattr(arr, "detach") and hasattr(arr, "cpu"):  # a torch tensor reaching the numpy backend
+            return self.from_numpy(_torch_to_numpy(arr), copy=False)
+        return self.from_numpy(np.asarray(arr), copy=False)
+
+    def scalar_array(self, value, dtype):
+        return self.from_numpy(np.asarray(value, dtype=dtype.np_dtype), copy=False)
+
+    def synchronize(self):
+        pass
+
+
+def _torch_to_numpy(t):
+    import torch  # only reached when a torch array already exists, i.e. torch is installed
+    t = t.detach().cpu()
+    if t.dtype == torch.bfloat16:
+        return t.view(torch.int16).numpy().view(mstype.bfloat16.np_dtype)
+    return t.numpy()

@@ -1,0 +1,76 @@
+"""The torch backend: torch kernels on CPU (CUDA with device_target='GPU'), never torch autograd.
+
+Our tensors never set `requires_grad`, so torch records no graph; gradients come from openspore's own
+backward rules.
+"""
+import numpy as np
+import torch
+
+from ..common import dtype as mstype
+from .base import Backend, _torch_to_numpy
+
+_TO_TORCH = {
+    mstype.bool_: torch.bool, mstype.int8: torch.int8, mstype.int16: torch.int16, mstype.int32: torch.int32,
+    mstype.int64: torch.int64, mstype.uint8: torch.uint8, mstype.uint16: torch.uint16, mstype.uint32: torch.uint32,
+    mstype.uint64: torch.uint64, mstype.float16: torch.float16, mstype.float32: torch.float32,
+    mstype.float64: torch.float64, mstype.bfloat16: torch.bfloat16, mstype.complex64: torch.complex64,
+    mstype.complex128: torch.complex128,
+}
+_FROM_TORCH = {v: k for k, v in _TO_TORCH.items()}
+
+
+class TorchBackend(Backend):
+    name = "torch"
+    xp = torch
+
+    def __init__(self, device="cpu"):
+        super().__init__()
+        self.device = torch.device(device)
+
+    def is_native(self, arr):
+        return type(arr) is torch.Tensor and arr.device == self.device
+
+    def adopt(self, arr):
+        if type(arr) is torch.Tensor:
+            if arr.device != self.device:
+                return arr.to(self.device)
+            return arr.detach() if arr.requires_grad else arr
+        return super().adopt(arr)
+
+    def from_numpy(self, array, dtype=None, copy=True):
+        array = np.asarray(array)
+        if dtype is not None and array.dtype != dtype.np_dtype:
+            array = array.astype(dtype.np_dtype)
+        if array.dtype == mstype.bfloat16.np_dtype:
+            t = torch.from_numpy(np.ascontiguousarray(array).view(np.int16)).view(torch.bfloat16)
+        else:
+            if not array.flags.writeable or not array.flags.c_contiguous:
+                array = np.ascontiguousarray(array)
+                if not array.flags.writeable:
+                    array = array.copy()
+            t = torch.from_numpy(array)
+        if copy:
+            t = t.clone()
+        if self.device.type != "cpu":
+            t = t.to(self.device)
+        return t
+
+    def to_numpy(self, arr):
+        return _torch_to_numpy(arr)
+
+    def dtype_of(self, arr):
+        return _FROM_TORCH[arr.dtype]
+
+    def native_dtype(self, dtype):
+        return _TO_TORCH[dtype]
+
+    def scalar_array(self, value, dtype):
+        return torch.tensor(value, dtype=_TO_TORCH[dtype], device=self.device)
+
+    def synchronize(self):
+        if self.device.type == "cuda":
+            torch.cuda.synchronize(self.device)
+
+
+def torch_dtype(dtype):
+    return _TO_TORCH[dtype]

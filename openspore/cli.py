@@ -1,0 +1,41 @@
+"""The `openspore` command: `openspore --version`, `openspore info`."""
+import argparse
+import sys
+
+
+def _info(args):
+    import openspore as ms
+    from openspore import backends
+    backend = backends.current()
+    threads = "n/a"
+    if backend.name == "torch":
+        import torch
+        threads = torch.get_num_threads()
+    else:
+        import os
+        threads = os.cpu_count()
+    print(f"openspore {ms.__version__}")
+    print(f"backend:        {backend.name}")
+    print(f"device target:  {ms.get_context('device_target')} ({backend.device})")
+    print(f"threads:        {threads}")
+    print(f"mode:           {'GRAPH_MODE' if ms.get_context('mode') == ms.GRAPH_MODE else 'PYNATIVE_MODE'}")
+    print(f"primitives:     {len(ms.ops.primitive_table())}")
+    return 0
+
+
+def main(argv=None):
+    from openspore.version import __version__
+    parser = argparse.ArgumentParser(prog="openspore", description="openspore: the MindSpore 2.x system in Python.")
+    parser.add_argument("--version", action="version", version=f"openspore {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    info = sub.add_parser("info", help="print version, backend, device target and thread count")
+    info.set_defaults(func=_info)
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 0
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,187 @@
+"""set_context / get_context, the device and the seed. The only module that reads environment variables.
+
+Keys follow MindSpore 2.x (facts §1.2). openspore adds `backend` ('torch' | 'numpy', env `OPENSPORE_BACKEND`)
+and `log_recompile` (env `OPENSPORE_LOG_RECOMPILE`).
+"""
+import os
+import threading
+
+GRAPH_MODE = 0
+PYNATIVE_MODE = 1
+STRICT, COMPATIBLE, LAX = 0, 1, 2
+
+_DEVICE_TARGETS = ("CPU", "GPU", "Ascend")
+_BACKENDS = ("torch", "numpy")
+
+
+def _env_backend():
+    value = os.environ.get("OPENSPORE_BACKEND", "torch").strip().lower()
+    if value not in _BACKENDS:
+        raise ValueError(f"OPENSPORE_BACKEND must be one of {_BACKENDS}, but got {value!r}.")
+    return value
+
+
+def _check_mode(v):
+    if v not in (GRAPH_MODE, PYNATIVE_MODE) or isinstance(v, bool):
+        raise ValueError("For 'context.set_context', the argument 'mode' should be context.GRAPH_MODE (0) or "
+                         f"context.PYNATIVE_MODE (1), but got {v}.")
+    return v
+
+
+def _check_choice(name, choices):
+    def check(v):
+        if v not in choices:
+            raise ValueError(f"For 'context.set_context', the argument '{name}' should be one of {list(choices)}, but got {v!r}.")
+        return v
+    return check
+
+
+def _check_type(name, types):
+    def check(v):
+        if not isinstance(v, types) or (isinstance(v, bool) and bool not in (types if isinstance(types, tuple) else (types,))):
+            raise ValueError(f"For 'context.set_context', the argument '{name}' should be {types}, but got {v!r}.")
+        return v
+    return check
+
+
+def _check_nonneg_int(name):
+    def check(v):
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            raise ValueError(f"For 'context.set_context', the argument '{name}' should be a non-negative int, but got {v!r}.")
+        return v
+    return check
+
+
+def _any(v):
+    return v
+
+
+# key -> (default, validator). Keys MindSpore accepts but openspore does not act on are kept so scripts run.
+_SPEC = {
+    "mode": (PYNATIVE_MODE, _check_mode),
+    "device_target": ("CPU", _check_choice("device_target", _DEVICE_TARGETS)),
+    "device_id": (0, _check_nonneg_int("device_id")),
+    "backend": (None, _check_choice("backend", _BACKENDS)),
+    "deterministic": ("OFF", _check_choice("deterministic", ("ON", "OFF"))),
+    "max_call_depth": (1000, _check_nonneg_int("max_call_depth")),
+    "save_graphs": (0, _check_choice("save_graphs", (0, 1, 2, 3, True, False))),
+    "save_graphs_path": (".", _check_type("save_graphs_path", str)),
+    "jit_syntax_level": (LAX, _check_choice("jit_syntax_level", (STRICT, COMPATIBLE, LAX))),
+    "jit_level": ("O0", _check_choice("jit_level", ("O0", "O1", "O2"))),
+    "jit_config": ({}, _check_type("jit_config", dict)),
+    "runtime_num_threads": (30, _check_nonneg_int("runtime_num_threads")),
+    "log_recompile": (False, _check_type("log_recompile", (bool, int))),
+    "pynative_synchronize": (False, _check_type("pynative_synchronize", bool)),
+    "enable_compile_cache": (False, _check_type("enable_compile_cache", bool)),
+    "compile_cache_path": ("", _check_type("compile_cache_path", str)),
+    "memory_optimize_level": ("O0", _check_choice("memory_optimize_level", ("O0", "O1"))),
+    "max_device_memory": ("1024GB", _check_type("max_device_memory", str)),
+    "mempool_block_size": ("1GB", _check_type("mempool_block_size", str)),
+    "variable_memory_max_size": ("", _check_type("variable_memory_max_size", str)),
+    "op_timeout": (900, _check_nonneg_int("op_timeout")),
+    "print_file_path": ("", _check_type("print_file_path", str)),
+    "enable_reduce_precision": (True, _check_type("enable_reduce_precision", bool)),
+    "check_bprop": (False, _check_type("check_bprop", bool)),
+    "inter_op_parallel_num": (0, _check_nonneg_int("inter_op_parallel_num")),
+    "disable_format_transform": (False, _check_type("disable_format_transform", bool)),
+    "exec_order": ("bfs", _check_choice("exec_order", ("bfs", "dfs", "gpto"))),
+    "debug_level": ("RELEASE", _check_choice("debug_level", ("RELEASE", "DEBUG"))),
+    "ascend_config": ({}, _check_type("ascend_config", dict)),
+    "gpu_config": ({}, _check_type("gpu_config", dict)),
+    "enable_graph_kernel": (False, _check_type("enable_graph_kernel", bool)),
+    "graph_kernel_flags": ("", _check_type("graph_kernel_flags", str)),
+    "env_config_path": ("", _check_type("env_config_path", str)),
+    "aoe_tune_mode": ("", _check_type("aoe_tune_mode", str)),
+    "aoe_config": ({}, _check_type("aoe_config", dict)),
+}
+
+_lock = threading.RLock()
+_values = {k: d for k, (d, _) in _SPEC.items()}
+_values["backend"] = _env_backend()
+_values["log_recompile"] = os.environ.get("OPENSPORE_LOG_RECOMPILE", "0") not in ("", "0", "false", "False")
+_listeners = []  # callables(key, value) notified on change (the backend module listens)
+
+
+def jit_disabled():
+    """`MS_JIT=0` turns GRAPH_MODE into PyNative for Cells (facts §1.2)."""
+    return os.environ.get("MS_JIT", "1") == "0"
+
+
+def set_context(**kwargs):
+    """Set context keys, e.g. `set_context(mode=GRAPH_MODE, device_target="CPU")`. Unknown keys raise ValueError."""
+    with _lock:
+        checked = {}
+        for key, value in kwargs.items():
+            if key not in _SPEC:
+                raise ValueError(f"For 'context.set_context', the keyword argument {key} is not recognized! "
+                                 f"For detailed usage of 'set_context', please refer to the MindSpore official website.")
+            checked[key] = _SPEC[key][1](value)
+        if checked.get("device_target") == "Ascend":
+            raise ValueError("For 'context.set_context', device_target 'Ascend' is not available in openspore; "
+                             "use 'CPU' or 'GPU'.")
+        _values.update(checked)
+        for key, value in checked.items():
+            for listener in list(_listeners):
+                listener(key, value)
+
+
+def get_context(attr_key):
+    if attr_key not in _values:
+        raise ValueError(f"For 'context.get_context', the argument {attr_key} is not recognized! "
+                         f"For detailed usage of 'get_context', please refer to the MindSpore official website.")
+    return _values[attr_key]
+
+
+def set_device(device_target, device_id=None):
+    """MindSpore 2.x: `set_device('CPU')`, `set_device('GPU', 0)`."""
+    kwargs = {"device_target": device_target}
+    if device_id is not None:
+        kwargs["device_id"] = device_id
+    set_context(**kwargs)
+
+
+def get_current_device():
+    return (_values["device_target"], _values["device_id"])
+
+
+def add_listener(fn):
+    _listeners.append(fn)
+
+
+# ---- seed ---------------------------------------------------------------------------------------
+_seed = {"global": None}
+
+
+def set_seed(seed):
+    """Global seed for random ops and initializers."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"For 'set_seed', the argument 'seed' must be a non-negative int, but got {seed!r}.")
+    _seed["global"] = seed
+    for listener in list(_listeners):
+        listener("seed", seed)
+
+
+def get_seed():
+    return _seed["global"]
+
+
+class ParallelMode:
+    STAND_ALONE = "stand_alone"
+    DATA_PARALLEL = "data_parallel"
+    SEMI_AUTO_PARALLEL = "semi_auto_parallel"
+    AUTO_PARALLEL = "auto_parallel"
+
+
+_auto_parallel = {"parallel_mode": ParallelMode.STAND_ALONE, "device_num": 1, "global_rank": 0, "gradients_mean": False}
+
+
+def set_auto_parallel_context(**kwargs):
+    _auto_parallel.update(kwargs)
+
+
+def get_auto_parallel_context(key):
+    return _auto_parallel.get(key)
+
+
+def reset_auto_parallel_context():
+    _auto_parallel.update(parallel_mode=ParallelMode.STAND_ALONE, device_num=1, global_rank=0, gradients_mean=False)

@@ -1,0 +1,330 @@
+"""Reverse-mode autodiff over the primitives' backward rules: grad, value_and_grad, vjp, jvp, GradOperation.
+
+No tape exists outside a grad transform. Each transform opens a *level*; while it is active, `bind` links
+every output that depends on a watched value to a `Node` (primitive, inputs, outputs). Backward walks the
+nodes of that level in reverse topological order and calls each primitive's `bprop`, which is written with
+openspore ops — so with an outer level still active, the backward pass is itself recorded and can be
+differentiated again (higher-order gradients).
+"""
+import itertools
+
+from .. import backends
+from ..common.errors import with_location
+from .parameter import Parameter
+from .tensor import Tensor
+
+ACTIVE = []  # active levels, innermost last
+_level_ids = itertools.count()
+
+
+class Level:
+    __slots__ = ("id",)
+
+    def __init__(self):
+        self.id = next(_level_ids)
+
+    def __repr__(self):
+        return f"Level({self.id})"
+
+
+class Node:
+    """One recorded op call. `parents`: (arg path, parent node, parent output index) per tracked input."""
+
+    __slots__ = ("prim", "args", "outputs", "result", "parents", "bprop_fn", "__weakref__")
+
+    def __init__(self, prim, args, outputs, result, parents, bprop_fn=None):
+        self.prim, self.args, self.outputs, self.result, self.parents, self.bprop_fn = \
+            prim, args, outputs, result, parents, bprop_fn
+
+    def __repr__(self):
+        return f"Node({self.prim.name if self.prim is not None else 'leaf'})"
+
+
+def _link(t, level, node, index):
+    nodes = t._nodes
+    if nodes is None:
+        t._nodes = {level: (node, index)}
+    else:
+        nodes[level] = (node, index)
+
+
+def _tracked_inputs(args, level):
+    parents = []
+    for i, a in enumerate(args):
+        if isinstance(a, Tensor):
+            nodes = a._nodes
+            if nodes is not None:
+                ref = nodes.get(level)
+                if ref is not None:
+                    parents.append((i, ref[0], ref[1]))
+        elif type(a) in (tuple, list):
+            for j, b in enumerate(a):
+                if isinstance(b, Tensor) and b._nodes is not None:
+                    ref = b._nodes.get(level)
+                    if ref is not None:
+                        parents.append(((i, j), ref[0], ref[1]))
+    return parents
+
+
+def record(prim, args, outs, result, bprop_fn=None):
+    """Called by bind for each op while a transform is active."""
+    for level in ACTIVE:
+        parents = _tracked_inputs(args, level)
+        if parents:
+            node = Node(prim, args, outs, result, parents, bprop_fn)
+            for k, o in enumerate(outs):
+                if isinstance(o, Tensor):
+                    _link(o, level, node, k)
+
+
+# ---- backward ------------------------------------------------------------------------------------
+def _topological(roots):
+    order, seen = [], set()
+    for root in roots:
+        if id(root) in seen:
+            continue
+        stack = [(root, False)]
+        while stack:
+            node, done = stack.pop()
+            if done:
+                order.append(node)
+                continue
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            stack.append((node, True))
+            for _, parent, _ in node.parents:
+                if id(parent) not in seen:
+                    stack.append((parent, False))
+    return order  # parents before children
+
+
+def _add(a, b):
+    if a is None:
+        return b
+    if b is None:
+        return a
+    from .primitive import PRIMITIVES
+    if a.shape != b.shape:
+        raise RuntimeError(f"gradient shapes disagree during accumulation: {a.shape} vs {b.shape}")
+    return PRIMITIVES["Add"]()(a, b)
+
+
+def zeros_like(t):
+    from .primitive import PRIMITIVES
+    return PRIMITIVES["ZerosLike"]()(t)
+
+
+def ones_like(t):
+    from .primitive import PRIMITIVES
+    return PRIMITIVES["OnesLike"]()(t)
+
+
+def backward(roots):
+    """roots: list of (Node, output index, sensitivity Tensor). Returns {id(node): [grad per output]}."""
+    grads = {}
+    for node, k, sens in roots:
+        slot = grads.setdefault(id(node), [None] * len(node.outputs))
+        slot[k] = _add(slot[k], sens)
+    order = _topological([n for n, _, _ in roots])
+    leaves = {}
+    for node in reversed(order):
+        douts = grads.pop(id(node), None)
+        if douts is None:
+            continue
+        if node.prim is None:  # leaf
+            leaves[id(node)] = douts[0]
+            continue
+        if all(d is None for d in douts):
+            continue
+        outs = node.outputs
+        douts = [d if d is not None else zeros_like(o) for d, o in zip(douts, outs)]
+        out = node.result
+        dout = douts[0] if not isinstance(out, tuple) else tuple(douts)
+        try:
+            if node.bprop_fn is not None:
+                in_grads = node.bprop_fn(*node.args, out, dout)
+            else:
+                in_grads = node.prim.bprop(*node.args, out, dout)
+        except (ValueError, TypeError) as exc:
+            raise with_location(type(exc)(f"In the backward rule of '{node.prim.name}': {exc}")) from None
+        if not isinstance(in_grads, (tuple, list)):
+            in_grads = (in_grads,)
+        for path, parent, k in node.parents:
+            if isinstance(path, tuple):
+                g = in_grads[path[0]]
+                g = g[path[1]] if g is not None else None
+            else:
+                g = in_grads[path] if path < len(in_grads) else None
+            if g is None:
+                continue
+            if not isinstance(g, Tensor):
+                raise TypeError(f"the backward rule of '{node.prim.name}' returned {type(g).__name__} for input {path}, "
+                                "expected a Tensor or None")
+            slot = grads.setdefault(id(parent), [None] * len(parent.outputs))
+            slot[k] = _add(slot[k], g)
+    return leaves
+
+
+def make_leaf(t, level):
+    """Mark `t` as a differentiation input at `level` (keeps the links of outer levels)."""
+    leaf = Node(None, (), (t,), t, [])
+    _link(t, level, leaf, 0)
+    return leaf
+
+
+def box(x, level):
+    """A new Tensor sharing `x`'s data, tracked at `level` and still linked to `x` at the outer levels."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"Gradients can only be taken with respect to Tensors, but the input is {type(x).__name__}.")
+    b = Tensor._wrap(x.data_ref(), x.dtype)
+    if x._nodes:
+        b._nodes = dict(x._nodes)
+    return b, make_leaf(b, level)
+
+
+class _Scope:
+    """Opens a level for the duration of a forward computation."""
+
+    def __init__(self):
+        self.level = Level()
+        self.saved = []
+
+    def watch_parameter(self, p):
+        self.saved.append((p, p._nodes))
+        nodes = dict(p._nodes) if p._nodes else {}
+        p._nodes = nodes
+        return make_leaf(p, self.level)
+
+    def __enter__(self):
+        ACTIVE.append(self.level)
+        return self
+
+    def __exit__(self, *exc):
+        ACTIVE.remove(self.level)
+        return False
+
+    def restore(self):
+        for p, nodes in reversed(self.saved):
+            p._nodes = nodes
+        self.saved = []
+
+
+def _strip(value, level):
+    """Drop this level's links from returned values (the level is finished)."""
+    if isinstance(value, Tensor):
+        if value._nodes and level in value._nodes:
+            value._nodes = {k: v for k, v in value._nodes.items() if k is not level} or None
+    elif isinstance(value, (tuple, list)):
+        for v in value:
+            _strip(v, level)
+    elif isinstance(value, dict):
+        for v in value.values():
+            _strip(v, level)
+    return value
+
+
+def _flatten_tensors(value):
+    if isinstance(value, Tensor):
+        return [value]
+    if isinstance(value, (tuple, list)):
+        out = []
+        for v in value:
+            out.extend(_flatten_tensors(v))
+        return out
+    return []
+
+
+def run_with_grad(fn, args, kwargs, positions, weights, sens=None, has_aux=False):
+    """Run fn under a new level and differentiate. Returns (output, input grads tuple, weight grads tuple)."""
+    scope = _Scope()
+    boxed = list(args)
+    input_leaves = []
+    for p in positions:
+        if p >= len(args):
+            raise ValueError(f"grad_position {p} is out of range: the function got {len(args)} positional inputs.")
+        boxed[p], leaf = box(args[p], scope.level)
+        input_leaves.append(leaf)
+    weight_leaves = [scope.watch_parameter(w) for w in weights]
+    try:
+        with scope:
+            out = fn(*boxed, **kwargs)
+        if has_aux:
+            if not isinstance(out, (tuple, list)) or not out:
+                raise ValueError("With has_aux=True the function must return a tuple (output, aux...).")
+            diff_out = [out[0]]
+        else:
+            diff_out = _flatten_tensors(out)
+        if sens is not None:
+            sens_list = _flatten_tensors(sens) if isinstance(sens, (tuple, list)) else [sens]
+            if len(sens_list) != len(diff_out):
+                raise ValueError(f"sens has {len(sens_list)} tensors but the function returned {len(diff_out)} outputs.")
+        else:
+            sens_list = [None] * len(diff_out)
+        roots = []
+        for o, s in zip(diff_out, sens_list):
+            if isinstance(o, Tensor) and o._nodes and scope.level in o._nodes:
+                node, k = o._nodes[scope.level]
+                roots.append((node, k, s if s is not None else ones_like(o)))
+        leaves = backward(roots) if roots else {}
+    finally:
+        scope.restore()
+    _strip(out, scope.level)
+    for b in boxed:
+        if isinstance(b, Tensor):
+            _strip(b, scope.level)
+
+    def grad_of(leaf, like):
+        g = leaves.get(id(leaf))
+        if g is None:
+            return zeros_like(like)
+        if g.dtype is not like.dtype and like.dtype.kind in ("float", "complex"):
+            from .dispatch import cast
+            g = cast(g, like.dtype)
+        return g
+
+    in_grads = tuple(grad_of(leaf, args[p]) for leaf, p in zip(input_leaves, positions))
+    w_grads = tuple(grad_of(leaf, w) for leaf, w in zip(weight_leaves, weights))
+    return out, in_grads, w_grads
+
+
+def custom_bprop_call(fn, bprop, args):
+    """Run fn(*args) as one node whose backward is the user's `bprop(*args, out, dout)` (Cell.bprop)."""
+    saved = ACTIVE[:]
+    ACTIVE.clear()
+    try:
+        out = fn(*args)
+    finally:
+        ACTIVE.extend(saved)
+    if ACTIVE:
+        outs = tuple(_flatten_tensors(out))
+
+        class _Custom:
+            name = "CellBprop"
+
+        def call_user(*a):
+            *inputs, o, d = a
+            grads = bprop(*inputs, o, d)
+            return tuple(grads) if isinstance(grads, (tuple, list)) else (grads,)
+        # Outputs are re-wrapped so each has a node of its own even if fn returned an input unchanged.
+        fresh = tuple(Tensor._wrap(o.data_ref(), o.dtype) for o in outs)
+        result = fresh[0] if isinstance(out, Tensor) else fresh
+        record(_Custom(), tuple(args), fresh, result, bprop_fn=call_user)
+        return result
+    return out
+
+
+def normalize_weights(weights):
+    if weights is None:
+        return ()
+    if isinstance(weights, Parameter):
+        return (weights,)
+    items = tuple(weights)
+    for i, w in enumerate(items):
+        if not isinstance(w, Parameter):
+            raise TypeError(f"weights must be Parameters (a ParameterTuple or list), but element {i} is {type(w).__name__}.")
+    return items
+
+
+def current_backend():
+    return backends.current()

@@ -1,0 +1,102 @@
+"""`bind(primitive, *args)`: the single entry of every op call.
+
+PyNative: implicit dtype promotion → infer (argument checks, clear errors) → backend kernel → wrap →
+record for autodiff only while a grad transform is active. Graph mode installs a tracer (see `push_tracer`)
+that receives the same calls and builds IR instead of running kernels.
+"""
+from .. import backends
+from ..common import dtype as mstype
+from ..common.errors import with_location
+from . import autograd, primitive
+from .tensor import Tensor
+
+_tracers = []  # graph-mode tracers, innermost last
+
+
+def push_tracer(tracer):
+    _tracers.append(tracer)
+
+
+def pop_tracer(tracer):
+    assert _tracers and _tracers[-1] is tracer, "tracer stack out of order"
+    _tracers.pop()
+
+
+def current_tracer():
+    return _tracers[-1] if _tracers else None
+
+
+def bind(prim, *args):
+    if prim.promote is not None:
+        args = _promote(prim, args)
+    if _tracers:
+        return _tracers[-1].bind(prim, args)
+    try:
+        prim.infer(*args)
+    except (ValueError, TypeError, IndexError) as exc:
+        raise with_location(exc) from None
+    backend = backends.current()
+    arrays = [a.data_ref() if isinstance(a, Tensor) else _unwrap_seq(a) for a in args]
+    try:
+        out = backend.kernel(prim)(prim, backend.xp, *arrays)
+    except (ValueError, TypeError, IndexError, RuntimeError) as exc:
+        raise with_location(type(exc)(f"For '{prim.name}', the {backend.name} kernel failed: {exc}")) from None
+    if type(out) is tuple:
+        outs = tuple(Tensor._wrap(o) for o in out)
+        result = outs
+    else:
+        result = Tensor._wrap(out)
+        outs = (result,)
+    if autograd.ACTIVE and prim.differentiable:
+        autograd.record(prim, args, outs, result)
+    return result
+
+
+def _unwrap_seq(value):
+    if type(value) in (tuple, list) and value and isinstance(value[0], Tensor):
+        return [v.data_ref() for v in value]
+    return value
+
+
+def _promote(prim, args):
+    """MindSpore implicit type conversion: weak Python scalars and mixed tensor dtypes meet at one dtype."""
+    idx = range(len(args)) if prim.promote == "all" else prim.promote
+    operands = []
+    for i in idx:
+        a = args[i]
+        if isinstance(a, Tensor):
+            operands.append(a.dtype)
+        elif isinstance(a, (bool, int, float, complex)):
+            operands.append(a)
+        else:
+            raise with_location(TypeError(
+                f"For '{prim.name}', input '{_input_name(prim, i)}' must be a Tensor or a number, but got {type(a).__name__}."))
+    target = mstype.result_type(*operands)
+    if all(isinstance(args[i], Tensor) and args[i].dtype is target for i in idx):
+        return args
+    new = list(args)
+    backend = None
+    for i in idx:
+        a = args[i]
+        if isinstance(a, Tensor):
+            if a.dtype is not target:
+                new[i] = cast(a, target)
+        else:
+            backend = backend or backends.current()
+            if _tracers:
+                new[i] = _tracers[-1].constant(a, target)
+            else:
+                new[i] = Tensor._wrap(backend.scalar_array(a, target), target)
+    return tuple(new)
+
+
+def _input_name(prim, i):
+    return prim.input_names[i] if i < len(prim.input_names) else f"input{i}"
+
+
+def cast(x, dtype):
+    """Cast through the `Cast` primitive (so autodiff and graph capture see it)."""
+    return bind(primitive.PRIMITIVES["Cast"](), x, dtype)
+
+
+primitive._bind = bind

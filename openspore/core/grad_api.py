@@ -1,0 +1,162 @@
+"""The user-facing transforms: grad, value_and_grad, vjp, jvp, GradOperation (facts §1.11)."""
+from .autograd import normalize_weights, run_with_grad
+from .tensor import Tensor
+
+
+def _positions(grad_position, nargs):
+    if grad_position is None:
+        return ()
+    if isinstance(grad_position, int) and not isinstance(grad_position, bool):
+        return (grad_position,)
+    if isinstance(grad_position, (tuple, list)) and all(isinstance(p, int) for p in grad_position):
+        return tuple(grad_position)
+    raise TypeError(f"grad_position must be an int, a tuple of ints or None, but got {grad_position!r}.")
+
+
+def _shape_grads(grad_position, weights, in_grads, w_grads, return_ids, positions, weight_list):
+    if return_ids:
+        in_grads = tuple((p, g) for p, g in zip(positions, in_grads))
+        w_grads = tuple((w.name, g) for w, g in zip(weight_list, w_grads))
+    single = isinstance(grad_position, int) and not isinstance(grad_position, bool)
+    inputs = in_grads[0] if single else in_grads
+    if grad_position is None:
+        return w_grads
+    if weights is None:
+        return inputs
+    return inputs, w_grads
+
+
+def _check(grad_position, weights):
+    if grad_position is None and weights is None:
+        raise ValueError("`grad_position` and `weight` can not be None at the same time.")
+
+
+def value_and_grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False, sens_param=False):
+    """`value_and_grad(fn, grad_position=0, weights=None, has_aux=False)` → function returning (value, grads).
+
+    >>> import openspore as ms
+    >>> f = ms.value_and_grad(lambda x: (x * x).sum())
+    >>> value, g = f(ms.Tensor([1.0, 2.0]))
+    >>> g.asnumpy().tolist()
+    [2.0, 4.0]
+    """
+    _check(grad_position, weights)
+    weight_list = normalize_weights(weights)
+
+    def wrapper(*args, **kwargs):
+        sens = None
+        if sens_param:
+            if not args:
+                raise ValueError("sens_param=True: the last positional argument must be the sensitivity.")
+            args, sens = args[:-1], args[-1]
+        positions = _positions(grad_position, len(args))
+        out, in_grads, w_grads = run_with_grad(fn, args, kwargs, positions, weight_list, sens, has_aux)
+        return out, _shape_grads(grad_position, weights, in_grads, w_grads, return_ids, positions, weight_list)
+
+    wrapper.__wrapped__ = fn
+    return wrapper
+
+
+def grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False, sens_param=False):
+    """`grad(fn, grad_position=0, weights=None, has_aux=False)` → function returning gradients
+    (with has_aux: `(grads, (aux, ...))`)."""
+    vg = value_and_grad(fn, grad_position, weights, has_aux, return_ids, sens_param)
+
+    def wrapper(*args, **kwargs):
+        out, grads = vg(*args, **kwargs)
+        if has_aux:
+            return grads, tuple(out[1:])
+        return grads
+
+    wrapper.__wrapped__ = fn
+    return wrapper
+
+
+def vjp(fn, *inputs, weights=None, has_aux=False):
+    """`vjp(fn, *inputs)` → (outputs, vjp_fn); `vjp_fn(v)` returns the input gradients for cotangent v."""
+    from . import autograd
+    weight_list = normalize_weights(weights)
+    scope = autograd._Scope()
+    boxed, leaves = [], []
+    for x in inputs:
+        b, leaf = autograd.box(x, scope.level)
+        boxed.append(b)
+        leaves.append(leaf)
+    w_leaves = [scope.watch_parameter(w) for w in weight_list]
+    try:
+        with scope:
+            out = fn(*boxed)
+    finally:
+        scope.restore()
+    primary = out[0] if has_aux else out
+
+    def vjp_fn(*cotangent):
+        cot = cotangent[0] if len(cotangent) == 1 else cotangent
+        outs = autograd._flatten_tensors(primary)
+        cots = autograd._flatten_tensors(cot)
+        if len(outs) != len(cots):
+            raise ValueError(f"vjp_fn expects {len(outs)} cotangents, got {len(cots)}.")
+        roots = [(o._nodes[scope.level][0], o._nodes[scope.level][1], c) for o, c in zip(outs, cots)
+                 if o._nodes and scope.level in o._nodes]
+        got = autograd.backward(roots) if roots else {}
+
+        def g(leaf, like):
+            v = got.get(id(leaf))
+            return v if v is not None else autograd.zeros_like(like)
+        grads = tuple(g(leaf, x) for leaf, x in zip(leaves, inputs))
+        grads = grads[0] if len(grads) == 1 else grads
+        if weight_list:
+            return grads, tuple(g(leaf, w) for leaf, w in zip(w_leaves, weight_list))
+        return grads
+
+    shown = autograd._strip(out, None) if False else out
+    if has_aux:
+        return shown[0], vjp_fn, tuple(shown[1:])
+    return shown, vjp_fn
+
+
+def jvp(fn, inputs, v, has_aux=False):
+    """Forward-mode product via the transpose of a vjp (two reverse passes): returns (outputs, jvp)."""
+    from . import autograd
+    inputs = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
+    v = tuple(v) if isinstance(v, (tuple, list)) else (v,)
+    out, vjp_fn = vjp(fn, *inputs)[:2] if not has_aux else vjp(lambda *a: fn(*a)[0], *inputs)
+    outs = autograd._flatten_tensors(out)
+
+    # u ↦ vjp_fn(u) is linear; its vjp at any u applied to v gives J·v.
+    def pullback(*u):
+        g = vjp_fn(*u)
+        return g
+    dummy = tuple(autograd.zeros_like(o) for o in outs)
+    _, inner = vjp(pullback, *dummy)
+    tangent = inner(*v) if len(v) > 1 else inner(v[0])
+    return out, tangent
+
+
+class GradOperation:
+    """`GradOperation(get_all=False, get_by_list=False, sens_param=False)(fn, weights)(*inputs[, sens])`."""
+
+    def __init__(self, get_all=False, get_by_list=False, sens_param=False):
+        self.get_all, self.get_by_list, self.sens_param = get_all, get_by_list, sens_param
+
+    def __call__(self, fn, weights=None):
+        if self.get_by_list and weights is None:
+            raise ValueError("GradOperation(get_by_list=True) needs the weights: grad_op(fn, weights).")
+
+        def wrapper(*args):
+            sens = None
+            if self.sens_param:
+                args, sens = args[:-1], args[-1]
+            positions = tuple(range(len(args))) if self.get_all else ((0,) if not self.get_by_list else ())
+            if self.get_all:
+                positions = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
+            wl = normalize_weights(weights) if self.get_by_list else ()
+            _, in_grads, w_grads = run_with_grad(fn, args, {}, positions, wl, sens)
+            if self.get_all and self.get_by_list:
+                return in_grads, w_grads
+            if self.get_by_list:
+                return w_grads
+            if self.get_all:
+                return in_grads
+            return in_grads[0]
+        return wrapper

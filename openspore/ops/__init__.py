@@ -1,0 +1,12 @@
+"""openspore.ops: the functional API and the Primitive classes, both built on one primitive table.
+
+>>> import openspore as ms
+>>> len(ms.ops.primitive_table()) > 0
+True
+"""
+from ..core.primitive import AbstractTensor, Primitive, primitive_table  # noqa: F401
+from . import operations  # noqa: F401  (registers every primitive)
+from .operations import *  # noqa: F401,F403
+from .function import *  # noqa: F401,F403
+from . import functional, composite  # noqa: F401
+from . import tensor_methods as _tensor_methods  # noqa: F401  (installs Tensor methods)

@@ -1,0 +1,254 @@
+"""Primitives: elementwise math, comparisons, logic, matmul, reductions, dtype casts."""
+import numpy as np
+
+from ...common import dtype as mstype
+from ...core.primitive import AbstractTensor, Primitive, Sample, register
+from ._util import (broadcast_shape, check_dtype, check_same_dtype, check_tensor, normalize_axes, prim,
+                    rand_float, reduced_shape, same_as, sum_to_shape)
+
+
+# ---- dtype and constants ------------------------------------------------------------------------
+@register
+class Cast(Primitive):
+    """Cast(x, dtype): change the dtype; gradients are cast back."""
+    input_names = ("input_x", "type")
+
+    def infer(self, x, dtype):
+        check_tensor(self.name, "input_x", x)
+        if not isinstance(dtype, mstype.Type) or dtype not in mstype.TENSOR_DTYPES:
+            raise TypeError(f"For 'Cast', 'type' must be a tensor dtype such as mindspore.float32, but got {dtype!r}.")
+        return same_as(x, dtype)
+
+    def bprop(self, x, dtype, out, dout):
+        if x.dtype.kind not in ("float", "complex"):
+            return (None, None)
+        return (Cast()(dout, x.dtype), None)
+
+    def numpy(self, np, x, dtype):
+        return x.astype(dtype.np_dtype, copy=False)
+
+    def torch(self, torch, x, dtype):
+        from ...backends.torch_backend import torch_dtype
+        return x.to(torch_dtype(dtype))
+
+    @classmethod
+    def samples(cls, rng):
+        x = rand_float(rng, (3, 4))
+        yield Sample(x, mstype.float64)
+        yield Sample(x.astype(np.float64), mstype.float32, grad=())  # finite differences lose precision in float32
+        yield Sample((x * 10).astype(np.float32), mstype.int32, grad=())
+        yield Sample(np.array([0, 1, 2], np.int32), mstype.bool_, grad=())
+
+
+@register
+class ZerosLike(Primitive):
+    input_names = ("x",)
+    differentiable = False
+    nondiff_reason = "the output does not depend on the input's values"
+
+    def infer(self, x):
+        check_tensor(self.name, "x", x)
+        return same_as(x)
+
+    def numpy(self, np, x):
+        return np.zeros_like(x)
+
+    def torch(self, torch, x):
+        return torch.zeros_like(x)
+
+    @classmethod
+    def samples(cls, rng):
+        yield Sample(rand_float(rng, (2, 3)))
+        yield Sample(np.array([1, 2], np.int64))
+
+
+@register
+class OnesLike(Primitive):
+    input_names = ("x",)
+    differentiable = False
+    nondiff_reason = "the output does not depend on the input's values"
+
+    def infer(self, x):
+        check_tensor(self.name, "x", x)
+        return same_as(x)
+
+    def numpy(self, np, x):
+        return np.ones_like(x)
+
+    def torch(self, torch, x):
+        return torch.ones_like(x)
+
+    @classmethod
+    def samples(cls, rng):
+        yield Sample(rand_float(rng, (2, 3)))
+
+
+# ---- binary arithmetic ------------------------------------------------------------------------
+class _Binary(Primitive):
+    """Elementwise binary op with broadcasting and implicit promotion (inputs reach infer with one dtype)."""
+    input_names = ("x", "y")
+    promote = "all"
+    kinds = ("bool", "int", "uint", "float", "complex")
+
+    def infer(self, x, y):
+        check_tensor(self.name, "x", x)
+        check_tensor(self.name, "y", y)
+        dtype = check_same_dtype(self.name, self.input_names, x, y)
+        check_dtype(self.name, "x", x, self.kinds)
+        return AbstractTensor(broadcast_shape(self.name, x, y), self.out_dtype(dtype))
+
+    def out_dtype(self, dtype):
+        return dtype
+
+    @classmethod
+    def samples(cls, rng):
+        yield Sample(rand_float(rng, (3, 4)), rand_float(rng, (3, 4)))
+        yield Sample(rand_float(rng, (2, 3, 4)), rand_float(rng, (4,)), name="broadcast")
+        yield Sample(rand_float(rng, (3, 1)), rand_float(rng, (1, 5)), name="outer")
+
+
+@register
+class Add(_Binary):
+    def bprop(self, x, y, out, dout):
+        return sum_to_shape(dout, x.shape), sum_to_shape(dout, y.shape)
+
+    def numpy(self, np, x, y):
+        return np.add(x, y)
+
+    def torch(self, torch, x, y):
+        return torch.add(x, y)
+
+
+@register
+class Sub(_Binary):
+    kinds = ("int", "uint", "float", "complex")
+
+    def bprop(self, x, y, out, dout):
+        return sum_to_shape(dout, x.shape), sum_to_shape(Neg()(dout), y.shape)
+
+    def numpy(self, np, x, y):
+        return np.subtract(x, y)
+
+    def torch(self, torch, x, y):
+        return torch.sub(x, y)
+
+
+@register
+class Mul(_Binary):
+    def bprop(self, x, y, out, dout):
+        return sum_to_shape(Mul()(dout, y), x.shape), sum_to_shape(Mul()(dout, x), y.shape)
+
+    def numpy(self, np, x, y):
+        return np.multiply(x, y)
+
+    def torch(self, torch, x, y):
+        return torch.mul(x, y)
+
+
+@register
+class Neg(Primitive):
+    input_names = ("x",)
+
+    def infer(self, x):
+        check_tensor(self.name, "x", x)
+        check_dtype(self.name, "x", x, ("int", "float", "complex"))
+        return same_as(x)
+
+    def bprop(self, x, out, dout):
+        return (Neg()(dout),)
+
+    def numpy(self, np, x):
+        return np.negative(x)
+
+    def torch(self, torch, x):
+        return torch.neg(x)
+
+    @classmethod
+    def samples(cls, rng):
+        yield Sample(rand_float(rng, (3, 4)))
+
+
+# ---- matmul -----------------------------------------------------------------------------------
+@register
+class MatMul(Primitive):
+    """2-D matrix product with optional transposes: MatMul(transpose_a=False, transpose_b=False)(x1, x2)."""
+    attr_defaults = {"transpose_a": False, "transpose_b": False}
+    input_names = ("x1", "x2")
+
+    def infer(self, a, b):
+        check_tensor(self.name, "x1", a)
+        check_tensor(self.name, "x2", b)
+        if len(a.shape) != 2 or len(b.shape) != 2:
+            raise ValueError(f"For 'MatMul', the input dimensions must be 2, but got x1 shape {list(a.shape)} "
+                             f"and x2 shape {list(b.shape)}.")
+        check_same_dtype(self.name, self.input_names, a, b)
+        m, k1 = (a.shape[1], a.shape[0]) if self.transpose_a else a.shape
+        k2, n = (b.shape[1], b.shape[0]) if self.transpose_b else b.shape
+        if k1 != k2:
+            raise ValueError(f"For 'MatMul' the input dimensions must be equal, but got 'x1_col': {k1} and 'x2_row': {k2}.")
+        return AbstractTensor((m, n), a.dtype)
+
+    def bprop(self, a, b, out, dout):
+        ta, tb = self.transpose_a, self.transpose_b
+        if not ta:
+            da = MatMul(False, not tb)(dout, b)
+        else:
+            da = MatMul(tb, True)(b, dout)
+        if not tb:
+            db = MatMul(not ta, False)(a, dout)
+        else:
+            db = MatMul(True, ta)(dout, a)
+        return da, db
+
+    def numpy(self, np, a, b):
+        return np.matmul(a.T if self.transpose_a else a, b.T if self.transpose_b else b)
+
+    def torch(self, torch, a, b):
+        return torch.mm(a.t() if self.transpose_a else a, b.t() if self.transpose_b else b)
+
+    @classmethod
+    def samples(cls, rng):
+        for ta in (False, True):
+            for tb in (False, True):
+                a = rand_float(rng, (4, 3) if ta else (3, 4))
+                b = rand_float(rng, (5, 4) if tb else (4, 5))
+                yield Sample(a, b, attrs={"transpose_a": ta, "transpose_b": tb})
+
+
+# ---- reductions -------------------------------------------------------------------------------
+@register
+class ReduceSum(Primitive):
+    """ReduceSum(keep_dims=False)(x, axis=()) — () or None reduces every axis."""
+    attr_defaults = {"keep_dims": False, "skip_mode": False}
+    input_names = ("x", "axis")
+
+    def infer(self, x, axis=()):
+        check_tensor(self.name, "x", x)
+        axes = normalize_axes(self.name, axis, len(x.shape))
+        return AbstractTensor(reduced_shape(x.shape, axes, self.keep_dims), x.dtype)
+
+    def bprop(self, x, axis, out, dout):
+        axes = normalize_axes(self.name, axis, len(x.shape))
+        if not self.keep_dims:
+            dout = prim("Reshape")(dout, reduced_shape(x.shape, axes, True))
+        return (prim("BroadcastTo", shape=tuple(x.shape))(dout), None)
+
+    def numpy(self, np, x, axis=()):
+        axes = normalize_axes(self.name, axis, x.ndim)
+        return np.asarray(np.sum(x, axis=axes, keepdims=self.keep_dims, dtype=x.dtype if x.dtype != np.bool_ else np.int64))
+
+    def torch(self, torch, x, axis=()):
+        axes = normalize_axes(self.name, axis, x.ndim)
+        if not axes:
+            return x.clone()
+        if x.dtype == torch.bool:
+            x = x.long()
+        return torch.sum(x, dim=axes, keepdim=self.keep_dims, dtype=x.dtype)
+
+    @classmethod
+    def samples(cls, rng):
+        x = rand_float(rng, (2, 3, 4))
+        yield Sample(x, ())
+        yield Sample(x, 1)
+        yield Sample(x, (0, 2), attrs={"keep_dims": True})
+        yield Sample(x, -1, attrs={"keep_dims": False})

@@ -1,0 +1,1 @@
+"""Primitives: nn family."""

@@ -1,0 +1,1 @@
+"""Primitives: side_effect family."""

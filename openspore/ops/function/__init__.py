@@ -1,0 +1,6 @@
+"""The functional API (`ops.add`, `ops.matmul`, …), one module per family, all built on the primitive table."""
+from .math_func import *  # noqa: F401,F403
+from .array_func import *  # noqa: F401,F403
+from .nn_func import *  # noqa: F401,F403
+from .random_func import *  # noqa: F401,F403
+from .grad_func import *  # noqa: F401,F403

@@ -1,0 +1,3 @@
+"""Functional nn_func ops (MindSpore 2.x signatures)."""
+
+__all__ = []
