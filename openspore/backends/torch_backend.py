@@ -26,9 +26,11 @@ class TorchBackend(Backend):
     def __init__(self, device="cpu"):
         super().__init__()
         self.device = torch.device(device)
+        self._cuda = self.device.type == "cuda"
 
     def is_native(self, arr):
-        return type(arr) is torch.Tensor and arr.device == self.device
+        # is_cuda is a cheap flag; comparing torch.device objects on every op is not
+        return type(arr) is torch.Tensor and arr.is_cuda == self._cuda
 
     def adopt(self, arr):
         if type(arr) is torch.Tensor:

@@ -61,6 +61,15 @@ def _unwrap_seq(value):
 def _promote(prim, args):
     """MindSpore implicit type conversion: weak Python scalars and mixed tensor dtypes meet at one dtype."""
     idx = range(len(args)) if prim.promote == "all" else prim.promote
+    first = args[idx[0]] if len(args) else None
+    if isinstance(first, Tensor):  # fast path: every operand already a tensor of one dtype
+        dt = first._dtype
+        for i in idx:
+            a = args[i]
+            if not isinstance(a, Tensor) or a._dtype is not dt:
+                break
+        else:
+            return args
     operands = []
     for i in idx:
         a = args[i]
@@ -72,22 +81,34 @@ def _promote(prim, args):
             raise with_location(TypeError(
                 f"For '{prim.name}', input '{_input_name(prim, i)}' must be a Tensor or a number, but got {type(a).__name__}."))
     target = mstype.result_type(*operands)
-    if all(isinstance(args[i], Tensor) and args[i].dtype is target for i in idx):
-        return args
     new = list(args)
-    backend = None
     for i in idx:
         a = args[i]
         if isinstance(a, Tensor):
             if a.dtype is not target:
                 new[i] = cast(a, target)
         else:
-            backend = backend or backends.current()
             if _tracers:
                 new[i] = _tracers[-1].constant(a, target)
             else:
-                new[i] = Tensor._wrap(backend.scalar_array(a, target), target)
+                new[i] = _scalar_tensor(a, target)
     return tuple(new)
+
+
+_scalar_cache = {}
+
+
+def _scalar_tensor(value, dtype):
+    """0-d tensors for Python scalars, cached: `x * 0.5` in a loop should not allocate every time.
+    Cached tensors are never written to (no primitive assigns into a promoted operand)."""
+    backend = backends.current()
+    key = (type(value), value, dtype, id(backend))
+    t = _scalar_cache.get(key)
+    if t is None:
+        if len(_scalar_cache) > 4096:
+            _scalar_cache.clear()
+        t = _scalar_cache[key] = Tensor._wrap(backend.scalar_array(value, dtype), dtype)
+    return t
 
 
 def _input_name(prim, i):

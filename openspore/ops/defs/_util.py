@@ -15,6 +15,8 @@ def prim(name, **attrs):
 
 def broadcast_shape(op, *shapes_or_tensors):
     shapes = [tuple(getattr(s, "shape", s)) for s in shapes_or_tensors]
+    if len(shapes) == 2 and shapes[0] == shapes[1]:
+        return shapes[0]
     ndim = max(len(s) for s in shapes)
     out = []
     for axis in range(ndim):
