@@ -225,9 +225,12 @@ class ReduceSum(Primitive):
     def infer(self, x, axis=()):
         check_tensor(self.name, "x", x)
         axes = normalize_axes(self.name, axis, len(x.shape))
-        return AbstractTensor(reduced_shape(x.shape, axes, self.keep_dims), x.dtype)
+        dtype = mstype.int64 if x.dtype is mstype.bool_ else x.dtype  # counting booleans gives Int64
+        return AbstractTensor(reduced_shape(x.shape, axes, self.keep_dims), dtype)
 
     def bprop(self, x, axis, out, dout):
+        if x.dtype.kind not in ("float", "complex"):
+            return (None, None)
         axes = normalize_axes(self.name, axis, len(x.shape))
         if not self.keep_dims:
             dout = prim("Reshape")(dout, reduced_shape(x.shape, axes, True))
@@ -239,10 +242,10 @@ class ReduceSum(Primitive):
 
     def torch(self, torch, x, axis=()):
         axes = normalize_axes(self.name, axis, x.ndim)
-        if not axes:
-            return x.clone()
         if x.dtype == torch.bool:
             x = x.long()
+        if not axes:
+            return x.clone()
         return torch.sum(x, dim=axes, keepdim=self.keep_dims, dtype=x.dtype)
 
     @classmethod
@@ -252,6 +255,7 @@ class ReduceSum(Primitive):
         yield Sample(x, 1)
         yield Sample(x, (0, 2), attrs={"keep_dims": True})
         yield Sample(x, -1, attrs={"keep_dims": False})
+        yield Sample(np.array([[True, False, True], [True, True, False]]), 1, name="bool")
 
 
 @register

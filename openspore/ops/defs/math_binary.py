@@ -44,7 +44,8 @@ class RealDiv(_Binary):
     def numpy(self, np, x, y):
         if x.dtype.kind not in "fc":
             x, y = x.astype(np.float32), y.astype(np.float32)
-        return np.asarray(np.true_divide(x, y))
+        with np.errstate(all="ignore"):  # x/0 is inf or nan, as on the other backends
+            return np.asarray(np.true_divide(x, y))
 
     def torch(self, torch, x, y):
         if not (x.is_floating_point() or x.is_complex()):
@@ -76,7 +77,8 @@ class FloorDiv(_Binary):
         return _grads(x, y, zeros, zeros)
 
     def numpy(self, np, x, y):
-        return np.asarray(np.floor_divide(x, y))
+        with np.errstate(all="ignore"):
+            return np.asarray(np.floor_divide(x, y))
 
     def torch(self, torch, x, y):
         return torch.floor_divide(x, y)
@@ -99,7 +101,8 @@ class FloorMod(_Binary):
         return _grads(x, y, dout, dy)
 
     def numpy(self, np, x, y):
-        return np.asarray(np.mod(x, y))
+        with np.errstate(all="ignore"):
+            return np.asarray(np.mod(x, y))
 
     def torch(self, torch, x, y):
         return torch.remainder(x, y)
@@ -119,7 +122,8 @@ class Mod(_Binary):
         return _grads(x, y, dout, prim("Neg")(prim("Mul")(dout, quotient)))
 
     def numpy(self, np, x, y):
-        return np.asarray(np.fmod(x, y))
+        with np.errstate(all="ignore"):
+            return np.asarray(np.fmod(x, y))
 
     def torch(self, torch, x, y):
         return torch.fmod(x, y)
@@ -145,7 +149,8 @@ class Pow(_Binary):
         return _grads(x, y, dx, dy)
 
     def numpy(self, np, x, y):
-        return np.asarray(np.power(x, y))
+        with np.errstate(all="ignore"):
+            return np.asarray(np.power(x, y))
 
     def torch(self, torch, x, y):
         return torch.pow(x, y)

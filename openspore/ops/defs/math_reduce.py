@@ -6,8 +6,7 @@ import numpy as np
 
 from ...common import dtype as mstype
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
-from ._util import (check_dtype, check_tensor, normalize_axes, normalize_axis, prim, rand_float, rand_positive,
-                    reduced_shape, same_as)
+from ._util import check_dtype, check_tensor, normalize_axes, prim, rand_float, reduced_shape
 
 
 def _is_float(t):

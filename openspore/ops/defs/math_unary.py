@@ -36,7 +36,8 @@ class _Unary(Primitive):
     def numpy(self, np, x):
         if self.float_out and x.dtype.kind not in "fc":
             x = x.astype(np.float32)
-        return np.asarray(self.np_fn(np, x)).astype(x.dtype, copy=False)
+        with np.errstate(all="ignore"):  # log(0) = -inf and 1/0 = inf are results, as on the other backends
+            return np.asarray(self.np_fn(np, x)).astype(x.dtype, copy=False)
 
     def torch(self, torch, x):
         if self.float_out and not (x.is_floating_point() or x.is_complex()):
