@@ -1,5 +1,6 @@
 """Primitive definitions, one module per family. Importing this package fills the primitive table."""
 from . import math  # noqa: F401
+from . import math_unary, math_binary, math_logic, math_reduce, math_scan  # noqa: F401
 from . import array  # noqa: F401
 from . import nn  # noqa: F401
 from . import random  # noqa: F401

@@ -225,9 +225,12 @@ class ReduceSum(Primitive):
     def infer(self, x, axis=()):
         check_tensor(self.name, "x", x)
         axes = normalize_axes(self.name, axis, len(x.shape))
-        return AbstractTensor(reduced_shape(x.shape, axes, self.keep_dims), x.dtype)
+        dtype = mstype.int64 if x.dtype is mstype.bool_ else x.dtype  # counting booleans gives Int64
+        return AbstractTensor(reduced_shape(x.shape, axes, self.keep_dims), dtype)
 
     def bprop(self, x, axis, out, dout):
+        if x.dtype.kind not in ("float", "complex"):
+            return (None, None)
         axes = normalize_axes(self.name, axis, len(x.shape))
         if not self.keep_dims:
             dout = prim("Reshape")(dout, reduced_shape(x.shape, axes, True))
@@ -239,10 +242,10 @@ class ReduceSum(Primitive):
 
     def torch(self, torch, x, axis=()):
         axes = normalize_axes(self.name, axis, x.ndim)
-        if not axes:
-            return x.clone()
         if x.dtype == torch.bool:
             x = x.long()
+        if not axes:
+            return x.clone()
         return torch.sum(x, dim=axes, keepdim=self.keep_dims, dtype=x.dtype)
 
     @classmethod
@@ -252,3 +255,94 @@ class ReduceSum(Primitive):
         yield Sample(x, 1)
         yield Sample(x, (0, 2), attrs={"keep_dims": True})
         yield Sample(x, -1, attrs={"keep_dims": False})
+        yield Sample(np.array([[True, False, True], [True, True, False]]), 1, name="bool")
+
+
+@register
+class BatchMatMul(Primitive):
+    """BatchMatMul(transpose_a=False, transpose_b=False)(x, y): matrix product over the last two dims; the
+    leading (batch) dims broadcast."""
+    attr_defaults = {"transpose_a": False, "transpose_b": False}
+    input_names = ("x", "y")
+
+    def infer(self, a, b):
+        check_tensor(self.name, "x", a)
+        check_tensor(self.name, "y", b)
+        if len(a.shape) < 2 or len(b.shape) < 2:
+            raise ValueError(f"For 'BatchMatMul', the inputs must have rank >= 2, but got x shape {list(a.shape)} "
+                             f"and y shape {list(b.shape)}.")
+        check_same_dtype(self.name, self.input_names, a, b)
+        m, k1 = (a.shape[-1], a.shape[-2]) if self.transpose_a else a.shape[-2:]
+        k2, n = (b.shape[-1], b.shape[-2]) if self.transpose_b else b.shape[-2:]
+        if k1 != k2:
+            raise ValueError(f"For 'BatchMatMul', the contracted dimensions must be equal, but got x shape "
+                             f"{list(a.shape)} (transpose_a={self.transpose_a}) and y shape {list(b.shape)} "
+                             f"(transpose_b={self.transpose_b}): {k1} vs {k2}.")
+        batch = broadcast_shape(self.name, a.shape[:-2], b.shape[:-2])
+        return AbstractTensor(batch + (m, n), a.dtype)
+
+    def bprop(self, a, b, out, dout):
+        ta, tb = self.transpose_a, self.transpose_b
+        da = BatchMatMul(False, not tb)(dout, b) if not ta else BatchMatMul(tb, True)(b, dout)
+        db = BatchMatMul(not ta, False)(a, dout) if not tb else BatchMatMul(True, ta)(dout, a)
+        return sum_to_shape(da, a.shape), sum_to_shape(db, b.shape)
+
+    def numpy(self, np, a, b):
+        return np.matmul(np.swapaxes(a, -1, -2) if self.transpose_a else a,
+                         np.swapaxes(b, -1, -2) if self.transpose_b else b)
+
+    def torch(self, torch, a, b):
+        return torch.matmul(a.transpose(-1, -2) if self.transpose_a else a,
+                            b.transpose(-1, -2) if self.transpose_b else b)
+
+    @classmethod
+    def samples(cls, rng):
+        for ta in (False, True):
+            for tb in (False, True):
+                a = rand_float(rng, (2, 4, 3) if ta else (2, 3, 4))
+                b = rand_float(rng, (2, 5, 4) if tb else (2, 4, 5))
+                yield Sample(a, b, attrs={"transpose_a": ta, "transpose_b": tb})
+        yield Sample(rand_float(rng, (2, 1, 3, 4)), rand_float(rng, (3, 4, 2)), name="broadcast")
+        yield Sample(rand_float(rng, (3, 4)), rand_float(rng, (2, 4, 2)), attrs={"transpose_b": False}, name="rank2")
+        yield Sample(rand_float(rng, (2, 3, 4)), rand_float(rng, (5, 4)), attrs={"transpose_b": True},
+                     name="rank2-transposed")
+
+
+@register
+class AddN(Primitive):
+    """AddN()(inputs): the sum of a tuple/list of tensors of one shape and dtype."""
+    input_names = ("inputs",)
+
+    def infer(self, inputs):
+        if not isinstance(inputs, (tuple, list)) or not inputs:
+            raise TypeError(f"For 'AddN', 'inputs' must be a non-empty tuple or list of Tensors, but got "
+                            f"{type(inputs).__name__}{'' if inputs else ' (empty)'}.")
+        for i, t in enumerate(inputs):
+            check_tensor(self.name, f"inputs[{i}]", t)
+            if tuple(t.shape) != tuple(inputs[0].shape):
+                raise ValueError(f"For 'AddN', all inputs must have the same shape, but got inputs[0] shape "
+                                 f"{list(inputs[0].shape)} and inputs[{i}] shape {list(t.shape)}.")
+            if t.dtype is not inputs[0].dtype:
+                raise TypeError(f"For 'AddN', all inputs must have the same dtype, but got inputs[0] with type "
+                                f"Tensor[{inputs[0].dtype}] and inputs[{i}] with type Tensor[{t.dtype}].")
+        return same_as(inputs[0])
+
+    def bprop(self, inputs, out, dout):
+        return (tuple(dout for _ in inputs),)
+
+    def numpy(self, np, inputs):
+        total = np.array(inputs[0], copy=True)
+        for a in inputs[1:]:
+            total += a
+        return total
+
+    def torch(self, torch, inputs):
+        total = inputs[0].clone()
+        for a in inputs[1:]:
+            total += a
+        return total
+
+    @classmethod
+    def samples(cls, rng):
+        yield Sample([rand_float(rng, (2, 3)) for _ in range(3)], grad=())
+        yield Sample((np.array([1, 2], np.int32), np.array([3, 4], np.int32)), grad=())

@@ -1,61 +1,10 @@
-"""Functional math: arithmetic, comparisons, logic, matmul, reductions (MindSpore 2.x signatures)."""
-from ...common import dtype as mstype
-from ...core.tensor import Tensor
-from .. import operations as P
+"""Functional math (MindSpore 2.x signatures): elementwise arithmetic and functions, comparisons and logic,
+reductions and statistics, linear algebra. The definitions live in the `math_*_func` modules by theme."""
+from . import math_elementwise_func as _elementwise
+from . import math_linalg_func as _linalg
+from . import math_reduce_func as _reduce
+from .math_elementwise_func import *  # noqa: F401,F403
+from .math_linalg_func import *  # noqa: F401,F403
+from .math_reduce_func import *  # noqa: F401,F403
 
-__all__ = ["add", "sub", "mul", "neg", "matmul", "mm", "sum", "cast", "zeros_like", "ones_like"]
-
-_add, _sub, _mul, _neg = P.Add(), P.Sub(), P.Mul(), P.Neg()
-_cast = P.Cast()
-
-
-def add(input, other):
-    """input + other with broadcasting and MindSpore's type promotion."""
-    return _add(input, other)
-
-
-def sub(input, other):
-    return _sub(input, other)
-
-
-def mul(input, other):
-    return _mul(input, other)
-
-
-def neg(input):
-    return _neg(input)
-
-
-def cast(input, dtype):
-    dtype = mstype.to_dtype(dtype, "cast")
-    if isinstance(input, Tensor) and input.dtype is dtype:
-        return input
-    return _cast(input, dtype)
-
-
-def zeros_like(input, *, dtype=None):
-    out = P.ZerosLike()(input)
-    return cast(out, dtype) if dtype is not None else out
-
-
-def ones_like(input, *, dtype=None):
-    out = P.OnesLike()(input)
-    return cast(out, dtype) if dtype is not None else out
-
-
-def matmul(input, other):
-    """Matrix product with numpy semantics (1-D, 2-D and batched)."""
-    if input.ndim == 2 and other.ndim == 2:
-        return P.MatMul()(input, other)
-    raise NotImplementedError("batched matmul arrives with BatchMatMul")
-
-
-def mm(input, mat2):
-    return P.MatMul()(input, mat2)
-
-
-def sum(input, dim=None, keepdim=False, *, dtype=None):
-    """Sum over `dim` (int, tuple or None for all)."""
-    if dtype is not None:
-        input = cast(input, dtype)
-    return P.ReduceSum(keep_dims=keepdim)(input, () if dim is None else dim)
+__all__ = list(_elementwise.__all__) + list(_reduce.__all__) + list(_linalg.__all__)
