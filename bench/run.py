@@ -1,0 +1,66 @@
+"""Side-by-side benchmarks: openspore vs PyTorch (the same pinned wheel), one command.
+
+    python bench/run.py                       # every workload, openspore PyNative vs torch eager
+    python bench/run.py -w mlp gpt --repeats 7 --frameworks openspore-pynative torch-eager torch-compile
+
+Each (framework, workload) runs in its own process; the table shows the median seconds per step over
+`--repeats` timed blocks after warm-up, steps/s, peak RSS, and openspore/PyTorch-eager throughput ratios.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+WORKLOADS = ["mlp", "lenet", "resnet", "gpt", "infer_resnet"]
+FRAMEWORKS = ["openspore-pynative", "torch-eager"]
+
+
+def run_one(framework, workload, args):
+    cmd = [sys.executable, os.path.join(HERE, "worker.py"), "--framework", framework, "--workload", workload,
+           "--threads", str(args.threads), "--repeats", str(args.repeats), "--warmup", str(args.warmup)]
+    env = dict(os.environ, OMP_NUM_THREADS=str(args.threads))
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=args.timeout)
+    if proc.returncode != 0:
+        tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
+        return {"framework": framework, "workload": workload, "error": " | ".join(tail)}
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("-w", "--workloads", nargs="+", default=WORKLOADS, choices=WORKLOADS)
+    ap.add_argument("-f", "--frameworks", nargs="+", default=FRAMEWORKS)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--timeout", type=int, default=900)
+    ap.add_argument("--json", help="also write all rows to this file")
+    args = ap.parse_args(argv)
+    rows = []
+    print(f"{'workload':<13}{'framework':<22}{'ms/step':>10}{'steps/s':>10}{'peak MB':>10}{'compile s':>11}{'vs torch':>10}")
+    for workload in args.workloads:
+        results = {}
+        for fw in args.frameworks:
+            r = results[fw] = run_one(fw, workload, args)
+            rows.append(r)
+        base = results.get("torch-eager", {}).get("s_per_step")
+        for fw in args.frameworks:
+            r = results[fw]
+            if "error" in r:
+                print(f"{workload:<13}{fw:<22}  ERROR {r['error'][:120]}")
+                continue
+            s = r["s_per_step"]
+            ratio = f"{base / s:.2f}x" if base else "-"
+            comp = f"{r['compile_s']:.2f}" if r.get("compile_s") is not None else "-"
+            print(f"{workload:<13}{fw:<22}{s * 1e3:>10.2f}{1 / s:>10.1f}{r['peak_rss_mb']:>10.0f}{comp:>11}{ratio:>10}",
+                  flush=True)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,45 @@
+"""One benchmark measurement in a fresh process (so peak RSS is per row): prints one JSON line."""
+import argparse
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from common import measure, peak_rss_mb  # noqa: E402
+
+STEPS = {"mlp": 20, "lenet": 20, "resnet": 5, "gpt": 5, "infer_resnet": 50}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--framework", required=True)
+    ap.add_argument("--workload", required=True)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--warmup", type=int, default=3)
+    args = ap.parse_args()
+    import torch
+    torch.set_num_threads(args.threads)
+    sync = lambda: None  # noqa: E731
+    compile_s = None
+    if args.framework.startswith("torch"):
+        import time
+        import torch_models
+        step = torch_models.make_step(args.workload, compiled=args.framework == "torch-compile")
+        if args.framework == "torch-compile":
+            t0 = time.perf_counter()
+            step()
+            compile_s = time.perf_counter() - t0
+    else:
+        import ms_models
+        step, compile_s = ms_models.make_step(args.workload, mode=args.framework.split("-", 1)[1])
+    n = STEPS[args.workload]
+    median, samples = measure(step, args.warmup, n, args.repeats, sync)
+    print(json.dumps({"framework": args.framework, "workload": args.workload, "s_per_step": median,
+                      "samples": samples, "peak_rss_mb": peak_rss_mb(), "compile_s": compile_s}))
+
+
+if __name__ == "__main__":
+    main()
