@@ -196,6 +196,8 @@ def test_parameter_sequence_attribute_registers_items():
     h = Holder()
     assert [k for k, _ in h.parameters_and_names()] == ["moments.w", "moments.b"]
     assert isinstance(h.moments, ms.ParameterTuple)
+    h.moments = ms.ParameterTuple([param((3,), name="moments.w")])  # re-assignment replaces the members
+    assert [(k, p.shape) for k, p in h.parameters_and_names()] == [("moments.w", (3,))]
 
 
 def test_primitive_attribute_gets_instance_name():

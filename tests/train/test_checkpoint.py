@@ -106,6 +106,19 @@ def test_cell_round_trip_and_load_param_into_net(tmp_path):
     assert_close(fresh.fc2.bias, net.fc2.bias.asnumpy())
 
 
+def test_round_trip_on_each_backend(tmp_path, backend):
+    net = MLP()
+    path = str(tmp_path / f"{backend}.ckpt")
+    ms.save_checkpoint(net, path, append_dict={"epoch": 2})
+    fresh = MLP(hidden=5)
+    for p in fresh.get_parameters():
+        p.set_data(ms.Tensor(np.zeros(p.shape, p.dtype.np_dtype)))
+    not_loaded, unused = ms.load_param_into_net(fresh, ms.load_checkpoint(path))
+    assert (not_loaded, unused) == ([], ["epoch"])
+    x = ms.Tensor(np.ones((1, 4), np.float32))
+    assert_close(fresh(x), net(x).asnumpy())
+
+
 def test_load_param_into_net_reports_and_checks(tmp_path):
     net = MLP()
     params = {"fc1.weight": ms.Parameter(ms.Tensor(np.ones((5, 4), np.float32)), name="fc1.weight"),
