@@ -7,6 +7,7 @@ import pytest
 
 import openspore as ms
 from openspore import nn, ops
+from openspore.nn.cell import set_graph_runner
 from tests.conftest import assert_close
 
 
@@ -375,7 +376,7 @@ def test_graph_mode_runs_pynative_until_a_compiler_is_installed():
     ms.set_context(mode=ms.GRAPH_MODE)
     assert_close(d(x), eager)
     calls = []
-    nn.set_graph_runner(lambda cell, args, kwargs: calls.append(cell) or cell.construct(*args, **kwargs))
+    set_graph_runner(lambda cell, args, kwargs: calls.append(cell) or cell.construct(*args, **kwargs))
     try:
         assert_close(d(x), eager)
         assert calls == [d]
@@ -383,7 +384,7 @@ def test_graph_mode_runs_pynative_until_a_compiler_is_installed():
         d(x)
         assert calls == [d]
     finally:
-        nn.set_graph_runner(None)
+        set_graph_runner(None)
 
 
 # ---- printing and copying --------------------------------------------------------------------------------
