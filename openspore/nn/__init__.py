@@ -1,0 +1,3 @@
+"""openspore.nn: Cell, containers and (as they arrive) layers, losses and optimizers."""
+from .cell import Cell  # noqa: F401
+from .container import SequentialCell, CellList, CellDict  # noqa: F401

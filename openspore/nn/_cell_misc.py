@@ -1,0 +1,106 @@
+"""Cell methods kept for MindSpore compatibility: flags, JIT/parallel settings recorded for later stages
+(`set_jit_config`, `shard`, `recompute`, `set_inputs`, `compile`), and PyTorch-style state dicts.
+
+They only record settings on the cell (its state is created in `Cell.__init__`); single-device PyNative
+execution does not depend on them.
+"""
+from collections import OrderedDict, namedtuple
+
+from ..core.tensor import Tensor
+
+_IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+
+
+class CellCompatMixin:
+    """Mixed into `Cell`; every method works on the state `Cell.__init__` creates."""
+
+    def add_flags(self, **flags):
+        """Set flags (also readable as attributes); returns self."""
+        self._func_graph_flags.update(flags)
+        self.__dict__.update(flags)
+        return self
+
+    def add_flags_recursive(self, **flags):
+        for _, cell in self.cells_and_names():
+            cell.add_flags(**flags)
+        return self
+
+    def get_flags(self):
+        return dict(self._func_graph_flags)
+
+    def set_jit_config(self, jit_config):
+        """Store a `JitConfig` (or dict) for the graph compiler."""
+        config = getattr(jit_config, "jit_config_dict", jit_config)
+        if not isinstance(config, dict):
+            raise TypeError("For 'set_jit_config', the argument 'jit_config' should be a JitConfig, "
+                            f"but got {type(jit_config).__name__}.")
+        self.__dict__["_jit_config_dict"] = dict(config)
+
+    def get_jit_config(self):
+        return dict(self._jit_config_dict)
+
+    def recompute(self, **kwargs):
+        """Mark the cell for recomputation in backward (a memory optimisation; results are unchanged)."""
+        self.__dict__["_recompute_kwargs"] = dict(kwargs)
+
+    def shard(self, in_strategy, out_strategy=None, parameter_plan=None, device="Ascend", level=0):
+        """Record a parallel sharding strategy; single-device execution is unaffected. Returns self."""
+        if not isinstance(in_strategy, tuple):
+            raise TypeError(f"For 'Cell.shard', 'in_strategy' should be a tuple, but got {type(in_strategy).__name__}.")
+        self.__dict__["_shard_strategy"] = (in_strategy, out_strategy, parameter_plan)
+        return self
+
+    def set_inputs(self, *inputs, **kwargs):
+        """Declare the (possibly dynamic-shape) inputs for graph compilation."""
+        self.__dict__["_dynamic_inputs"] = (inputs, kwargs)
+
+    def get_inputs(self):
+        inputs = self._dynamic_inputs
+        return None if inputs is None else inputs[0]
+
+    def compile(self, *args, **kwargs):
+        """Record the example inputs for the graph compiler (compilation itself happens on first GRAPH_MODE call)."""
+        self.__dict__["_compile_args"] = (args, kwargs)
+
+    def set_data_parallel(self):
+        return self
+
+    def set_comm_fusion(self, fusion_type, recurse=True):
+        for param in self.get_parameters(expand=recurse):
+            param.comm_fusion = fusion_type
+        return self
+
+    def init_parameters_data(self, auto_parallel_mode=False):
+        """Materialise lazily initialised parameters; returns {name: Parameter}."""
+        out = OrderedDict()
+        for param in self.get_parameters():
+            param.init_data()
+            out[param.name] = param
+        return out
+
+    # ---- PyTorch-style state dicts ------------------------------------------------------------------
+    def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
+        """OrderedDict `attribute path -> Parameter` (keep_vars) or a Tensor sharing its current data."""
+        out = OrderedDict() if destination is None else destination
+        for name, param in self.parameters_and_names():
+            out[prefix + name] = param if keep_vars else Tensor._wrap(param.data_ref(), param.dtype)
+        return out
+
+    def load_state_dict(self, state_dict, strict=True):
+        """Copy values by attribute path; returns `(missing_keys, unexpected_keys)`."""
+        own = OrderedDict(self.parameters_and_names())
+        missing = [k for k in own if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in own]
+        if strict and (missing or unexpected):
+            raise RuntimeError(f"Error(s) in loading state_dict for {self.cls_name}:\n\tMissing key(s): {missing}\n"
+                               f"\tUnexpected key(s): {unexpected}")
+        for key, param in own.items():
+            if key not in state_dict:
+                continue
+            value = state_dict[key]
+            value = value if isinstance(value, Tensor) else Tensor(value)
+            if tuple(value.shape) != param.shape:
+                raise RuntimeError(f"size mismatch for {key}: copying a param with shape {tuple(value.shape)}, "
+                                   f"the shape in the current cell is {param.shape}.")
+            param.set_data(value)
+        return _IncompatibleKeys(missing, unexpected)
