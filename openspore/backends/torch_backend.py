@@ -43,13 +43,13 @@ class TorchBackend(Backend):
         array = np.asarray(array)
         if dtype is not None and array.dtype != dtype.np_dtype:
             array = array.astype(dtype.np_dtype)
+        if not array.flags.writeable or not array.flags.c_contiguous:
+            # np.ascontiguousarray would turn 0-d into 1-d; np.array keeps the shape
+            array = np.array(array, order="C", copy=True)
+            copy = False
         if array.dtype == mstype.bfloat16.np_dtype:
-            t = torch.from_numpy(np.ascontiguousarray(array).view(np.int16)).view(torch.bfloat16)
+            t = torch.from_numpy(array.view(np.int16)).view(torch.bfloat16)
         else:
-            if not array.flags.writeable or not array.flags.c_contiguous:
-                array = np.ascontiguousarray(array)
-                if not array.flags.writeable:
-                    array = array.copy()
             t = torch.from_numpy(array)
         if copy:
             t = t.clone()
