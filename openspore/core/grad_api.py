@@ -109,10 +109,9 @@ def vjp(fn, *inputs, weights=None, has_aux=False):
             return grads, tuple(g(leaf, w) for leaf, w in zip(w_leaves, weight_list))
         return grads
 
-    shown = autograd._strip(out, None) if False else out
     if has_aux:
-        return shown[0], vjp_fn, tuple(shown[1:])
-    return shown, vjp_fn
+        return out[0], vjp_fn, tuple(out[1:])
+    return out, vjp_fn
 
 
 def jvp(fn, inputs, v, has_aux=False):
@@ -120,15 +119,12 @@ def jvp(fn, inputs, v, has_aux=False):
     from . import autograd
     inputs = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
     v = tuple(v) if isinstance(v, (tuple, list)) else (v,)
-    out, vjp_fn = vjp(fn, *inputs)[:2] if not has_aux else vjp(lambda *a: fn(*a)[0], *inputs)
+    primal = (lambda *a: fn(*a)[0]) if has_aux else fn
+    out, vjp_fn = vjp(primal, *inputs)
     outs = autograd._flatten_tensors(out)
-
-    # u ↦ vjp_fn(u) is linear; its vjp at any u applied to v gives J·v.
-    def pullback(*u):
-        g = vjp_fn(*u)
-        return g
+    # u ↦ vjp_fn(u) = Jᵀu is linear in u; its own vjp applied to v is (Jᵀ)ᵀv = Jv.
     dummy = tuple(autograd.zeros_like(o) for o in outs)
-    _, inner = vjp(pullback, *dummy)
+    _, inner = vjp(vjp_fn, *dummy)
     tangent = inner(*v) if len(v) > 1 else inner(v[0])
     return out, tangent
 
