@@ -166,6 +166,17 @@ def backward(roots):
     return leaves
 
 
+def release(roots, level):
+    """Free the graph of a finished level at once: outputs link to their nodes and nodes hold their outputs, so
+    without this the activations would wait for Python's cycle collector."""
+    for node in _topological(roots):
+        for o in node.outputs:
+            nodes = o._nodes if isinstance(o, Tensor) else None
+            if nodes and level in nodes:
+                o._nodes = {k: v for k, v in nodes.items() if k is not level} or None
+        node.args, node.outputs, node.result, node.parents, node.bprop_fn = (), (), None, [], None
+
+
 def make_leaf(t, level):
     """Mark `t` as a differentiation input at `level` (keeps the links of outer levels)."""
     leaf = Node(None, (), (t,), t, [])
@@ -246,6 +257,7 @@ def run_with_grad(fn, args, kwargs, positions, weights, sens=None, has_aux=False
         boxed[p], leaf = box(args[p], scope.level)
         input_leaves.append(leaf)
     weight_leaves = [scope.watch_parameter(w) for w in weights]
+    roots = []
     try:
         with scope:
             out = fn(*boxed, **kwargs)
@@ -259,9 +271,12 @@ def run_with_grad(fn, args, kwargs, positions, weights, sens=None, has_aux=False
             sens_list = _flatten_tensors(sens) if isinstance(sens, (tuple, list)) else [sens]
             if len(sens_list) != len(diff_out):
                 raise ValueError(f"sens has {len(sens_list)} tensors but the function returned {len(diff_out)} outputs.")
+            for o, s in zip(diff_out, sens_list):
+                if isinstance(o, Tensor) and isinstance(s, Tensor) and tuple(s.shape) != tuple(o.shape):
+                    raise ValueError(f"sens must have the shape of the output it scales: output shape "
+                                     f"{list(o.shape)}, sens shape {list(s.shape)}.")
         else:
             sens_list = [None] * len(diff_out)
-        roots = []
         for o, s in zip(diff_out, sens_list):
             if isinstance(o, Tensor) and o._nodes and scope.level in o._nodes:
                 node, k = o._nodes[scope.level]
@@ -269,6 +284,7 @@ def run_with_grad(fn, args, kwargs, positions, weights, sens=None, has_aux=False
         leaves = backward(roots) if roots else {}
     finally:
         scope.restore()
+        release([n for n, _, _ in roots], scope.level)
     _strip(out, scope.level)
     for b in boxed:
         if isinstance(b, Tensor):

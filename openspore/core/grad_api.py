@@ -109,10 +109,15 @@ def vjp(fn, *inputs, weights=None, has_aux=False):
             return grads, tuple(g(leaf, w) for leaf, w in zip(w_leaves, weight_list))
         return grads
 
-    shown = autograd._strip(out, None) if False else out
+    # `out` keeps its links to this (finished) level: vjp_fn walks them on each call.
     if has_aux:
-        return shown[0], vjp_fn, tuple(shown[1:])
-    return shown, vjp_fn
+        return out[0], vjp_fn, _aux_of(out)
+    return out, vjp_fn
+
+
+def _aux_of(out):
+    """vjp/jvp aux value: the second output itself when there are two outputs, else a tuple of the rest."""
+    return out[1] if len(out) == 2 else tuple(out[1:])
 
 
 def jvp(fn, inputs, v, has_aux=False):
@@ -120,7 +125,12 @@ def jvp(fn, inputs, v, has_aux=False):
     from . import autograd
     inputs = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
     v = tuple(v) if isinstance(v, (tuple, list)) else (v,)
-    out, vjp_fn = vjp(fn, *inputs)[:2] if not has_aux else vjp(lambda *a: fn(*a)[0], *inputs)
+    if len(v) != len(inputs):
+        raise TypeError(f"For 'jvp', 'v' must hold one tangent per input: got {len(v)} tangents for {len(inputs)} inputs.")
+    if has_aux:
+        out, vjp_fn, aux = vjp(fn, *inputs, has_aux=True)
+    else:
+        out, vjp_fn = vjp(fn, *inputs)
     outs = autograd._flatten_tensors(out)
 
     # u ↦ vjp_fn(u) is linear; its vjp at any u applied to v gives J·v.
@@ -130,6 +140,8 @@ def jvp(fn, inputs, v, has_aux=False):
     dummy = tuple(autograd.zeros_like(o) for o in outs)
     _, inner = vjp(pullback, *dummy)
     tangent = inner(*v) if len(v) > 1 else inner(v[0])
+    if has_aux:
+        return out, tangent, aux
     return out, tangent
 
 
