@@ -4,6 +4,8 @@ PyNative: implicit dtype promotion → infer (argument checks, clear errors) →
 record for autodiff only while a grad transform is active. Graph mode installs a tracer (see `push_tracer`)
 that receives the same calls and builds IR instead of running kernels.
 """
+import numpy as np
+
 from .. import backends
 from ..common import dtype as mstype
 from ..common.errors import with_location
@@ -61,6 +63,10 @@ def _unwrap_seq(value):
 def _promote(prim, args):
     """MindSpore implicit type conversion: weak Python scalars and mixed tensor dtypes meet at one dtype."""
     idx = range(len(args)) if prim.promote == "all" else prim.promote
+    if any(isinstance(args[i], (np.ndarray, np.generic)) for i in idx):
+        # numpy operands (np.float32(2) * t, array + t) take part as tensors of their own dtype, never weak
+        args = tuple(Tensor(a) if i in idx and isinstance(a, (np.ndarray, np.generic)) else a
+                     for i, a in enumerate(args))
     operands = []
     for i in idx:
         a = args[i]
