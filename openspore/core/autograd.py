@@ -147,7 +147,9 @@ def backward(roots):
             else:
                 in_grads = node.prim.bprop(*node.args, out, dout)
         except (ValueError, TypeError) as exc:
-            raise with_location(type(exc)(f"In the backward rule of '{node.prim.name}': {exc}")) from None
+            new = type(exc)(f"In the backward rule of '{node.prim.name}': {exc}")
+            new._openspore_located = getattr(exc, "_openspore_located", False)  # one source location is enough
+            raise with_location(new) from None
         if not isinstance(in_grads, (tuple, list)):
             in_grads = (in_grads,)
         for path, parent, k in node.parents:

@@ -36,7 +36,7 @@ def bind(prim, *args):
     try:
         prim.infer(*args)
     except (ValueError, TypeError, IndexError) as exc:
-        raise with_location(exc) from None
+        raise with_location(_with_inputs(exc, prim, args)) from None
     backend = backends.current()
     arrays = [a.data_ref() if isinstance(a, Tensor) else _unwrap_seq(a) for a in args]
     try:
@@ -52,6 +52,30 @@ def bind(prim, *args):
     if autograd.ACTIVE and prim.differentiable:
         autograd.record(prim, args, outs, result)
     return result
+
+
+def _with_inputs(exc, prim, args):
+    """Append what the op received (names, shapes, dtypes) to an argument error."""
+    lines = []
+    for i, a in enumerate(args):
+        lines.append(f"  {_input_name(prim, i)}: {_describe(a)}")
+    if not lines:
+        return exc
+    try:
+        new = type(exc)(f"{exc.args[0] if exc.args else exc}\n{chr(10).join(lines)}")
+    except Exception:  # an exception type with an unusual constructor: keep it as it is
+        return exc
+    return new
+
+
+def _describe(value):
+    if isinstance(value, Tensor):
+        return f"Tensor(shape={list(value.shape)}, dtype={value.dtype})"
+    if type(value) in (tuple, list) and value and all(isinstance(v, Tensor) for v in value):
+        inner = ", ".join(_describe(v) for v in value)
+        return f"{type(value).__name__} of {len(value)} tensors: {inner}"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _unwrap_seq(value):
