@@ -56,16 +56,13 @@ def bind(prim, *args):
 
 def _with_inputs(exc, prim, args):
     """Append what the op received (names, shapes, dtypes) to an argument error."""
-    lines = []
-    for i, a in enumerate(args):
-        lines.append(f"  {_input_name(prim, i)}: {_describe(a)}")
-    if not lines:
+    if not args:
         return exc
+    details = "\n".join(f"  {_input_name(prim, i)}: {_describe(a)}" for i, a in enumerate(args))
     try:
-        new = type(exc)(f"{exc.args[0] if exc.args else exc}\n{chr(10).join(lines)}")
+        return type(exc)(f"{exc.args[0] if exc.args else exc}\n{details}")
     except Exception:  # an exception type with an unusual constructor: keep it as it is
         return exc
-    return new
 
 
 def _describe(value):

@@ -163,3 +163,10 @@ def test_side_effect_flags():
         assert table[name].side_effect and not table[name].differentiable
     assert not table["StopGradient"].differentiable
     assert table["Depend"].differentiable and not table["Depend"].side_effect
+
+
+def test_1x_import_paths():
+    from openspore.ops import functional as F
+    from openspore.ops import operations as P
+    assert F.stop_gradient is ops.stop_gradient and F.depend is ops.depend and F.assign is ops.assign
+    assert P.Assign is ops.Assign and P.ApplyMomentum is ops.ApplyMomentum and P.Depend is ops.Depend
