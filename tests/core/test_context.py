@@ -146,6 +146,7 @@ def _cuda():
 
 @pytest.mark.skipif(_cuda(), reason="this machine has CUDA: the refusal cannot be observed")
 def test_gpu_without_cuda_is_refused_and_the_context_is_kept():
+    ms.set_context(backend="torch")
     with pytest.raises(RuntimeError, match="CUDA"):
         ms.set_device("GPU")
     assert ms.get_current_device() == ("CPU", 0)
