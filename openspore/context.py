@@ -22,7 +22,7 @@ def _env_backend():
 
 
 def _check_mode(v):
-    if v not in (GRAPH_MODE, PYNATIVE_MODE) or isinstance(v, bool):
+    if type(v) is not int or v not in (GRAPH_MODE, PYNATIVE_MODE):
         raise ValueError("For 'context.set_context', the argument 'mode' should be context.GRAPH_MODE (0) or "
                          f"context.PYNATIVE_MODE (1), but got {v}.")
     return v
@@ -119,10 +119,21 @@ def set_context(**kwargs):
         if checked.get("device_target") == "Ascend":
             raise ValueError("For 'context.set_context', device_target 'Ascend' is not available in openspore; "
                              "use 'CPU' or 'GPU'.")
+        previous = {key: _values[key] for key in checked}
         _values.update(checked)
-        for key, value in checked.items():
-            for listener in list(_listeners):
-                listener(key, value)
+        try:
+            _notify(checked)
+        except Exception:
+            # A listener refused the change (e.g. no CUDA device for device_target='GPU'): keep the old context.
+            _values.update(previous)
+            _notify(previous)
+            raise
+
+
+def _notify(changes):
+    for key, value in changes.items():
+        for listener in list(_listeners):
+            listener(key, value)
 
 
 def get_context(attr_key):
@@ -153,9 +164,11 @@ _seed = {"global": None}
 
 
 def set_seed(seed):
-    """Global seed for random ops and initializers."""
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"For 'set_seed', the argument 'seed' must be a non-negative int, but got {seed!r}.")
+    """Global seed for random ops and initializers (a non-negative int)."""
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise TypeError(f"For 'set_seed', the argument 'seed' must be int, but got {type(seed).__name__}.")
+    if seed < 0:
+        raise ValueError(f"For 'set_seed', the argument 'seed' must be a non-negative int, but got {seed}.")
     _seed["global"] = seed
     for listener in list(_listeners):
         listener("seed", seed)

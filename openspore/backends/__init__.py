@@ -35,6 +35,7 @@ def get(name):
 def _on_context(key, value):
     if key in ("backend", "device_target", "device_id"):
         _state["backend"] = None
+        current()  # fail now (no CUDA, no torch) so set_context can refuse the change
 
 
 context.add_listener(_on_context)

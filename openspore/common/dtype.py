@@ -79,6 +79,11 @@ type_none = _make("TypeNone", "object", 0, None, "type_none")
 tensor_type = _make("TensorType", "object", 0, None, "tensor")
 list_ = _make("List", "object", 0, None, "list_")
 tuple_ = _make("Tuple", "object", 0, None, "tuple_")
+# Exported by MindSpore for Ascend formats; named here so scripts import, but no backend stores them.
+float8_e4m3fn = _make("Float8_e4m3fn", "float", 8, None, "float8_e4m3fn")
+float8_e5m2 = _make("Float8_e5m2", "float", 8, None, "float8_e5m2")
+hifloat8 = _make("HiFloat8", "float", 8, None, "hifloat8")
+qint4x2 = _make("QInt4x2", "int", 8, None, "qint4x2")
 
 # Aliases (facts §1.3): ms.int is int32 and ms.float is float32.
 bool = bool_  # noqa: A001 - MindSpore exports this name
@@ -95,6 +100,15 @@ FLOAT_DTYPES = (float16, float32, float64, bfloat16)
 INT_DTYPES = (int8, int16, int32, int64, uint8, uint16, uint32, uint64)
 _BY_NAME = {t.name: t for t in TENSOR_DTYPES}
 _BY_NP = {t.np_dtype: t for t in TENSOR_DTYPES if t.np_dtype is not None}
+
+__all__ = [
+    "Type", "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float16", "float32", "float64", "bfloat16", "complex64", "complex128",
+    "float8_e4m3fn", "float8_e5m2", "hifloat8", "qint4x2",
+    "int_", "float_", "uint", "number", "string", "type_none", "tensor_type", "list_", "tuple_",
+    "half", "single", "double", "short", "intc", "intp", "long", "byte", "ubyte", "ushort", "uintc", "uintp",
+    "cfloat", "cdouble", "dtype_to_nptype", "dtype_to_pytype", "pytype_to_dtype", "get_py_obj_dtype",
+]  # `bool`, `int`, `float` are exported explicitly by openspore/__init__ (star-importing them would shadow builtins)
 
 mstype = None  # replaced below by this module so `from openspore.common.dtype import mstype` style works
 
@@ -128,19 +142,24 @@ def dtype_to_pytype(type_):
 
 
 def pytype_to_dtype(obj):
-    """Python type / numpy dtype / Type → Type (MindSpore's `pytype_to_dtype`)."""
+    """Python type / numpy type or dtype / Type → Type (MindSpore's `pytype_to_dtype`): int → Int64,
+    float → Float64, bool → Bool, list → List, tuple → Tuple, str → String, NoneType → TypeNone."""
     import builtins
     if isinstance(obj, Type):
         return obj
-    if obj is builtins.bool:
-        return bool_
-    if obj is builtins.int:
-        return int64
-    if obj is builtins.float:
-        return float64
-    if obj is complex:
-        return complex128
-    return nptype_to_dtype(obj)
+    if isinstance(obj, np.dtype):
+        return nptype_to_dtype(obj)
+    if not isinstance(obj, type):
+        raise TypeError(f"For 'pytype_to_dtype', the argument 'obj' must be a python type object, such as int, "
+                        f"float or str, but got {type(obj).__name__}.")
+    simple = {builtins.bool: bool_, builtins.int: int64, builtins.float: float64, complex: complex128,
+              builtins.list: list_, builtins.tuple: tuple_, builtins.str: string, type(None): type_none}
+    if obj in simple:
+        return simple[obj]
+    try:
+        return nptype_to_dtype(obj)
+    except TypeError:
+        raise TypeError(f"For 'pytype_to_dtype', the python type {obj.__name__} has no MindSpore dtype.") from None
 
 
 def get_py_obj_dtype(obj):

@@ -147,7 +147,9 @@ def backward(roots):
             else:
                 in_grads = node.prim.bprop(*node.args, out, dout)
         except (ValueError, TypeError) as exc:
-            raise with_location(type(exc)(f"In the backward rule of '{node.prim.name}': {exc}")) from None
+            new = type(exc)(f"In the backward rule of '{node.prim.name}': {exc}")
+            new._openspore_located = getattr(exc, "_openspore_located", False)  # one source location is enough
+            raise with_location(new) from None
         if not isinstance(in_grads, (tuple, list)):
             in_grads = (in_grads,)
         for path, parent, k in node.parents:
@@ -164,6 +166,17 @@ def backward(roots):
             slot = grads.setdefault(id(parent), [None] * len(parent.outputs))
             slot[k] = _add(slot[k], g)
     return leaves
+
+
+def release(roots, level):
+    """Free the graph of a finished level at once: outputs link to their nodes and nodes hold their outputs, so
+    without this the activations would wait for Python's cycle collector."""
+    for node in _topological(roots):
+        for o in node.outputs:
+            nodes = o._nodes if isinstance(o, Tensor) else None
+            if nodes and level in nodes:
+                o._nodes = {k: v for k, v in nodes.items() if k is not level} or None
+        node.args, node.outputs, node.result, node.parents, node.bprop_fn = (), (), None, [], None
 
 
 def make_leaf(t, level):
@@ -246,6 +259,7 @@ def run_with_grad(fn, args, kwargs, positions, weights, sens=None, has_aux=False
         boxed[p], leaf = box(args[p], scope.level)
         input_leaves.append(leaf)
     weight_leaves = [scope.watch_parameter(w) for w in weights]
+    roots = []
     try:
         with scope:
             out = fn(*boxed, **kwargs)
@@ -259,9 +273,12 @@ def run_with_grad(fn, args, kwargs, positions, weights, sens=None, has_aux=False
             sens_list = _flatten_tensors(sens) if isinstance(sens, (tuple, list)) else [sens]
             if len(sens_list) != len(diff_out):
                 raise ValueError(f"sens has {len(sens_list)} tensors but the function returned {len(diff_out)} outputs.")
+            for o, s in zip(diff_out, sens_list):
+                if isinstance(o, Tensor) and isinstance(s, Tensor) and tuple(s.shape) != tuple(o.shape):
+                    raise ValueError(f"sens must have the shape of the output it scales: output shape "
+                                     f"{list(o.shape)}, sens shape {list(s.shape)}.")
         else:
             sens_list = [None] * len(diff_out)
-        roots = []
         for o, s in zip(diff_out, sens_list):
             if isinstance(o, Tensor) and o._nodes and scope.level in o._nodes:
                 node, k = o._nodes[scope.level]
@@ -269,6 +286,7 @@ def run_with_grad(fn, args, kwargs, positions, weights, sens=None, has_aux=False
         leaves = backward(roots) if roots else {}
     finally:
         scope.restore()
+        release([n for n, _, _ in roots], scope.level)
     _strip(out, scope.level)
     for b in boxed:
         if isinstance(b, Tensor):

@@ -4,6 +4,8 @@ PyNative: implicit dtype promotion → infer (argument checks, clear errors) →
 record for autodiff only while a grad transform is active. Graph mode installs a tracer (see `push_tracer`)
 that receives the same calls and builds IR instead of running kernels.
 """
+import numpy as np
+
 from .. import backends
 from ..common import dtype as mstype
 from ..common.errors import with_location
@@ -34,7 +36,7 @@ def bind(prim, *args):
     try:
         prim.infer(*args)
     except (ValueError, TypeError, IndexError) as exc:
-        raise with_location(exc) from None
+        raise with_location(_with_inputs(exc, prim, args)) from None
     backend = backends.current()
     arrays = [a.data_ref() if isinstance(a, Tensor) else _unwrap_seq(a) for a in args]
     try:
@@ -50,6 +52,27 @@ def bind(prim, *args):
     if autograd.ACTIVE and prim.differentiable:
         autograd.record(prim, args, outs, result)
     return result
+
+
+def _with_inputs(exc, prim, args):
+    """Append what the op received (names, shapes, dtypes) to an argument error."""
+    if not args:
+        return exc
+    details = "\n".join(f"  {_input_name(prim, i)}: {_describe(a)}" for i, a in enumerate(args))
+    try:
+        return type(exc)(f"{exc.args[0] if exc.args else exc}\n{details}")
+    except Exception:  # an exception type with an unusual constructor: keep it as it is
+        return exc
+
+
+def _describe(value):
+    if isinstance(value, Tensor):
+        return f"Tensor(shape={list(value.shape)}, dtype={value.dtype})"
+    if type(value) in (tuple, list) and value and all(isinstance(v, Tensor) for v in value):
+        inner = ", ".join(_describe(v) for v in value)
+        return f"{type(value).__name__} of {len(value)} tensors: {inner}"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _unwrap_seq(value):
@@ -70,6 +93,10 @@ def _promote(prim, args):
                 break
         else:
             return args
+    if any(isinstance(args[i], (np.ndarray, np.generic)) for i in idx):
+        # numpy operands (np.float32(2) * t, array + t) take part as tensors of their own dtype, never weak
+        args = tuple(Tensor(a) if i in idx and isinstance(a, (np.ndarray, np.generic)) else a
+                     for i, a in enumerate(args))
     operands = []
     for i in idx:
         a = args[i]

@@ -109,9 +109,15 @@ def vjp(fn, *inputs, weights=None, has_aux=False):
             return grads, tuple(g(leaf, w) for leaf, w in zip(w_leaves, weight_list))
         return grads
 
+    # `out` keeps its links to this (finished) level: vjp_fn walks them on each call.
     if has_aux:
-        return out[0], vjp_fn, tuple(out[1:])
+        return out[0], vjp_fn, _aux_of(out)
     return out, vjp_fn
+
+
+def _aux_of(out):
+    """vjp/jvp aux value: the second output itself when there are two outputs, else a tuple of the rest."""
+    return out[1] if len(out) == 2 else tuple(out[1:])
 
 
 def jvp(fn, inputs, v, has_aux=False):
@@ -119,13 +125,19 @@ def jvp(fn, inputs, v, has_aux=False):
     from . import autograd
     inputs = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
     v = tuple(v) if isinstance(v, (tuple, list)) else (v,)
-    primal = (lambda *a: fn(*a)[0]) if has_aux else fn
-    out, vjp_fn = vjp(primal, *inputs)
+    if len(v) != len(inputs):
+        raise TypeError(f"For 'jvp', 'v' must hold one tangent per input: got {len(v)} tangents for {len(inputs)} inputs.")
+    if has_aux:
+        out, vjp_fn, aux = vjp(fn, *inputs, has_aux=True)
+    else:
+        out, vjp_fn = vjp(fn, *inputs)
     outs = autograd._flatten_tensors(out)
     # u ↦ vjp_fn(u) = Jᵀu is linear in u; its own vjp applied to v is (Jᵀ)ᵀv = Jv.
     dummy = tuple(autograd.zeros_like(o) for o in outs)
     _, inner = vjp(vjp_fn, *dummy)
     tangent = inner(*v) if len(v) > 1 else inner(v[0])
+    if has_aux:
+        return out, tangent, aux
     return out, tangent
 
 

@@ -94,6 +94,8 @@ class Parameter(Tensor):
     def __repr__(self):
         return f"Parameter (name={self.name}, shape={self.shape}, dtype={self.dtype}, requires_grad={self.requires_grad})"
 
+    __str__ = __repr__  # print(param) shows the summary, as in MindSpore
+
     def __reduce__(self):
         return (_rebuild_parameter, (self.asnumpy(), self.dtype, self.name, self.requires_grad))
 

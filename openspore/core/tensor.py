@@ -27,7 +27,11 @@ def _infer_numpy(input_data):
         return np.asarray(input_data, dtype=np.complex64)
     if isinstance(input_data, (list, tuple)):
         items = [x.asnumpy() if isinstance(x, Tensor) else x for x in input_data]
-        arr = np.array(items)
+        try:
+            arr = np.array(items)
+        except ValueError:
+            raise ValueError("For 'Tensor', a nested list/tuple must be rectangular (every row the same length), "
+                             f"but got {_describe(input_data)}.") from None
         if arr.dtype == np.float64 and not _contains_float64(input_data):
             arr = arr.astype(np.float32)  # Python floats → float32, as MindSpore does
         elif arr.dtype == np.complex128 and not _contains_float64(input_data):
@@ -37,6 +41,11 @@ def _infer_numpy(input_data):
         return arr
     raise TypeError(f"For 'Tensor', the type of input_data should be one of ['Tensor', 'ndarray', 'str_', 'list', "
                     f"'tuple', 'float', 'int', 'bool', 'complex'], but got {type(input_data).__name__}.")
+
+
+def _describe(data, limit=60):
+    text = repr(data)
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _contains_float64(data):
@@ -89,7 +98,9 @@ class Tensor:
             return
         if not isinstance(input_data, np.ndarray) and hasattr(input_data, "__array__") and not isinstance(input_data, (list, tuple)):
             if backend.is_native(input_data) or type(input_data).__module__ == "torch":
-                data = backend.adopt(input_data).clone() if hasattr(input_data, "clone") else backend.adopt(input_data)
+                data = backend.adopt(input_data)
+                # A Tensor owns its buffer: adopting may share memory with the caller's array, so copy.
+                data = data.clone() if hasattr(data, "clone") else data.copy()
                 self._data = data
                 self._dtype = backend.dtype_of(data)
                 if dtype is not None and dtype is not self._dtype:
@@ -268,7 +279,10 @@ class Tensor:
         if self._dtype is mstype.bfloat16:
             arr = arr.astype(np.float32)
         if arr.ndim == 0:
-            return f"Tensor(shape=[], dtype={self._dtype}, value= {arr.item()})"
+            value = arr.item()
+            if isinstance(value, builtins.float):
+                value = f"{value:g}"  # MindSpore prints scalars like a C++ stream: 28, 2.5, 3.14159
+            return f"Tensor(shape=[], dtype={self._dtype}, value= {value})"
         if arr.dtype.kind in "fc":
             body = np.array2string(arr, separator=", ", formatter={"float_kind": lambda v: f"{v: .8e}"}, threshold=1000)
         else:

@@ -1,1 +1,297 @@
-"""Primitives: side_effect family."""
+"""Primitives: in-place writes (Assign, AssignAdd, AssignSub, ApplyMomentum, Adam) and gradient plumbing
+(StopGradient, Depend).
+
+In-place primitives write into the buffer of their first input and return that buffer, so a Parameter updated by
+`ops.assign` or an optimizer keeps its identity. They take no part in implicit promotion (a promoted copy would be
+written instead of the variable); `value` is converted to the variable's dtype when that loses nothing, as
+MindSpore does for Parameters.
+"""
+import numpy as np
+
+from ...common import dtype as mstype
+from ...core.primitive import AbstractTensor, Primitive, Sample, register
+from ._util import check_dtype, check_tensor, rand_float, rand_positive, same_as
+
+_NONDIFF_WRITE = "an in-place update: it overwrites its variable, so there is no function of the inputs to differentiate"
+
+
+def _check_variable(op, variable):
+    if not (hasattr(variable, "shape") and hasattr(variable, "dtype")):
+        raise TypeError(f"For '{op}', the 'variable' must be a Tensor or Parameter, but got {type(variable).__name__}.")
+
+
+def _check_value(op, variable, value, name="value"):
+    """`value` (Tensor or number) must broadcast to the variable's shape and convert to its dtype without loss."""
+    if isinstance(value, (bool, int, float)):
+        kind = value
+    elif hasattr(value, "shape") and hasattr(value, "dtype"):
+        kind = value.dtype
+        vshape, tshape = tuple(value.shape), tuple(variable.shape)
+        lead = len(tshape) - len(vshape)
+        if lead < 0 or any(v not in (1, t) for v, t in zip(vshape, tshape[lead:])):
+            raise ValueError(f"For '{op}', the shape of '{name}' {list(vshape)} cannot be written into 'variable' "
+                             f"of shape {list(tshape)}: it must equal the variable's shape or broadcast to it.")
+    else:
+        raise TypeError(f"For '{op}', the '{name}' must be a Tensor or a number, but got {type(value).__name__}.")
+    target = mstype.result_type(variable.dtype, kind)
+    if target is not variable.dtype:
+        shown = f"Tensor[{kind}]" if isinstance(kind, mstype.Type) else type(kind).__name__
+        raise TypeError(f"For '{op}', data type conversion of 'variable' is not supported, so '{name}' of type {shown} "
+                        f"cannot be written into 'variable' of type Tensor[{variable.dtype}] (it would need "
+                        f"{target}).")
+
+
+def _np_value(np, value, dtype):
+    return value if not isinstance(value, np.ndarray) else value.astype(dtype, copy=False)
+
+
+def _torch_value(torch, value, like):
+    if isinstance(value, torch.Tensor):
+        return value.to(like.dtype)
+    return torch.tensor(value, dtype=like.dtype, device=like.device)
+
+
+class _InPlace(Primitive):
+    input_names = ("variable", "value")
+    side_effect = True
+    differentiable = False
+    nondiff_reason = _NONDIFF_WRITE
+
+    def infer(self, variable, value):
+        _check_variable(self.name, variable)
+        _check_value(self.name, variable, value)
+        if self.name != "Assign":
+            check_dtype(self.name, "variable", variable, ("int", "uint", "float", "complex"))
+        return same_as(variable)
+
+    @classmethod
+    def samples(cls, rng):
+        yield Sample(rand_float(rng, (3, 4)), rand_float(rng, (3, 4)))
+        yield Sample(rand_float(rng, (2, 3)), rand_float(rng, (3,)), name="broadcast")
+        yield Sample(rand_float(rng, (2, 2)), 1.5, name="scalar")
+        yield Sample(np.arange(6, dtype=np.int32).reshape(2, 3), np.ones((2, 3), np.int8), name="int-widen")
+        yield Sample(rand_float(rng, (4,)), np.array([1, 2, 3, 4], np.int64), name="int-into-float")
+
+
+@register
+class Assign(_InPlace):
+    """Assign()(variable, value): variable[...] = value, in place; returns the variable's data."""
+
+    def numpy(self, np, variable, value):
+        np.copyto(variable, _np_value(np, value, variable.dtype), casting="unsafe")
+        return variable
+
+    def torch(self, torch, variable, value):
+        variable.copy_(_torch_value(torch, value, variable))
+        return variable
+
+
+@register
+class AssignAdd(_InPlace):
+    """AssignAdd()(variable, value): variable += value, in place; returns the variable's data."""
+
+    def numpy(self, np, variable, value):
+        np.add(variable, _np_value(np, value, variable.dtype), out=variable, casting="unsafe")
+        return variable
+
+    def torch(self, torch, variable, value):
+        variable.add_(_torch_value(torch, value, variable))
+        return variable
+
+
+@register
+class AssignSub(_InPlace):
+    """AssignSub()(variable, value): variable -= value, in place; returns the variable's data."""
+
+    def numpy(self, np, variable, value):
+        np.subtract(variable, _np_value(np, value, variable.dtype), out=variable, casting="unsafe")
+        return variable
+
+    def torch(self, torch, variable, value):
+        variable.sub_(_torch_value(torch, value, variable))
+        return variable
+
+
+# ---- gradient plumbing ----------------------------------------------------------------------------
+@register
+class StopGradient(Primitive):
+    """StopGradient()(x): the value of x, through which no gradient flows."""
+    input_names = ("input_x",)
+    differentiable = False
+    nondiff_reason = "its gradient is zero by definition: it cuts the input out of differentiation"
+
+    def infer(self, x):
+        check_tensor(self.name, "input_x", x)
+        return same_as(x)
+
+    def numpy(self, np, x):
+        return x
+
+    def torch(self, torch, x):
+        return x
+
+    @classmethod
+    def samples(cls, rng):
+        yield Sample(rand_float(rng, (3, 4)))
+        yield Sample(np.array([1, 2, 3], np.int64))
+
+
+@register
+class Depend(Primitive):
+    """Depend()(value, expr): returns value, ordered after expr (the gradient goes to value only)."""
+    input_names = ("value", "expr")
+
+    def infer(self, value, expr):
+        check_tensor(self.name, "value", value)
+        return same_as(value)
+
+    def bprop(self, value, expr, out, dout):
+        return (dout, None)
+
+    def numpy(self, np, value, expr):
+        return value
+
+    def torch(self, torch, value, expr):
+        return value
+
+    @classmethod
+    def samples(cls, rng):
+        yield Sample(rand_float(rng, (3, 4)), rand_float(rng, (2,)))
+        yield Sample(rand_float(rng, (2, 2)), None, grad=(0,), name="expr-none")
+
+
+# ---- optimizer updates ----------------------------------------------------------------------------
+def _check_scalar(op, name, value):
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return
+    if hasattr(value, "shape") and hasattr(value, "dtype"):
+        if value.dtype.kind != "float":
+            raise TypeError(f"For '{op}', the '{name}' must be a float Tensor or a number, but got Tensor[{value.dtype}].")
+        if tuple(value.shape) not in ((), (1,)):
+            raise ValueError(f"For '{op}', the '{name}' must be a scalar (shape [] or [1]), but got shape {list(value.shape)}.")
+        return
+    raise TypeError(f"For '{op}', the '{name}' must be a Tensor or a number, but got {type(value).__name__}.")
+
+
+def _check_like(op, names, first, *others):
+    for name, t in zip(names[1:], others):
+        check_tensor(op, name, t)
+        if tuple(t.shape) != tuple(first.shape):
+            raise ValueError(f"For '{op}', the shape of '{name}' must be the same as '{names[0]}', but got "
+                             f"'{names[0]}' shape {list(first.shape)} and '{name}' shape {list(t.shape)}.")
+        if t.dtype is not first.dtype:
+            raise TypeError(f"For '{op}', the type of '{name}' should be same as '{names[0]}', but got "
+                            f"'{names[0]}' with type Tensor[{first.dtype}] and '{name}' with type Tensor[{t.dtype}].")
+
+
+def _np_scalar(np, value, dtype):
+    return np.asarray(value, dtype=dtype).reshape(())
+
+
+def _torch_scalar(torch, value, like):
+    if isinstance(value, torch.Tensor):
+        return value.to(like.dtype).reshape(())
+    return torch.tensor(value, dtype=like.dtype, device=like.device)
+
+
+@register
+class ApplyMomentum(Primitive):
+    """ApplyMomentum(use_nesterov=False, use_locking=False, gradient_scale=1.0)(variable, accumulation,
+    learning_rate, gradient, momentum): accum = accum*momentum + grad; var -= lr*accum
+    (nesterov: var -= lr*(grad + accum*momentum)). Updates var and accum in place; returns var."""
+    attr_defaults = {"use_nesterov": False, "use_locking": False, "gradient_scale": 1.0}
+    input_names = ("variable", "accumulation", "learning_rate", "gradient", "momentum")
+    side_effect = True
+    differentiable = False
+    nondiff_reason = _NONDIFF_WRITE
+
+    def infer(self, var, accum, lr, grad, momentum):
+        check_tensor(self.name, "variable", var)
+        check_dtype(self.name, "variable", var, ("float",))
+        _check_like(self.name, ("variable", "accumulation", "gradient"), var, accum, grad)
+        _check_scalar(self.name, "learning_rate", lr)
+        _check_scalar(self.name, "momentum", momentum)
+        return same_as(var)
+
+    def numpy(self, np, var, accum, lr, grad, momentum):
+        lr, momentum = _np_scalar(np, lr, var.dtype), _np_scalar(np, momentum, var.dtype)
+        if self.gradient_scale != 1.0:
+            grad = grad * var.dtype.type(self.gradient_scale)
+        accum *= momentum
+        accum += grad
+        if self.use_nesterov:
+            var -= lr * (grad + accum * momentum)
+        else:
+            var -= lr * accum
+        return var
+
+    def torch(self, torch, var, accum, lr, grad, momentum):
+        lr, momentum = _torch_scalar(torch, lr, var), _torch_scalar(torch, momentum, var)
+        if self.gradient_scale != 1.0:
+            grad = grad * self.gradient_scale
+        accum.mul_(momentum).add_(grad)
+        if self.use_nesterov:
+            var.sub_(lr * (grad + accum * momentum))
+        else:
+            var.sub_(lr * accum)
+        return var
+
+    @classmethod
+    def samples(cls, rng):
+        for nesterov in (False, True):
+            yield Sample(rand_float(rng, (3, 4)), rand_float(rng, (3, 4)), np.array(0.1, np.float32),
+                         rand_float(rng, (3, 4)), np.array(0.9, np.float32), attrs={"use_nesterov": nesterov})
+        yield Sample(rand_float(rng, (5,)), rand_float(rng, (5,)), 0.05, rand_float(rng, (5,)), 0.8,
+                     attrs={"gradient_scale": 0.5}, name="python-scalars")
+
+
+@register
+class Adam(Primitive):
+    """Adam(use_locking=False, use_nesterov=False)(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon,
+    gradient): the fused Adam step; updates var, m and v in place and returns (var, m, v)."""
+    attr_defaults = {"use_locking": False, "use_nesterov": False}
+    input_names = ("var", "m", "v", "beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon", "gradient")
+    side_effect = True
+    differentiable = False
+    nondiff_reason = _NONDIFF_WRITE
+
+    def infer(self, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad):
+        check_tensor(self.name, "var", var)
+        check_dtype(self.name, "var", var, ("float",))
+        _check_like(self.name, ("var", "m", "v", "gradient"), var, m, v, grad)
+        for name, s in zip(self.input_names[3:9], (beta1_power, beta2_power, lr, beta1, beta2, epsilon)):
+            _check_scalar(self.name, name, s)
+        out = same_as(var)
+        return (out, AbstractTensor(m.shape, m.dtype), AbstractTensor(v.shape, v.dtype))
+
+    def numpy(self, np, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad):
+        b1p, b2p, lr, b1, b2, eps = (_np_scalar(np, s, var.dtype)
+                                     for s in (beta1_power, beta2_power, lr, beta1, beta2, epsilon))
+        one = var.dtype.type(1)
+        m += (one - b1) * (grad - m)
+        v += (one - b2) * (grad * grad - v)
+        step = lr * np.sqrt(one - b2p) / (one - b1p)
+        direction = (m * b1 + (one - b1) * grad) if self.use_nesterov else m
+        var -= step * direction / (np.sqrt(v) + eps)
+        return var, m, v
+
+    def torch(self, torch, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad):
+        b1p, b2p, lr, b1, b2, eps = (_torch_scalar(torch, s, var)
+                                     for s in (beta1_power, beta2_power, lr, beta1, beta2, epsilon))
+        m.add_((1 - b1) * (grad - m))
+        v.add_((1 - b2) * (grad * grad - v))
+        step = lr * torch.sqrt(1 - b2p) / (1 - b1p)
+        direction = (m * b1 + (1 - b1) * grad) if self.use_nesterov else m
+        var.sub_(step * direction / (torch.sqrt(v) + eps))
+        return var, m, v
+
+    @classmethod
+    def samples(cls, rng):
+        for nesterov in (False, True):
+            shape = (3, 4)
+            yield Sample(rand_float(rng, shape), rand_float(rng, shape), rand_positive(rng, shape, 0.1, 1.0),
+                         np.array(0.9 ** 3, np.float32), np.array(0.999 ** 3, np.float32), np.array(0.01, np.float32),
+                         np.array(0.9, np.float32), np.array(0.999, np.float32), np.array(1e-8, np.float32),
+                         rand_float(rng, shape), attrs={"use_nesterov": nesterov})
+        yield Sample(rand_float(rng, (4,)), rand_float(rng, (4,)), rand_positive(rng, (4,), 0.1, 1.0),
+                     0.81, 0.998, 0.001, 0.9, 0.999, 1e-8, rand_float(rng, (4,)), name="python-scalars")
