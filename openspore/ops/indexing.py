@@ -7,9 +7,10 @@ giving a 1-D result), integer Tensors / lists / arrays (advanced indexing) and a
 2. advanced part: one Gather (a single index array) or a Transpose + GatherNd (several), placing the broadcast
    index dimensions where numpy does (in place when the advanced indices are adjacent, else first).
 
-`setitem(x, index, value)` returns a NEW tensor: the flat positions that `index` selects (getitem on an iota
-tensor) receive the broadcast value through TensorScatterUpdate, so it differentiates with respect to both the
-untouched elements of x and the value. A full-shape bool mask with a one-element value uses MaskedFill.
+`setitem(x, index, value)` returns a NEW tensor and differentiates with respect to both the untouched elements
+of x and the value: basic indices copy the broadcast value into the strided slice (TensorCopySlices); a full-shape
+bool mask with a one-element value is a MaskedFill; anything else scatters the value (TensorScatterUpdate) at the
+flat positions the index selects (getitem on an iota tensor).
 """
 import numpy as np
 
@@ -17,6 +18,7 @@ from ..common import dtype as mstype
 from ..core.dispatch import current_tracer
 from ..core.tensor import Tensor
 from . import operations as P
+from .defs.array_slice import strided_plan
 
 _NEW_AXIS = object()  # parsed None entry
 
@@ -164,8 +166,10 @@ def wrap_by_lookup(t, n):
     return P.Gather()(table, P.Add()(t, n), 0)
 
 
-def _basic(x, entries, adv_present):
-    """One StridedSlice for ints, slices and new axes; advanced entries are kept whole (their positions returned)."""
+def _basic_spec(entries, adv_present):
+    """StridedSlice arguments for ints, slices and new axes; advanced entries stay whole.
+
+    Returns (begin, end, strides, masks, positions of the advanced dims in the result, whether it is a no-op)."""
     begin, end, strides = [], [], []
     masks = {"begin_mask": 0, "end_mask": 0, "ellipsis_mask": 0, "new_axis_mask": 0, "shrink_axis_mask": 0}
     positions, trivial = [], True
@@ -200,10 +204,7 @@ def _basic(x, entries, adv_present):
             if not (e.start is None and e.stop is None and e.step in (None, 1)):
                 trivial = False
             out_dim += 1
-    if trivial:
-        return x, positions
-    y = P.StridedSlice(**masks)(x, tuple(begin), tuple(end), tuple(strides))
-    return y, positions
+    return tuple(begin), tuple(end), tuple(strides), masks, positions, trivial
 
 
 def _advanced(y, indices, positions):
@@ -250,11 +251,14 @@ def _advanced(y, indices, positions):
     return out
 
 
-def getitem(x, index):
-    """`x[index]` with numpy semantics; returns a new Tensor and is differentiable with respect to x."""
+def _parse(x, index):
     entries = _masks_to_adv(_expand(tuple(x.shape), index), tuple(x.shape))
-    adv = any(isinstance(e, _Adv) or e is _FALSE for e in entries)
-    y, positions = _basic(x, entries, adv)
+    return entries, any(isinstance(e, _Adv) or e is _FALSE for e in entries)
+
+
+def _getitem_entries(x, entries, adv):
+    begin, end, strides, masks, positions, trivial = _basic_spec(entries, adv)
+    y = x if trivial else P.StridedSlice(**masks)(x, begin, end, strides)
     if not adv:
         return P.Identity()(x) if y is x else y
     indices = []
@@ -266,6 +270,12 @@ def getitem(x, index):
         elif isinstance(e, int):
             indices.append(np.asarray(e, np.int64))
     return _advanced(y, indices, positions)
+
+
+def getitem(x, index):
+    """`x[index]` with numpy semantics; returns a new Tensor and is differentiable with respect to x."""
+    entries, adv = _parse(x, index)
+    return _getitem_entries(x, entries, adv)
 
 
 # ---- setitem ------------------------------------------------------------------------------------
@@ -314,7 +324,12 @@ def setitem(x, index, value):
     if (isinstance(index, Tensor) and index.dtype is mstype.bool_ and tuple(index.shape) == tuple(x.shape)
             and value.size == 1):
         return P.MaskedFill()(x, index, P.Reshape()(value, ()))
-    where = getitem(_positions(tuple(x.shape)), index)
+    entries, adv = _parse(x, index)
+    if not adv:  # ints, slices, None, Ellipsis: copy the value into the strided slice
+        begin, end, strides, masks, _, _ = _basic_spec(entries, False)
+        target = strided_plan("setitem", tuple(x.shape), begin, end, strides, **masks).shape
+        return P.TensorCopySlices(**masks)(x, _fit_value(value, target), begin, end, strides)
+    where = _getitem_entries(_positions(tuple(x.shape)), entries, adv)
     target = tuple(where.shape)
     value = _fit_value(value, target)
     count = int(np.prod(target)) if target else 1
