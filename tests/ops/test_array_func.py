@@ -324,3 +324,14 @@ def test_second_order_through_gather_and_slices(backend):
 def test_errors(backend, call, error, text):
     with pytest.raises(error, match=text):
         call()
+
+
+def test_zero_d_results_stay_zero_d(backend):
+    v = Tensor(np.arange(3.0, dtype=np.float32))
+    s = Tensor(np.float32(3.0))
+    results = [ops.unstack(v)[2], ops.gather(v, Tensor(np.array(1)), 0), ops.gather_nd(v, Tensor(np.array([2]))),
+               ops.transpose(s, ()), ops.slice(s, (), ()), ops.flip(s, ()), ops.squeeze(Tensor(np.ones((1, 1)))),
+               ops.strided_slice(v, (1,), (2,), (1,), shrink_axis_mask=1)]
+    for r in results:
+        assert r.shape == () and isinstance(r.asnumpy(), np.ndarray)
+    assert float(results[0]) == 2.0 and float(results[2]) == 2.0

@@ -5,6 +5,11 @@ from ...core.primitive import AbstractTensor, Primitive, Sample, register
 from ._util import check_tensor, normalize_axes, normalize_axis, prim, rand_float, sum_to_shape
 
 
+def c_array(a):
+    """A C-contiguous ndarray, 0-d included (np.ascontiguousarray would turn 0-d results into shape (1,))."""
+    return np.asarray(a, order="C")
+
+
 def _resolve_shape(op, shape, size):
     shape = tuple(int(s) for s in shape)
     if shape.count(-1) > 1:
@@ -129,7 +134,7 @@ class Transpose(Primitive):
         return (Transpose()(dout, inverse), None)
 
     def numpy(self, np, x, perm):
-        return np.ascontiguousarray(np.transpose(x, _perm(self.name, perm, x.ndim)))
+        return c_array(np.transpose(x, _perm(self.name, perm, x.ndim)))
 
     def torch(self, torch, x, perm):
         return x.permute(_perm(self.name, perm, x.ndim)).contiguous()
@@ -331,7 +336,7 @@ class ReverseV2(Primitive):
         return (ReverseV2(self.axis)(dout),)
 
     def numpy(self, np, x):
-        return np.ascontiguousarray(np.flip(x, self._axes(x.ndim)))
+        return c_array(np.flip(x, self._axes(x.ndim)))
 
     def torch(self, torch, x):
         axes = self._axes(x.ndim)

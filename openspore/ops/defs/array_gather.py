@@ -7,6 +7,7 @@ import numpy as np
 
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
 from ...core.tensor import Tensor
+from .array import c_array
 from ._util import check_tensor, normalize_axis, prim, rand_float
 
 
@@ -90,11 +91,11 @@ class Gather(Primitive):
         a = normalize_axis(self.name, axis, params.ndim)
         _check_range(self.name, indices, params.shape[a], "input_params")
         if bd == 0:
-            return np.take(params, indices, axis=a)
+            return c_array(np.take(params, indices, axis=a))
         n_i = indices.ndim - bd
         grids = tuple(g.reshape(g.shape + (1,) * n_i) for g in np.indices(params.shape[:bd], sparse=True))
         gathered = np.moveaxis(params, a, bd)[grids + (indices,)]
-        return np.ascontiguousarray(np.transpose(gathered, self._perm(gathered.ndim, bd, n_i, a - bd)))
+        return c_array(np.transpose(gathered, self._perm(gathered.ndim, bd, n_i, a - bd)))
 
     def torch(self, torch, params, indices, axis):
         bd = self.batch_dims
@@ -160,7 +161,7 @@ class GatherD(Primitive):
     def numpy(self, np, x, dim, index):
         a = normalize_axis(self.name, dim, x.ndim, "dim")
         _check_range(self.name, index, x.shape[a], "x")
-        return x[_element_index(np, index, a)]
+        return c_array(x[_element_index(np, index, a)])
 
     def torch(self, torch, x, dim, index):
         a = normalize_axis(self.name, dim, x.ndim, "dim")
@@ -276,7 +277,7 @@ class GatherNd(Primitive):
         _nd_range(self.name, indices, x.shape)
         if indices.shape[-1] == 0:
             return np.array(np.broadcast_to(x, indices.shape[:-1] + x.shape))
-        return np.ascontiguousarray(x[_nd_index_np(np, indices)])
+        return c_array(x[_nd_index_np(np, indices)])
 
     def torch(self, torch, x, indices):
         _nd_range(self.name, indices, x.shape)

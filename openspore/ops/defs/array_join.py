@@ -4,6 +4,7 @@ Concat, Stack and Meshgrid take a tuple of tensors as one input; their bprop ret
 for that input (autodiff follows tuple inputs element by element).
 """
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
+from .array import c_array
 from ._util import check_tensor, normalize_axis, prim, rand_float
 
 
@@ -108,7 +109,7 @@ class Unstack(Primitive):
 
     def numpy(self, np, x):
         axis = normalize_axis(self.name, self.axis, x.ndim)
-        return tuple(np.ascontiguousarray(np.take(x, i, axis=axis)) for i in range(x.shape[axis]))
+        return tuple(c_array(np.take(x, i, axis=axis)) for i in range(x.shape[axis]))
 
     def torch(self, torch, x):
         axis = normalize_axis(self.name, self.axis, x.ndim)
@@ -159,7 +160,7 @@ class _SplitBase(Primitive):
 
     def numpy(self, np, x):
         axis, sizes = self._axis_sizes(x.shape)
-        return tuple(np.ascontiguousarray(p) for p in _split_arrays(np.split, x, sizes, axis))
+        return tuple(c_array(p) for p in _split_arrays(np.split, x, sizes, axis))
 
     def torch(self, torch, x):
         axis, sizes = self._axis_sizes(tuple(x.shape))

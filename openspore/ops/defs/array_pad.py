@@ -6,6 +6,7 @@ padded axis with a source-index map; PadV3Grad scatters the gradient back throug
 import numpy as np
 
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
+from .array import c_array
 from ._util import check_tensor, prim, rand_float
 from .array_slice import Slice, _ints
 
@@ -133,7 +134,7 @@ class PadV3(_PadV3Base):
         for d, (a, b) in enumerate(pairs):
             if a or b:
                 x = np.take(x, _source_index(np, self.mode, x.shape[d], a, b), axis=d)
-        return np.ascontiguousarray(x)
+        return c_array(x)
 
     def torch(self, torch, x, paddings, value=None):
         pairs = self.pairs(tuple(x.shape), paddings)
@@ -188,7 +189,7 @@ class PadV3Grad(_PadV3Base):
                 acc = np.zeros((shape[d],) + moved.shape[1:], dy.dtype)
                 np.add.at(acc, _source_index(np, self.mode, shape[d], a, b), moved)
                 g = np.moveaxis(acc, 0, d)
-        return np.ascontiguousarray(g)
+        return c_array(g)
 
     def torch(self, torch, dy, paddings):
         shape, pairs = self._in_shape(tuple(dy.shape), paddings)

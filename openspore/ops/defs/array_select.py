@@ -7,6 +7,7 @@ import numpy as np
 from ...common import dtype as mstype
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
 from ...core.tensor import Tensor
+from .array import c_array
 from ._util import broadcast_shape, check_tensor, normalize_axis, prim, rand_float, sum_to_shape
 
 
@@ -275,7 +276,7 @@ class OneHot(Primitive):
         dtype = next((v.dtype for v in (on, off) if isinstance(v, np.ndarray)), np.float32)
         hot = indices[..., None] == np.arange(depth)
         out = np.where(hot, np.asarray(on, dtype), np.asarray(off, dtype))
-        return np.ascontiguousarray(np.moveaxis(out, -1, self._axis(indices.ndim)))
+        return c_array(np.moveaxis(out, -1, self._axis(indices.ndim)))
 
     def torch(self, torch, indices, depth, on, off):
         dtype = next((v.dtype for v in (on, off) if isinstance(v, torch.Tensor)), torch.float32)

@@ -6,6 +6,7 @@ take positive-step slices, reshape for new and shrunk axes. Its gradient is the 
 import numpy as np
 
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
+from .array import c_array
 from ._util import check_tensor, prim, rand_float
 
 
@@ -52,7 +53,7 @@ class Slice(Primitive):
         return tuple(slice(b, b + s) for b, s in _slice_bounds(self.name, tuple(shape), begin, size))
 
     def numpy(self, np, x, begin, size):
-        return np.ascontiguousarray(x[self._index(x.shape, begin, size)])
+        return c_array(x[self._index(x.shape, begin, size)])
 
     def torch(self, torch, x, begin, size):
         return x[self._index(x.shape, begin, size)].contiguous()
@@ -165,7 +166,7 @@ class StridedSlice(_Strided):
     def numpy(self, np, x, begin, end, strides):
         p = self.plan(x.shape, begin, end, strides)
         y = np.flip(x, p.flip) if p.flip else x
-        return np.ascontiguousarray(y[p.index]).reshape(p.shape)
+        return c_array(y[p.index]).reshape(p.shape)
 
     def torch(self, torch, x, begin, end, strides):
         p = self.plan(x.shape, begin, end, strides)
@@ -204,7 +205,7 @@ class StridedSliceGrad(_Strided):
         p = self.plan(shapex, begin, end, strides)
         g = np.zeros(tuple(shapex), dy.dtype)
         g[p.index] = dy.reshape(p.sliced)
-        return np.ascontiguousarray(np.flip(g, p.flip)) if p.flip else g
+        return c_array(np.flip(g, p.flip)) if p.flip else g
 
     def torch(self, torch, dy, shapex, begin, end, strides):
         p = self.plan(shapex, begin, end, strides)
