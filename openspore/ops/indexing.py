@@ -21,6 +21,7 @@ from . import operations as P
 from .defs.array_slice import strided_plan
 
 _NEW_AXIS = object()  # parsed None entry
+_FALSE = object()  # `False` as an index: a new axis from which nothing is selected
 
 
 class _Adv:
@@ -29,10 +30,6 @@ class _Adv:
 
     def __init__(self, value):
         self.value = value
-
-    @property
-    def shape(self):
-        return tuple(self.value.shape)
 
 
 class _Mask:
@@ -86,7 +83,7 @@ def _parse_item(item):
             return _Adv(arr.astype(np.int64))
         raise IndexError(f"arrays used as indices must be of integer or boolean type, but got {arr.dtype}.")
     raise IndexError("only integers, slices (`:`), ellipsis (`...`), None, bools and int/bool Tensors, lists "
-                       f"or arrays are valid indices, but got {type(item).__name__}.")
+                     f"or arrays are valid indices, but got {type(item).__name__}.")
 
 
 def _expand(x_shape, index):
@@ -104,15 +101,12 @@ def _expand(x_shape, index):
     if consumed > ndim:
         raise IndexError(f"too many indices for tensor of dimension {ndim} (got {consumed}).")
     fill = [slice(None)] * (ndim - consumed)
-    if Ellipsis in entries:
-        k = entries.index(Ellipsis)
+    k = next((i for i, e in enumerate(entries) if e is Ellipsis), None)
+    if k is not None:
         entries = entries[:k] + fill + entries[k + 1:]
     else:
         entries = entries + fill
     return entries
-
-
-_FALSE = object()  # `False` as an index: a new axis from which nothing is selected
 
 
 def _masks_to_adv(entries, x_shape):
@@ -126,7 +120,7 @@ def _masks_to_adv(entries, x_shape):
             want = tuple(x_shape[dim:dim + e.ndim])
             if tuple(e.value.shape) != want:
                 raise IndexError(f"boolean index shape {list(e.value.shape)} does not match the indexed tensor "
-                                   f"shape {list(want)} at dimension {dim}.")
+                                 f"shape {list(want)} at dimension {dim}.")
             if isinstance(e.value, Tensor):
                 coords = P.NonZero()(e.value)
                 cols = P.Unstack(axis=1)(coords) if e.ndim > 1 else (P.Reshape()(coords, (-1,)),)
@@ -274,6 +268,9 @@ def _getitem_entries(x, entries, adv):
 
 def getitem(x, index):
     """`x[index]` with numpy semantics; returns a new Tensor and is differentiable with respect to x."""
+    if (isinstance(index, Tensor) and index.dtype is mstype.bool_ and index.shape
+            and tuple(index.shape) == tuple(x.shape[:len(index.shape)])):
+        return P.GatherNd()(x, P.NonZero()(index))  # x[mask]: the common case in one gather
     entries, adv = _parse(x, index)
     return _getitem_entries(x, entries, adv)
 

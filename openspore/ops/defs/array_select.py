@@ -40,7 +40,7 @@ class MaskedFill(Primitive):
                 raise TypeError(f"For '{self.name}', 'value' must have the dtype of 'input' Tensor[{x.dtype}], "
                                 f"but got Tensor[{value.dtype}].")
             shapes.append(value)
-        elif not isinstance(value, (bool, int, float)):
+        elif not isinstance(value, (bool, int, float, np.number, np.bool_)):
             raise TypeError(f"For '{self.name}', 'value' must be a number or a Tensor, but got {value!r}.")
         return AbstractTensor(broadcast_shape(self.name, *shapes), x.dtype)
 
