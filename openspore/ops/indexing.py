@@ -287,7 +287,8 @@ def _value_tensor(value, dtype):
         raise TypeError(f"The value to assign must be a number, a list/tuple of numbers or a Tensor, "
                         f"but got {type(value).__name__}.") from None
     if arr.dtype == object or arr.dtype.kind not in "biuf":
-        raise TypeError(f"The value to assign must be a number, a list/tuple of numbers or a Tensor, but got {value!r}.")
+        raise TypeError(f"The value to assign must be a number, a list/tuple of numbers or a Tensor, "
+                        f"but got {value!r}.")
     return Tensor(arr.astype(dtype.np_dtype))
 
 

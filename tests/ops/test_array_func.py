@@ -151,8 +151,9 @@ def test_scatter_family(backend):
     expected = base.copy()
     np.put_along_axis(expected, index, src, axis=0)
     close(ops.scatter(Tensor(base), 0, Tensor(index), Tensor(src)), expected)
-    added = ops.tensor_scatter_elements(Tensor(base), Tensor(np.array([[1, 1, 3]])), Tensor(np.ones((1, 3), np.float32)),
-                                        axis=1, reduction="add").asnumpy()
+    ones = Tensor(np.ones((1, 3), np.float32))
+    added = ops.tensor_scatter_elements(Tensor(base), Tensor(np.array([[1, 1, 3]])), ones, axis=1,
+                                        reduction="add").asnumpy()
     np.testing.assert_array_equal(added[0], [0, 2, 0, 1])
 
 

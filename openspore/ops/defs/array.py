@@ -353,7 +353,8 @@ def _roll_args(op, shift, axis, ndim):
     shifts = tuple(shift) if isinstance(shift, (tuple, list)) else (shift,)
     axes = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
     if len(shifts) != len(axes):
-        raise ValueError(f"For '{op}', 'shift' and 'axis' must have the same length, but got {len(shifts)} and {len(axes)}.")
+        raise ValueError(f"For '{op}', 'shift' and 'axis' must have the same length, but got {len(shifts)} "
+                         f"and {len(axes)}.")
     return tuple(int(s) for s in shifts), tuple(normalize_axis(op, a, ndim) for a in axes)
 
 
