@@ -63,7 +63,8 @@ def test_infer_matches_kernels_and_backends_agree(name, k, cls, sample):
         assert len(inferred) == len(out)
         for a, o in zip(inferred, out):
             assert isinstance(a, AbstractTensor)
-            assert tuple(a.shape) == tuple(o.shape), f"{backend}: inferred {a.shape}, kernel gave {o.shape}"
+            assert len(a.shape) == len(o.shape) and all(d in (-1, e) for d, e in zip(a.shape, o.shape)), \
+                f"{backend}: inferred {a.shape}, kernel gave {o.shape}"  # -1: a value-dependent size
             assert a.dtype is o.dtype, f"{backend}: inferred {a.dtype}, kernel gave {o.dtype}"
         outs[backend] = [o.asnumpy() for o in out]
     for t, n in zip(outs["torch"], outs["numpy"]):

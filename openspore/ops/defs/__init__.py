@@ -1,7 +1,7 @@
 """Primitive definitions, one module per family. Importing this package fills the primitive table."""
 from . import math  # noqa: F401
 from . import math_unary, math_binary, math_logic, math_reduce, math_scan  # noqa: F401
-from . import array  # noqa: F401
+from . import array, array_join, array_slice, array_pad, array_gather, array_select, array_create  # noqa: F401
 from . import nn  # noqa: F401
 from . import random  # noqa: F401
 from . import side_effect  # noqa: F401
