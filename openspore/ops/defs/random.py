@@ -126,7 +126,8 @@ class TruncatedNormal(_ShapeOp):
     def check_attrs(self):
         super().check_attrs()
         if self.dtype not in (mstype.float16, mstype.float32, mstype.float64):
-            raise TypeError(f"For 'TruncatedNormal', 'dtype' must be float16, float32 or float64, but got {self.dtype}.")
+            raise TypeError(f"For 'TruncatedNormal', 'dtype' must be float16, float32 or float64, "
+                            f"but got {self.dtype}.")
 
     def infer(self, shape):
         return AbstractTensor(static_shape(self.name, shape), self.dtype)
@@ -157,7 +158,8 @@ class UniformInt(RandomOp):
             if hasattr(v, "dtype"):
                 check_dtype(self.name, name, v, ("int", "uint"))
                 if len(v.shape) > 1 or (len(v.shape) == 1 and v.shape[0] != 1):
-                    raise ValueError(f"For 'UniformInt', '{name}' must hold one integer, but got shape {list(v.shape)}.")
+                    raise ValueError(f"For 'UniformInt', '{name}' must hold one integer, but got shape "
+                                     f"{list(v.shape)}.")
             else:
                 _int_value(self.name, name, v)
         return AbstractTensor(static_shape(self.name, shape), mstype.int32)

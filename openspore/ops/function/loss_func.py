@@ -50,9 +50,11 @@ def _nll_with_smoothing(inputs, target, weight, ignore_index, reduction, label_s
         return loss
     mul = P.Mul()
     classes = inputs.shape[1]
+    # 1 where the label counts, 0 where it is ignore_index: the unweighted NLL of logits that are all -1
     valid = P.NLLLoss(reduction="none", ignore_index=ignore_index)(P.Neg()(P.OnesLike()(inputs)), target, None)[0]
-    weighted = inputs if weight is None else mul(inputs, P.Reshape()(weight, (1, classes) + (1,) * (len(inputs.shape) - 2)))
-    smooth = mul(P.Neg()(P.ReduceSum()(weighted, (1,))), valid)
+    if weight is not None:
+        inputs = mul(inputs, P.Reshape()(weight, (1, classes) + (1,) * (len(inputs.shape) - 2)))
+    smooth = mul(P.Neg()(P.ReduceSum()(inputs, (1,))), valid)
     if reduction == "sum":
         smooth = P.ReduceSum()(smooth, ())
     elif reduction == "mean":
