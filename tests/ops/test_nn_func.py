@@ -88,6 +88,14 @@ def test_prelu_matches_torch(backend):
     check_against_torch(ops.prelu, F.prelu, x, w)
 
 
+@needs("Sigmoid", "Tanh", "Split")
+def test_math_backed_activations_match_torch(backend):
+    check_against_torch(ops.sigmoid, torch.sigmoid, X)
+    check_against_torch(ops.tanh, torch.tanh, X)
+    check_against_torch(ops.glu, lambda x: F.glu(x, -1), X[:, :4])
+    check_against_torch(lambda x: ops.glu(x, 0), lambda x: F.glu(x, 0), X[:2])
+
+
 def test_gelu_matches_mindspore_doc_values(backend):
     x = ms.Tensor([1.0, 2.0, 3.0], ms.float32)
     assert_close(ops.gelu(x), [0.8413447, 1.9544997, 2.9959505], rtol=1e-6)
