@@ -5,3 +5,8 @@ from . import array, array_join, array_slice, array_pad, array_gather, array_sel
 from . import nn  # noqa: F401
 from . import random  # noqa: F401
 from . import side_effect  # noqa: F401
+from . import activation  # noqa: F401
+from . import activation_smooth  # noqa: F401
+from . import softmax  # noqa: F401
+from . import loss  # noqa: F401
+from . import loss_nll  # noqa: F401

@@ -1,0 +1,207 @@
+"""Primitives: Softmax, LogSoftmax and the softmax cross-entropy losses (dense and sparse labels).
+
+Kernels subtract the maximum before exponentiating, so large logits neither overflow nor lose precision.
+"""
+import numpy as np
+
+from ...core.primitive import AbstractTensor, Primitive, Sample, register
+from ._util import (check_dtype, check_rank, check_same_dtype, check_tensor, normalize_axes, normalize_axis, prim,
+                    rand_float, same_as)
+
+
+def softmax_vjp(y, dy, axes):
+    """Vector-Jacobian product of softmax at output y: y * (dy - sum(dy * y))."""
+    mul = prim("Mul")
+    total = prim("ReduceSum", keep_dims=True)(mul(dy, y), axes)
+    return mul(y, prim("Sub")(dy, total))
+
+
+def _np_log_softmax(np, x, axes):
+    z = x - np.max(x, axis=axes, keepdims=True)
+    return z - np.log(np.sum(np.exp(z), axis=axes, keepdims=True))
+
+
+def _torch_log_softmax(torch, x, axes):
+    if len(axes) == 1:
+        return torch.log_softmax(x, dim=axes[0])
+    return x - torch.logsumexp(x, dim=axes, keepdim=True)
+
+
+def check_labels_in_range(op, labels, classes, valid=None):
+    """Kernels call this with the label array: class indices must lie in [0, classes)."""
+    bad = (labels < 0) | (labels >= classes)
+    if valid is not None:
+        bad = bad & valid
+    if bool(bad.any()):
+        raise ValueError(f"For '{op}', every label must be in [0, {classes}), but got {labels[bad][0].item()}.")
+
+
+@register
+class Softmax(Primitive):
+    """Softmax(axis=-1)(x): exp(x) / sum(exp(x)) along `axis` (an int or a tuple of ints)."""
+    attr_defaults = {"axis": -1}
+    input_names = ("x",)
+
+    def _axes(self, ndim):
+        return normalize_axes(self.name, self.axis if isinstance(self.axis, (list, tuple)) else (self.axis,), ndim)
+
+    def infer(self, x):
+        check_tensor(self.name, "x", x)
+        check_dtype(self.name, "x", x, ("float",))
+        self._axes(len(x.shape))
+        return same_as(x)
+
+    def bprop(self, x, out, dout):
+        return (softmax_vjp(out, dout, self._axes(len(x.shape))),)
+
+    def numpy(self, np, x):
+        axes = self._axes(x.ndim)
+        e = np.exp(x - np.max(x, axis=axes, keepdims=True))
+        return (e / np.sum(e, axis=axes, keepdims=True)).astype(x.dtype, copy=False)
+
+    def torch(self, torch, x):
+        axes = self._axes(x.ndim)
+        if len(axes) == 1:
+            return torch.softmax(x, dim=axes[0])
+        return torch.exp(_torch_log_softmax(torch, x, axes))
+
+    @classmethod
+    def samples(cls, rng):
+        yield Sample(rand_float(rng, (3, 5), -3.0, 3.0))
+        yield Sample(rand_float(rng, (2, 3, 4), -3.0, 3.0), attrs={"axis": 1})
+        yield Sample(rand_float(rng, (2, 3, 2), -3.0, 3.0), attrs={"axis": (0, 2)}, name="tuple")
+        yield Sample(np.array([[1000.0, 999.0, -1000.0]], np.float32), grad=(), name="large")
+
+
+@register
+class LogSoftmax(Primitive):
+    """LogSoftmax(axis=-1)(logits) = logits - log(sum(exp(logits))) along `axis`."""
+    attr_defaults = {"axis": -1}
+    input_names = ("logits",)
+
+    def infer(self, x):
+        check_tensor(self.name, "logits", x)
+        check_dtype(self.name, "logits", x, ("float",))
+        normalize_axis(self.name, self.axis, len(x.shape))
+        return same_as(x)
+
+    def bprop(self, x, out, dout):
+        axis = normalize_axis(self.name, self.axis, len(x.shape))
+        total = prim("ReduceSum", keep_dims=True)(dout, (axis,))
+        return (prim("Sub")(dout, prim("Mul")(Softmax(axis=axis)(x), total)),)
+
+    def numpy(self, np, x):
+        return _np_log_softmax(np, x, (normalize_axis(self.name, self.axis, x.ndim),)).astype(x.dtype, copy=False)
+
+    def torch(self, torch, x):
+        return torch.log_softmax(x, dim=normalize_axis(self.name, self.axis, x.ndim))
+
+    @classmethod
+    def samples(cls, rng):
+        yield Sample(rand_float(rng, (3, 5), -3.0, 3.0))
+        yield Sample(rand_float(rng, (2, 3, 4), -3.0, 3.0), attrs={"axis": 0})
+        yield Sample(np.array([[1000.0, 999.0, -1000.0]], np.float32), grad=(), name="large")
+
+
+def _check_logits(op, logits):
+    check_tensor(op, "logits", logits)
+    check_dtype(op, "logits", logits, ("float",))
+    check_rank(op, "logits", logits, 2)
+
+
+@register
+class SoftmaxCrossEntropyWithLogits(Primitive):
+    """SoftmaxCrossEntropyWithLogits()(logits, labels) -> (loss, backprop) for (N, C) logits and dense labels.
+
+    loss[n] = -sum_c labels[n, c] * log_softmax(logits)[n, c]; backprop = softmax(logits) - labels.
+    """
+    input_names = ("logits", "labels")
+
+    def infer(self, logits, labels):
+        _check_logits(self.name, logits)
+        check_tensor(self.name, "labels", labels)
+        check_same_dtype(self.name, self.input_names, logits, labels)
+        if tuple(labels.shape) != tuple(logits.shape):
+            raise ValueError(f"For '{self.name}', the shape of 'labels' must be the same as 'logits', but got "
+                             f"{list(labels.shape)} and {list(logits.shape)}.")
+        return AbstractTensor(logits.shape[:1], logits.dtype), same_as(logits)
+
+    def bprop(self, logits, labels, out, dout):
+        mul, sub = prim("Mul"), prim("Sub")
+        dloss, dback = dout
+        rows = prim("Reshape")(dloss, (logits.shape[0], 1))
+        probs = Softmax(axis=-1)(logits)
+        label_mass = prim("ReduceSum", keep_dims=True)(labels, (1,))
+        dlogits = prim("Add")(mul(rows, sub(mul(probs, label_mass), labels)), softmax_vjp(probs, dback, (1,)))
+        dlabels = sub(prim("Neg")(mul(rows, LogSoftmax(axis=-1)(logits))), dback)
+        return dlogits, dlabels
+
+    def numpy(self, np, logits, labels):
+        lsm = _np_log_softmax(np, logits, (1,))
+        loss = -np.sum(labels * lsm, axis=1)
+        return loss.astype(logits.dtype, copy=False), (np.exp(lsm) - labels).astype(logits.dtype, copy=False)
+
+    def torch(self, torch, logits, labels):
+        lsm = torch.log_softmax(logits, dim=1)
+        return -(labels * lsm).sum(dim=1), torch.exp(lsm) - labels
+
+    @classmethod
+    def samples(cls, rng):
+        logits = rand_float(rng, (3, 4), -2.0, 2.0)
+        onehot = np.eye(4, dtype=np.float32)[[0, 3, 1]]
+        yield Sample(logits, onehot)
+        yield Sample(rand_float(rng, (2, 5), -2.0, 2.0), rand_float(rng, (2, 5), 0.0, 1.0), name="soft")
+
+
+@register
+class SparseSoftmaxCrossEntropyWithLogits(Primitive):
+    """SparseSoftmaxCrossEntropyWithLogits(is_grad=False)(logits, labels) with class-index labels (N,).
+
+    is_grad=False: the mean loss (a scalar); is_grad=True: its gradient (softmax(logits) - one_hot(labels)) / N.
+    """
+    attr_defaults = {"is_grad": False}
+    input_names = ("logits", "labels")
+
+    def infer(self, logits, labels):
+        _check_logits(self.name, logits)
+        check_tensor(self.name, "labels", labels)
+        check_dtype(self.name, "labels", labels, ("int", "uint"))
+        if tuple(labels.shape) != tuple(logits.shape[:1]):
+            raise ValueError(f"For '{self.name}', the shape of 'labels' must be [{logits.shape[0]}] (the batch of "
+                             f"'logits' {list(logits.shape)}), but got {list(labels.shape)}.")
+        if self.is_grad:
+            return same_as(logits)
+        return AbstractTensor((), logits.dtype)
+
+    def bprop(self, logits, labels, out, dout):
+        if not self.is_grad:
+            return prim("Mul")(SparseSoftmaxCrossEntropyWithLogits(is_grad=True)(logits, labels), dout), None
+        probs = Softmax(axis=-1)(logits)
+        return prim("Mul")(softmax_vjp(probs, dout, (1,)), 1.0 / logits.shape[0]), None
+
+    def numpy(self, np, logits, labels):
+        n, c = logits.shape
+        check_labels_in_range(self.name, labels, c)
+        lsm = _np_log_softmax(np, logits, (1,))
+        rows = np.arange(n)
+        if self.is_grad:
+            grad = np.exp(lsm)
+            grad[rows, labels] -= 1
+            return (grad / n).astype(logits.dtype, copy=False)
+        return np.asarray(-np.mean(lsm[rows, labels]), dtype=logits.dtype)
+
+    def torch(self, torch, logits, labels):
+        n, c = logits.shape
+        check_labels_in_range(self.name, labels, c)
+        lsm = torch.log_softmax(logits, dim=1)
+        idx = labels.long().unsqueeze(1)
+        if self.is_grad:
+            return (torch.exp(lsm).scatter_add(1, idx, -torch.ones_like(idx, dtype=lsm.dtype))) / n
+        return -lsm.gather(1, idx).mean()
+
+    @classmethod
+    def samples(cls, rng):
+        logits = rand_float(rng, (4, 3), -2.0, 2.0)
+        labels = np.array([0, 2, 1, 2], np.int32)
+        yield Sample(logits, labels)
+        yield Sample(logits, labels.astype(np.int64), attrs={"is_grad": True}, name="is_grad")
