@@ -4,3 +4,4 @@ from .array_func import *  # noqa: F401,F403
 from .nn_func import *  # noqa: F401,F403
 from .random_func import *  # noqa: F401,F403
 from .grad_func import *  # noqa: F401,F403
+from .nn_layer_func import *  # noqa: F401,F403
