@@ -1,142 +1,16 @@
-"""Primitives: batch and layer normalization.
+"""Primitives: layer normalization.
 
-Their backward rules are written with primitives only. BatchNorm's rule leans on BatchNorm itself in inference
-mode, which is the per-channel map z ↦ (z - m) * rsqrt(v + eps) * s + b: with suitable m, s and b it normalizes,
-or scales by rsqrt(v + eps); so the rule (and its own rule, and so on) needs no rsqrt primitive and stays
-differentiable in the variance. LayerNorm returns its mean and rstd, which its rule reuses the same way.
+LayerNorm returns its mean and rstd; its backward rule reuses them (outputs stay on the tape), so the rule is
+written with plain arithmetic primitives and differentiates again.
 """
 import math
 
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
-from ._util import check_dtype, check_tensor, normalize_axis, prim, rand_float, rand_positive
+from ._util import check_dtype, check_tensor, normalize_axis, prim, rand_float
 
 
 def _reduce(t, axes, keep_dims):
     return prim("ReduceSum", keep_dims=keep_dims)(t, axes) if axes else t
-
-
-@register
-class BatchNorm(Primitive):
-    """BatchNorm(is_training=False, epsilon=1e-5, momentum=0.1, data_format='NCHW')(x, scale, bias, mean, variance)
-    → (y, batch_mean, batch_variance).
-
-    Training mode normalizes with the batch statistics (biased variance) and returns them; inference mode uses
-    `mean`/`variance` and returns them unchanged. The moving-average update is the caller's (nn.BatchNorm assigns
-    it), so `momentum` is carried for export only.
-    """
-    attr_defaults = {"is_training": False, "epsilon": 1e-5, "momentum": 0.1, "data_format": "NCHW"}
-    input_names = ("input_x", "scale", "bias", "mean", "variance")
-
-    def check_attrs(self):
-        if not isinstance(self.epsilon, (int, float)) or not 0.0 < self.epsilon <= 1.0:
-            raise ValueError(f"For 'BatchNorm', the 'epsilon' must be in range (0, 1], but got {self.epsilon!r}.")
-        if not isinstance(self.momentum, (int, float)) or not 0.0 <= self.momentum <= 1.0:
-            raise ValueError(f"For 'BatchNorm', the 'momentum' must be in range [0, 1], but got {self.momentum!r}.")
-        if self.data_format not in ("NCHW", "NHWC"):
-            raise ValueError(f"For 'BatchNorm', the 'data_format' must be 'NCHW' or 'NHWC', but got {self.data_format!r}.")
-
-    def _layout(self, ndim):
-        axis = ndim - 1 if self.data_format == "NHWC" else 1
-        axes = tuple(a for a in range(ndim) if a != axis)
-        return axis, axes
-
-    def _bshape(self, ndim, channels):
-        shape = [1] * ndim
-        shape[self._layout(ndim)[0]] = channels
-        return tuple(shape)
-
-    def infer(self, x, scale, bias, mean, variance):
-        names = self.input_names
-        for name, t in zip(names, (x, scale, bias, mean, variance)):
-            check_tensor(self.name, name, t)
-        if len(x.shape) < 2:
-            raise ValueError(f"For 'BatchNorm', the 'input_x' must have rank at least 2, but got {len(x.shape)}.")
-        check_dtype(self.name, "input_x", x, ("float",))
-        check_dtype(self.name, "scale", scale, ("float",))
-        channels = x.shape[self._layout(len(x.shape))[0]]
-        for name, t in zip(names[1:], (scale, bias, mean, variance)):
-            if tuple(t.shape) != (channels,):
-                raise ValueError(f"For 'BatchNorm', the shape of '{name}' must be ({channels},) (the channels of "
-                                 f"'input_x'), but got {list(t.shape)}.")
-            if t.dtype is not scale.dtype:
-                raise TypeError(f"For 'BatchNorm', the type of '{name}' should be same as 'scale', but got "
-                                f"Tensor[{t.dtype}] and Tensor[{scale.dtype}].")
-        stat = AbstractTensor((channels,), scale.dtype)
-        return AbstractTensor(x.shape, x.dtype), stat, stat
-
-    def bprop(self, x, scale, bias, mean, variance, out, dout):
-        dy, dbm, dbv = dout
-        mul, add, sub, cast = prim("Mul"), prim("Add"), prim("Sub"), prim("Cast")
-        x_dtype = x.dtype
-        if x_dtype is not scale.dtype:
-            x, dy = cast(x, scale.dtype), cast(dy, scale.dtype)
-        ndim = len(x.shape)
-        axis, axes = self._layout(ndim)
-        channels = x.shape[axis]
-        norm = BatchNorm(False, self.epsilon, self.momentum, self.data_format)
-        ones, zeros = prim("OnesLike")(scale), prim("ZerosLike")(scale)
-
-        def per_channel(v):
-            return prim("Reshape")(v, self._bshape(ndim, channels))
-
-        if self.is_training:
-            bm, bv = out[1], out[2]
-            count = float(math.prod(x.shape[a] for a in axes))
-            xh = norm(x, ones, zeros, bm, bv)[0]
-            t = sub(sub(mul(dy, count), _reduce(dy, axes, True)), mul(xh, _reduce(mul(dy, xh), axes, True)))
-            dx = norm(t, mul(scale, 1.0 / count), zeros, zeros, bv)[0]
-            dx = add(dx, mul(per_channel(dbm), 1.0 / count))
-            dx = add(dx, mul(mul(sub(x, per_channel(bm)), per_channel(dbv)), 2.0 / count))
-            dmean = dvar = None
-        else:
-            xh = norm(x, ones, zeros, mean, variance)[0]
-            dx = norm(dy, scale, zeros, zeros, variance)[0]
-        dscale = _reduce(mul(dy, xh), axes, False)
-        dbias = _reduce(dy, axes, False)
-        if not self.is_training:
-            dmean = add(prim("Neg")(_reduce(dx, axes, False)), dbm)
-            unit = prim("Reshape")(ones, (1, channels))
-            rstd = prim("Reshape")(norm(unit, ones, zeros, zeros, variance)[0], (channels,))
-            dvar = add(mul(mul(mul(dscale, scale), mul(rstd, rstd)), -0.5), dbv)
-        if x_dtype is not scale.dtype:
-            dx = cast(dx, x_dtype)
-        return dx, dscale, dbias, dmean, dvar
-
-    def numpy(self, np, x, scale, bias, mean, variance):
-        axis, axes = self._layout(x.ndim)
-        xc = x.astype(scale.dtype, copy=False)
-        if self.is_training:
-            mean = xc.mean(axis=axes)
-            variance = xc.var(axis=axes)
-        bshape = self._bshape(x.ndim, scale.shape[0])
-        rstd = 1.0 / np.sqrt(variance + np.asarray(self.epsilon, scale.dtype))
-        y = (xc - mean.reshape(bshape)) * (rstd * scale).reshape(bshape) + bias.reshape(bshape)
-        return y.astype(x.dtype, copy=False), mean.astype(scale.dtype), variance.astype(scale.dtype)
-
-    def torch(self, torch, x, scale, bias, mean, variance):
-        axis, axes = self._layout(x.ndim)
-        xc = x.to(scale.dtype)
-        if self.is_training:
-            variance, mean = torch.var_mean(xc, dim=axes, correction=0)
-        else:
-            mean, variance = mean.clone(), variance.clone()
-        if axis != 1:
-            xc = xc.movedim(axis, 1)
-        y = torch.nn.functional.batch_norm(xc, mean, variance, scale, bias, False, 0.0, self.epsilon)
-        if axis != 1:
-            y = y.movedim(1, axis).contiguous()
-        return y.to(x.dtype), mean, variance
-
-    @classmethod
-    def samples(cls, rng):
-        def params(c):
-            return (rand_positive(rng, (c,)), rand_float(rng, (c,)), rand_float(rng, (c,)), rand_positive(rng, (c,)))
-        yield Sample(rand_float(rng, (3, 2, 2, 2)), *params(2), attrs={"is_training": True}, name="train4d")
-        yield Sample(rand_float(rng, (2, 3, 2, 2)), *params(3), name="infer4d")
-        yield Sample(rand_float(rng, (4, 3)), *params(3), attrs={"is_training": True, "epsilon": 1e-3}, name="train2d")
-        yield Sample(rand_float(rng, (4, 3)), *params(3), name="infer2d")
-        yield Sample(rand_float(rng, (2, 2, 3, 2)), *params(2), attrs={"is_training": True, "data_format": "NHWC"},
-                     name="train-nhwc")
 
 
 @register
