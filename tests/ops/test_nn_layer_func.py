@@ -250,10 +250,40 @@ def test_dropout_gradient_uses_mask_and_seeded_streams_advance(backend):
     first = ops.dropout(x, p=0.5, seed=11).asnumpy()
     second = ops.dropout(x, p=0.5, seed=11).asnumpy()
     assert not np.array_equal(first, second)
+    ms.set_seed(3)  # restarts op-seeded streams
+    np.testing.assert_array_equal(ops.dropout(x, p=0.5, seed=11).asnumpy(), first)
     y = ops.dropout2d(T(np.ones((2, 6, 3, 3))), p=0.5).asnumpy()
     assert np.all((y == 0).all(axis=(2, 3)) | (y == 2).all(axis=(2, 3)))
     with pytest.raises(ValueError, match="'p' must be"):
         ops.dropout(x, p=1.5)
+
+
+# ---- resizing ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("kw", [
+    dict(size=(5, 7), mode="nearest"),
+    dict(scale_factor=(2.0, 1.5), mode="nearest"),
+    dict(size=(6, 3), mode="bilinear", align_corners=False),
+    dict(size=(6, 9), mode="bilinear", align_corners=True),
+    dict(scale_factor=1.7, mode="bilinear"),
+    dict(size=(2, 3), mode="area"),
+])
+def test_interpolate_matches_torch(backend, kw):
+    x = rand(2, 2, 4, 5)
+    grads_vs_torch(lambda x: ops.interpolate(x, **kw), lambda x: F.interpolate(x, **kw), [x])
+
+
+def test_interpolate_1d_and_errors(backend):
+    x = rand(2, 3, 5)
+    grads_vs_torch(lambda x: ops.interpolate(x, size=8, mode="linear"),
+                   lambda x: F.interpolate(x, size=8, mode="linear"), [x])
+    grads_vs_torch(lambda x: ops.upsample(x, scale_factor=2, mode="nearest"),
+                   lambda x: F.interpolate(x, scale_factor=2, mode="nearest"), [x])
+    with pytest.raises(ValueError, match="exactly one of 'size' and 'scale_factor'"):
+        ops.interpolate(T(x), size=4, scale_factor=2.0)
+    with pytest.raises(ValueError, match="'align_corners' can only be set"):
+        ops.interpolate(T(x), size=4, align_corners=True)
+    with pytest.raises(ValueError, match="not supported"):
+        ops.interpolate(T(x), size=4, mode="bicubic")
 
 
 # ---- second derivatives ------------------------------------------------------------------------------------

@@ -3,8 +3,6 @@ modes) and the window/col2im array helpers both backends' kernels are built on.
 
 Geometry is computed from shapes only, so `infer` and both kernels agree by construction.
 """
-import math
-
 import numpy as np
 
 PAD_MODES = ("valid", "same", "pad")
@@ -214,15 +212,3 @@ def torch_fit(torch, full, top, left, hw):
 
 def symmetric(pads):
     return pads[0] == pads[1] and pads[2] == pads[3]
-
-
-def is_identity_window(kernel, stride, dilation):
-    return tuple(kernel) == (1, 1) and tuple(stride) == (1, 1) and tuple(dilation) == (1, 1)
-
-
-def ceil_div(a, b):
-    return -(-a // b)
-
-
-def prod(values):
-    return math.prod(values)

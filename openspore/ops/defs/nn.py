@@ -1,6 +1,7 @@
 """Primitives: bias and dropout (the NN-layer family also spans nn_conv, nn_pool, nn_avgpool and nn_norm)."""
 import numpy as np
 
+from ... import context
 from ...common import dtype as mstype
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
 from ...core.random import default_generator, generator_for
@@ -58,6 +59,17 @@ class BiasAdd(Primitive):
         yield Sample(rand_float(rng, (2, 4, 2, 3)), rand_float(rng, (3,)), attrs={"data_format": "NHWC"}, name="nhwc")
 
 
+_SEED_EPOCH = [0]  # bumped by set_seed: op-seeded streams restart, as MindSpore resets op seeds
+
+
+def _on_context(key, value):
+    if key == "seed":
+        _SEED_EPOCH[0] += 1
+
+
+context.add_listener(_on_context)
+
+
 class _DropoutBase(Primitive):
     """Masks are drawn on the host (numpy Philox) so both backends and both modes see the same mask."""
     random = True
@@ -73,9 +85,10 @@ class _DropoutBase(Primitive):
         if not seed0 and not seed1:
             return default_generator()
         # An op-level seed gives this instance its own stream that advances call by call.
-        gen = self.__dict__.get("_own_generator")
-        if gen is None:
-            gen = self._own_generator = generator_for(seed0, seed1)
+        gen, epoch = self.__dict__.get("_own_generator", (None, None))
+        if gen is None or epoch != _SEED_EPOCH[0]:
+            gen = generator_for(seed0, seed1)
+            self._own_generator = (gen, _SEED_EPOCH[0])
         return gen
 
     def _keep(self, shape):

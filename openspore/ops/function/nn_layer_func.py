@@ -12,7 +12,7 @@ from ..defs._nn_util import hw_pair, pad_four
 
 __all__ = ["conv1d", "conv2d", "conv_transpose2d", "bias_add", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d",
            "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d",
-           "batch_norm", "layer_norm", "group_norm", "dropout", "dropout2d"]
+           "batch_norm", "layer_norm", "group_norm", "dropout", "dropout2d", "interpolate", "upsample"]
 
 _CACHE = {}
 
@@ -298,3 +298,59 @@ def dropout2d(input, p=0.5, training=True):
     if p == 1:
         return cached_prim("ZerosLike")(input)
     return cached_prim("Dropout2D", keep_prob=1.0 - p)(input)[0]
+
+
+# ---- resizing ---------------------------------------------------------------------------------------------
+_RESIZE_MODES = {3: ("nearest", "linear", "area"), 4: ("nearest", "bilinear", "area")}
+
+
+def _per_axis(op, name, value, n, kind, kind_name):
+    values = tuple(value) if isinstance(value, (tuple, list)) else (value,) * n
+    if len(values) != n or not all(isinstance(v, kind) and not isinstance(v, bool) and v > 0 for v in values):
+        raise ValueError(f"For '{op}', the '{name}' must be a positive {kind_name} or a tuple of {n} of them, "
+                         f"but got {value!r}.")
+    return values
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None, recompute_scale_factor=None):
+    """interpolate(input, size=None, scale_factor=None, mode='nearest', align_corners=None,
+    recompute_scale_factor=None): resize the spatial axes of an (N, C, L) or (N, C, H, W) input.
+
+    Modes: 'nearest' (3-D/4-D), 'linear' (3-D), 'bilinear' (4-D), 'area' (adaptive average pooling).
+    """
+    rank = len(input.shape)
+    if rank not in _RESIZE_MODES or mode not in _RESIZE_MODES[rank]:
+        supported = "; ".join(f"{r}-D: {', '.join(m)}" for r, m in _RESIZE_MODES.items())
+        raise ValueError(f"For 'interpolate', mode {mode!r} is not supported for a {rank}-D input (supported: "
+                         f"{supported}).")
+    if (size is None) == (scale_factor is None):
+        raise ValueError("For 'interpolate', exactly one of 'size' and 'scale_factor' must be given.")
+    if align_corners is not None and mode not in ("linear", "bilinear"):
+        raise ValueError(f"For 'interpolate', 'align_corners' can only be set with the modes 'linear' and "
+                         f"'bilinear', but got mode {mode!r}.")
+    n = rank - 2
+    in_sizes = tuple(input.shape[2:])
+    scales = None
+    if size is not None:
+        out = _per_axis("interpolate", "size", size, n, int, "int")
+    else:
+        factors = _per_axis("interpolate", "scale_factor", scale_factor, n, (int, float), "number")
+        out = tuple(int(i * float(f)) for i, f in zip(in_sizes, factors))
+        scales = None if recompute_scale_factor else tuple(float(f) for f in factors)
+    if mode == "area":
+        return adaptive_avg_pool1d(input, out[0]) if n == 1 else adaptive_avg_pool2d(input, out)
+    x = input
+    if n == 1:  # a 1-D resize is the 2-D one with H kept at 1
+        x = _reshape(input, tuple(input.shape[:2]) + (1, in_sizes[0]))
+        out, scales = (1, out[0]), (None if scales is None else (1.0, scales[0]))
+    if mode == "nearest":
+        op = cached_prim("UpsampleNearest2D", output_size=out, scales=scales)
+    else:
+        op = cached_prim("UpsampleBilinear2D", output_size=out, scales=scales, align_corners=bool(align_corners))
+    y = op(x)
+    return _reshape(y, tuple(input.shape[:2]) + (out[1],)) if n == 1 else y
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None, recompute_scale_factor=None):
+    """upsample(...): the same as interpolate."""
+    return interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor)
