@@ -91,6 +91,13 @@ def test_conv1d_and_transpose_match_torch(backend):
                    lambda x, w: F.conv_transpose2d(x, w, stride=(1, 2), dilation=2), [rand(1, 4, 3, 3), rand(4, 2, 2, 2)])
 
 
+def test_unfold_fold_match_torch(backend):
+    kw = dict(kernel_size=(3, 2), dilation=(1, 2), padding=1, stride=(2, 1))
+    grads_vs_torch(lambda x: ops.unfold(x, **kw), lambda x: F.unfold(x, **kw), [rand(2, 3, 5, 6)])
+    cols = rand(2, 3 * 6, 3 * 6)
+    grads_vs_torch(lambda c: ops.fold(c, (5, 6), **kw), lambda c: F.fold(c, (5, 6), **kw), [cols])
+
+
 def test_conv_errors():
     x = T(np.ones((3, 5, 5)), np.float32)
     w = T(np.ones((2, 3, 3, 3)), np.float32)

@@ -8,5 +8,6 @@ from . import nn_avgpool  # noqa: F401
 from . import nn_batchnorm  # noqa: F401
 from . import nn_norm  # noqa: F401
 from . import nn_resize  # noqa: F401
+from . import nn_fold  # noqa: F401
 from . import random  # noqa: F401
 from . import side_effect  # noqa: F401

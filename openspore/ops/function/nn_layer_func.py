@@ -12,7 +12,8 @@ from ..defs._nn_util import hw_pair, pad_four
 
 __all__ = ["conv1d", "conv2d", "conv_transpose2d", "bias_add", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d",
            "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d",
-           "batch_norm", "layer_norm", "group_norm", "dropout", "dropout2d", "interpolate", "upsample"]
+           "batch_norm", "layer_norm", "group_norm", "dropout", "dropout2d", "interpolate", "upsample",
+           "unfold", "fold"]
 
 _CACHE = {}
 
@@ -117,6 +118,21 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def bias_add(input_x, bias):
     """bias_add(input_x, bias): add a (C,) bias along axis 1."""
     return cached_prim("BiasAdd")(input_x, bias)
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """unfold(input, kernel_size, dilation=1, padding=0, stride=1): sliding blocks of an (N, C, H, W) input as
+    (N, C*kh*kw, L) columns."""
+    return cached_prim("Im2Col", kernel_size=kernel_size, dilation=dilation, padding=padding, stride=stride)(input)
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1): sum (N, C*kh*kw, L) columns back
+    into an (N, C, H, W) tensor (the adjoint of unfold)."""
+    if hasattr(output_size, "asnumpy"):
+        output_size = tuple(output_size.asnumpy().tolist())
+    op = cached_prim("Col2Im", kernel_size=kernel_size, dilation=dilation, padding=padding, stride=stride)
+    return op(input, output_size)
 
 
 # ---- pooling -----------------------------------------------------------------------------------------------
