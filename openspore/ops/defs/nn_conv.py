@@ -23,6 +23,9 @@ class _ConvFamily(Primitive):
         set_attr(self, "kernel_size", hw_pair(op, "kernel_size", self.kernel_size))
         set_attr(self, "pad_mode", pad_mode_of(op, self.pad_mode))
         pads = pad_four(op, "pad", self.pad)
+        pad_list = self.attrs.get("pad_list")
+        if pad_list is not None and self.pad_mode == "pad" and any(pad_four(op, "pad_list", pad_list)):
+            pads = pad_four(op, "pad_list", pad_list)  # the adjoints' explicit (top, bottom, left, right)
         if self.pad_mode != "pad" and any(pads):
             raise ValueError(f"For '{op}', the 'pad' must be zero when 'pad_mode' is not 'pad', but got pad: {self.pad} "
                              f"and pad_mode: {self.pad_mode}.")
@@ -210,12 +213,13 @@ class Conv2D(_ConvFamily):
 
 @register
 class Conv2DBackpropInput(_ConvFamily):
-    """Conv2DBackpropInput(out_channel, kernel_size, pad_mode='valid', pad=0, mode=1, stride=1, dilation=1,
-    group=1, data_format='NCHW')(dout, weight, input_size): the gradient of Conv2D w.r.t. its input
-    (a transposed convolution); `input_size` is the (N, C, H, W) of the convolution's input.
+    """Conv2DBackpropInput(out_channel, kernel_size, pad_mode='valid', pad=0, pad_list=None, mode=1, stride=1,
+    dilation=1, group=1, data_format='NCHW')(dout, weight, input_size): the gradient of Conv2D w.r.t. its input
+    (a transposed convolution); `input_size` is the (N, C, H, W) of the convolution's input. With pad_mode
+    'pad', a given pad_list (top, bottom, left, right) is the padding.
     """
-    attr_defaults = {"out_channel": None, "kernel_size": None, "pad_mode": "valid", "pad": 0, "mode": 1,
-                     "stride": 1, "dilation": 1, "group": 1, "data_format": "NCHW"}
+    attr_defaults = {"out_channel": None, "kernel_size": None, "pad_mode": "valid", "pad": 0, "pad_list": None,
+                     "mode": 1, "stride": 1, "dilation": 1, "group": 1, "data_format": "NCHW"}
     input_names = ("dout", "weight", "input_size")
 
     def infer(self, dy, w, input_size):
@@ -249,6 +253,9 @@ class Conv2DBackpropInput(_ConvFamily):
         yield Sample(rand_float(rng, (1, 6, 3, 5)), rand_float(rng, (6, 2, 3, 3)), (1, 4, 6, 5),
                      attrs={"out_channel": 6, "kernel_size": 3, "pad_mode": "pad", "pad": 1, "stride": (2, 1),
                             "group": 2}, name="group2-remainder")
+        yield Sample(rand_float(rng, (1, 2, 4, 3)), rand_float(rng, (2, 2, 2, 2)), (1, 2, 4, 4),
+                     attrs={"out_channel": 2, "kernel_size": 2, "pad_mode": "pad", "pad_list": (1, 0, 0, 0)},
+                     name="pad_list")
 
 
 @register
@@ -265,11 +272,11 @@ class Conv2DTranspose(Conv2DBackpropInput):
 
 @register
 class Conv2DBackpropFilter(_ConvFamily):
-    """Conv2DBackpropFilter(out_channel, kernel_size, pad_mode='valid', pad=0, mode=1, stride=1, dilation=1,
-    group=1, data_format='NCHW')(dout, x, filter_size): the gradient of Conv2D w.r.t. its weight.
+    """Conv2DBackpropFilter(out_channel, kernel_size, pad_mode='valid', pad=0, pad_list=None, mode=1, stride=1,
+    dilation=1, group=1, data_format='NCHW')(dout, x, filter_size): the gradient of Conv2D w.r.t. its weight.
     """
-    attr_defaults = {"out_channel": None, "kernel_size": None, "pad_mode": "valid", "pad": 0, "mode": 1,
-                     "stride": 1, "dilation": 1, "group": 1, "data_format": "NCHW"}
+    attr_defaults = {"out_channel": None, "kernel_size": None, "pad_mode": "valid", "pad": 0, "pad_list": None,
+                     "mode": 1, "stride": 1, "dilation": 1, "group": 1, "data_format": "NCHW"}
     input_names = ("dout", "x", "filter_size")
 
     def infer(self, dy, x, filter_size):
