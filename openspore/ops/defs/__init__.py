@@ -3,6 +3,13 @@ from . import math  # noqa: F401
 from . import math_unary, math_binary, math_logic, math_reduce, math_scan  # noqa: F401
 from . import array, array_join, array_slice, array_pad, array_gather, array_select, array_create  # noqa: F401
 from . import nn  # noqa: F401
+from . import nn_conv  # noqa: F401
+from . import nn_pool  # noqa: F401
+from . import nn_avgpool  # noqa: F401
+from . import nn_batchnorm  # noqa: F401
+from . import nn_norm  # noqa: F401
+from . import nn_resize  # noqa: F401
+from . import nn_fold  # noqa: F401
 from . import random  # noqa: F401
 from . import side_effect  # noqa: F401
 from . import activation  # noqa: F401

@@ -1,1 +1,166 @@
-"""Primitives: nn family."""
+"""Primitives: bias and dropout (the NN-layer family also spans nn_conv, nn_pool, nn_avgpool and nn_norm)."""
+import numpy as np
+
+from ... import context
+from ...common import dtype as mstype
+from ...core.primitive import AbstractTensor, Primitive, Sample, register
+from ...core.random import default_generator, generator_for
+from ._util import check_dtype, check_rank, check_same_dtype, check_tensor, prim, rand_float
+
+
+@register
+class BiasAdd(Primitive):
+    """BiasAdd(data_format='NCHW')(input_x, bias): add a (C,) bias along the channel axis
+    (axis 1 for NCHW/NCDHW, the last axis for NHWC)."""
+    attr_defaults = {"data_format": "NCHW"}
+    input_names = ("input_x", "bias")
+
+    def check_attrs(self):
+        if self.data_format not in ("NCHW", "NHWC", "NCDHW"):
+            raise ValueError(f"For 'BiasAdd', the 'data_format' must be 'NCHW', 'NHWC' or 'NCDHW', "
+                             f"but got {self.data_format!r}.")
+
+    def _axis(self, ndim):
+        return ndim - 1 if self.data_format == "NHWC" else 1
+
+    def _bias_shape(self, ndim, channels):
+        shape = [1] * ndim
+        shape[self._axis(ndim)] = channels
+        return tuple(shape)
+
+    def infer(self, x, bias):
+        check_tensor(self.name, "input_x", x)
+        check_tensor(self.name, "bias", bias)
+        check_rank(self.name, "bias", bias, 1)
+        if len(x.shape) < 2:
+            raise ValueError(f"For 'BiasAdd', the dimension of 'input_x' must be at least 2, but got {len(x.shape)}.")
+        check_same_dtype(self.name, self.input_names, x, bias)
+        channels = x.shape[self._axis(len(x.shape))]
+        if bias.shape[0] != channels:
+            raise ValueError(f"For 'BiasAdd', the length of 'bias' must be equal to the number of channels of "
+                             f"'input_x' ({channels}), but got {bias.shape[0]}.")
+        return AbstractTensor(x.shape, x.dtype)
+
+    def bprop(self, x, bias, out, dout):
+        axis = self._axis(len(x.shape))
+        axes = tuple(a for a in range(len(x.shape)) if a != axis)
+        return dout, prim("ReduceSum", keep_dims=False)(dout, axes)
+
+    def numpy(self, np, x, bias):
+        return x + bias.reshape(self._bias_shape(x.ndim, bias.shape[0]))
+
+    def torch(self, torch, x, bias):
+        return x + bias.reshape(self._bias_shape(x.ndim, bias.shape[0]))
+
+    @classmethod
+    def samples(cls, rng):
+        yield Sample(rand_float(rng, (2, 3)), rand_float(rng, (3,)))
+        yield Sample(rand_float(rng, (2, 3, 4, 2)), rand_float(rng, (3,)), name="nchw")
+        yield Sample(rand_float(rng, (2, 4, 2, 3)), rand_float(rng, (3,)), attrs={"data_format": "NHWC"}, name="nhwc")
+
+
+_SEED_EPOCH = [0]  # bumped by set_seed: op-seeded streams restart, as MindSpore resets op seeds
+
+
+def _on_context(key, value):
+    if key == "seed":
+        _SEED_EPOCH[0] += 1
+
+
+context.add_listener(_on_context)
+
+
+class _DropoutBase(Primitive):
+    """Masks are drawn on the host (numpy Philox) so both backends and both modes see the same mask."""
+    random = True
+    input_names = ("x",)
+
+    def _check_keep_prob(self):
+        kp = self.keep_prob
+        if isinstance(kp, bool) or not isinstance(kp, (int, float)) or not 0.0 < kp <= 1.0:
+            raise ValueError(f"For '{self.name}', the 'keep_prob' must be in range (0, 1], but got {kp!r}.")
+
+    def _generator(self):
+        seed0, seed1 = self.attrs.get("Seed0", 0), self.attrs.get("Seed1", 0)
+        if not seed0 and not seed1:
+            return default_generator()
+        # An op-level seed gives this instance its own stream that advances call by call.
+        gen, epoch = self.__dict__.get("_own_generator", (None, None))
+        if gen is None or epoch != _SEED_EPOCH[0]:
+            gen = generator_for(seed0, seed1)
+            self._own_generator = (gen, _SEED_EPOCH[0])
+        return gen
+
+    def _keep(self, shape):
+        return self._generator().random(shape) < self.keep_prob
+
+    def _to_torch(self, torch, keep, like):
+        return torch.from_numpy(np.ascontiguousarray(keep)).to(device=like.device)
+
+
+@register
+class Dropout(_DropoutBase):
+    """Dropout(keep_prob=0.5, Seed0=0, Seed1=0)(x) → (output, mask): zero each element with probability
+    1 - keep_prob and scale the rest by 1/keep_prob; mask (x's dtype) holds the kept positions as 1."""
+    attr_defaults = {"keep_prob": 0.5, "Seed0": 0, "Seed1": 0}
+
+    def check_attrs(self):
+        self._check_keep_prob()
+
+    def infer(self, x):
+        check_tensor(self.name, "x", x)
+        check_dtype(self.name, "x", x, ("float",))
+        return AbstractTensor(x.shape, x.dtype), AbstractTensor(x.shape, x.dtype)
+
+    def bprop(self, x, out, dout):
+        mul = prim("Mul")
+        return (mul(mul(dout[0], out[1]), 1.0 / self.keep_prob),)
+
+    def numpy(self, np, x):
+        mask = self._keep(x.shape).astype(x.dtype)
+        return x * mask * np.asarray(1.0 / self.keep_prob, x.dtype), mask
+
+    def torch(self, torch, x):
+        mask = self._to_torch(torch, self._keep(tuple(x.shape)), x).to(x.dtype)
+        return x * mask * (1.0 / self.keep_prob), mask
+
+    @classmethod
+    def samples(cls, rng):
+        yield Sample(rand_float(rng, (3, 4)), attrs={"keep_prob": 0.6})
+        yield Sample(rand_float(rng, (2, 3, 2)), attrs={"keep_prob": 1.0}, name="keep-all")
+        yield Sample(rand_float(rng, (4, 5)), attrs={"keep_prob": 0.5, "Seed0": 3, "Seed1": 4}, grad=(), name="seeded")
+
+
+@register
+class Dropout2D(_DropoutBase):
+    """Dropout2D(keep_prob=0.5)(x) → (output, mask): zero whole channels of an (N, C, H, W) input with
+    probability 1 - keep_prob, scaling the rest by 1/keep_prob; mask is bool with x's shape."""
+    attr_defaults = {"keep_prob": 0.5}
+
+    def check_attrs(self):
+        self._check_keep_prob()
+
+    def infer(self, x):
+        check_tensor(self.name, "x", x)
+        check_rank(self.name, "x", x, 4)
+        check_dtype(self.name, "x", x, ("float",))
+        return AbstractTensor(x.shape, x.dtype), AbstractTensor(x.shape, mstype.bool_)
+
+    def bprop(self, x, out, dout):
+        mul = prim("Mul")
+        return (mul(mul(dout[0], prim("Cast")(out[1], x.dtype)), 1.0 / self.keep_prob),)
+
+    def _channel_keep(self, shape):
+        return np.broadcast_to(self._keep(tuple(shape[:2]))[:, :, None, None], tuple(shape))
+
+    def numpy(self, np, x):
+        keep = self._channel_keep(x.shape)
+        return x * keep.astype(x.dtype) * np.asarray(1.0 / self.keep_prob, x.dtype), np.array(keep)
+
+    def torch(self, torch, x):
+        keep = self._to_torch(torch, self._channel_keep(x.shape), x)
+        return x * keep.to(x.dtype) * (1.0 / self.keep_prob), keep
+
+    @classmethod
+    def samples(cls, rng):
+        yield Sample(rand_float(rng, (2, 5, 2, 2)), attrs={"keep_prob": 0.5})

@@ -2,6 +2,7 @@
 from .math_func import *  # noqa: F401,F403
 from .array_func import *  # noqa: F401,F403
 from .nn_func import *  # noqa: F401,F403
+from .nn_layer_func import *  # noqa: F401,F403
 from .random_func import *  # noqa: F401,F403
 from .grad_func import *  # noqa: F401,F403
 from .other_func import *  # noqa: F401,F403

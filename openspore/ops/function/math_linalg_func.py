@@ -1,4 +1,5 @@
 """Functional linear algebra: matmul (NumPy semantics), mm, bmm, trace, outer, inner, addmm, addcmul."""
+from ...common.errors import with_location
 from ...common import dtype as mstype
 from .. import operations as P
 from .math_elementwise_func import cast
@@ -21,12 +22,14 @@ def matmul(input, other):
     _check_tensor("matmul", "other", other)
     a_shape, b_shape = tuple(input.shape), tuple(other.shape)
     if not a_shape or not b_shape:
-        raise ValueError(f"For 'matmul', the inputs must have at least one dimension, but got shapes "
-                         f"{list(a_shape)} and {list(b_shape)}.")
+        raise with_location(ValueError(f"For 'matmul', the inputs must have at least one dimension, but got shapes "
+                                       f"{list(a_shape)} and {list(b_shape)}."))
     k_a = a_shape[-1]
     k_b = b_shape[-2] if len(b_shape) >= 2 else b_shape[0]
     if k_a != k_b:
-        raise RuntimeError(f"For 'MatMulExt' op, shape1[-1] must be equal to shape2[-2], but got {k_a} and {k_b}.")
+        raise with_location(RuntimeError(
+            f"For 'MatMulExt' op, shape1[-1] must be equal to shape2[-2], but got {k_a} and {k_b} "
+            f"(input shape {list(a_shape)}, other shape {list(b_shape)})."))
     reshape = P.Reshape()
     a = reshape(input, (1, k_a)) if len(a_shape) == 1 else input
     b = reshape(other, (k_b, 1)) if len(b_shape) == 1 else other

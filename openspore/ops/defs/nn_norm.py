@@ -1,0 +1,184 @@
+"""Primitives: layer normalization and its fused gradient.
+
+LayerNorm returns its mean and rstd; its backward rule hands them (outputs stay on the tape) to LayerNormGrad,
+one native kernel per backend. LayerNormGrad's own rule is written with arithmetic primitives only (it treats
+mean and rstd as inputs), so the family differentiates any number of times.
+"""
+import math
+
+from ...core.primitive import AbstractTensor, Primitive, Sample, register
+from ._util import check_dtype, check_tensor, normalize_axis, prim, rand_float, rand_positive
+
+
+def _reduce(t, axes, keep_dims):
+    return prim("ReduceSum", keep_dims=keep_dims)(t, axes) if axes else t
+
+
+class _Axes:
+    def _axes(self, ndim):
+        norm_axis = normalize_axis(self.name, self.begin_norm_axis, ndim, "begin_norm_axis")
+        params_axis = normalize_axis(self.name, self.begin_params_axis, ndim, "begin_params_axis")
+        return norm_axis, params_axis
+
+    def _layout(self, shape):
+        """(norm axes, param-reduction axes, 1/D)."""
+        norm_axis, params_axis = self._axes(len(shape))
+        return tuple(range(norm_axis, len(shape))), tuple(range(params_axis)), 1.0 / float(math.prod(shape[norm_axis:]))
+
+
+@register
+class LayerNorm(_Axes, Primitive):
+    """LayerNorm(begin_norm_axis=1, begin_params_axis=1, epsilon=1e-7)(input_x, gamma, beta) → (y, mean, rstd):
+    normalize over the axes from begin_norm_axis on; gamma/beta have shape input_x.shape[begin_params_axis:];
+    mean and rstd keep the leading axes and have size 1 on the normalized ones."""
+    attr_defaults = {"begin_norm_axis": 1, "begin_params_axis": 1, "epsilon": 1e-7}
+    input_names = ("input_x", "gamma", "beta")
+
+    def check_attrs(self):
+        for name in ("begin_norm_axis", "begin_params_axis"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise TypeError(f"For 'LayerNorm', the '{name}' must be an int, but got {type(value).__name__}.")
+        if not isinstance(self.epsilon, float):
+            raise TypeError(f"For 'LayerNorm', the 'epsilon' must be a float, but got {type(self.epsilon).__name__}.")
+
+    def infer(self, x, gamma, beta):
+        for name, t in zip(self.input_names, (x, gamma, beta)):
+            check_tensor(self.name, name, t)
+            check_dtype(self.name, name, t, ("float",))
+        norm_axis, params_axis = self._axes(len(x.shape))
+        want = tuple(x.shape[params_axis:])
+        for name, t in (("gamma", gamma), ("beta", beta)):
+            if tuple(t.shape) != want:
+                raise ValueError(f"For 'LayerNorm', the shape of '{name}' must be {list(want)} "
+                                 f"(input_x.shape[begin_params_axis:]), but got {list(t.shape)}.")
+            if t.dtype is not x.dtype:
+                raise TypeError(f"For 'LayerNorm', the type of '{name}' should be same as 'input_x', but got "
+                                f"Tensor[{t.dtype}] and Tensor[{x.dtype}].")
+        stat = tuple(x.shape[:norm_axis]) + (1,) * (len(x.shape) - norm_axis)
+        return AbstractTensor(x.shape, x.dtype), AbstractTensor(stat, x.dtype), AbstractTensor(stat, x.dtype)
+
+    def bprop(self, x, gamma, beta, out, dout):
+        grad = LayerNormGrad(self.begin_norm_axis, self.begin_params_axis)
+        return grad(dout[0], x, gamma, out[1], out[2], dout[1], dout[2])
+
+    def numpy(self, np, x, gamma, beta):
+        norm_axis, _ = self._axes(x.ndim)
+        axes = tuple(range(norm_axis, x.ndim))
+        mean = x.mean(axis=axes, keepdims=True)
+        centered = x - mean
+        var = (centered * centered).mean(axis=axes, keepdims=True)
+        rstd = (1.0 / np.sqrt(var + np.asarray(self.epsilon, x.dtype))).astype(x.dtype)
+        return centered * rstd * gamma + beta, mean, rstd
+
+    def torch(self, torch, x, gamma, beta):
+        norm_axis, params_axis = self._axes(x.ndim)
+        stat = tuple(x.shape[:norm_axis]) + (1,) * (x.ndim - norm_axis)
+        shape = tuple(x.shape[norm_axis:])
+        if params_axis == norm_axis:
+            y, mean, rstd = torch.native_layer_norm(x, shape, gamma, beta, self.epsilon)
+        else:
+            y, mean, rstd = torch.native_layer_norm(x, shape, None, None, self.epsilon)
+            y = y * gamma + beta
+        return y, mean.reshape(stat), rstd.reshape(stat)
+
+    @classmethod
+    def samples(cls, rng):
+        x = rand_float(rng, (2, 3, 4))
+        yield Sample(x, rand_float(rng, (3, 4)), rand_float(rng, (3, 4)))
+        yield Sample(x, rand_float(rng, (4,)), rand_float(rng, (4,)),
+                     attrs={"begin_norm_axis": -1, "begin_params_axis": -1, "epsilon": 1e-5}, name="last")
+        yield Sample(x, rand_float(rng, (4,)), rand_float(rng, (4,)),
+                     attrs={"begin_norm_axis": 1, "begin_params_axis": 2}, name="params-after-norm")
+        yield Sample(rand_float(rng, (3, 5)), rand_float(rng, (3, 5)), rand_float(rng, (3, 5)),
+                     attrs={"begin_norm_axis": 0, "begin_params_axis": 0}, name="all")
+
+
+@register
+class LayerNormGrad(_Axes, Primitive):
+    """LayerNormGrad(begin_norm_axis=1, begin_params_axis=1)(dy, x, gamma, mean, rstd, d_mean, d_rstd)
+    → (dx, dgamma, dbeta): the gradient of LayerNorm given the cotangents of its three outputs."""
+    attr_defaults = {"begin_norm_axis": 1, "begin_params_axis": 1}
+    input_names = ("dy", "x", "gamma", "mean", "rstd", "d_mean", "d_rstd")
+
+    def infer(self, dy, x, gamma, mean, rstd, dmean, drstd):
+        for name, t in zip(self.input_names, (dy, x, gamma, mean, rstd, dmean, drstd)):
+            check_tensor(self.name, name, t)
+            if t.dtype is not x.dtype:
+                raise TypeError(f"For '{self.name}', the type of '{name}' should be same as 'x', but got "
+                                f"Tensor[{t.dtype}] and Tensor[{x.dtype}].")
+        check_dtype(self.name, "x", x, ("float",))
+        norm_axis, params_axis = self._axes(len(x.shape))
+        stat = tuple(x.shape[:norm_axis]) + (1,) * (len(x.shape) - norm_axis)
+        expected = (("dy", dy, tuple(x.shape)), ("gamma", gamma, tuple(x.shape[params_axis:])),
+                    ("mean", mean, stat), ("rstd", rstd, stat), ("d_mean", dmean, stat), ("d_rstd", drstd, stat))
+        for name, t, shape in expected:
+            if tuple(t.shape) != shape:
+                raise ValueError(f"For '{self.name}', the shape of '{name}' must be {list(shape)}, "
+                                 f"but got {list(t.shape)}.")
+        return AbstractTensor(x.shape, x.dtype), AbstractTensor(gamma.shape, x.dtype), AbstractTensor(gamma.shape, x.dtype)
+
+    def bprop(self, dy, x, gamma, mean, rstd, dmean, drstd, out, dout):
+        a, p, q = dout
+        mul, add, sub = prim("Mul"), prim("Add"), prim("Sub")
+        naxes, paxes, inv_n = self._layout(tuple(x.shape))
+
+        def row_mean(t):
+            return mul(_reduce(t, naxes, True), inv_n)
+
+        centered = sub(x, mean)
+        xh = mul(centered, rstd)
+        g = mul(dy, gamma)
+        mean_g, mean_gxh = row_mean(g), row_mean(mul(g, xh))
+        mean_a, mean_axh = row_mean(a), row_mean(mul(a, xh))
+        rstd2 = mul(rstd, rstd)
+        # the cotangent of g = dy * gamma
+        d_g = mul(sub(sub(a, mean_a), mul(xh, mean_axh)), rstd)
+        d_dy = add(add(mul(d_g, gamma), mul(xh, p)), q)
+        d_gamma = _reduce(mul(d_g, dy), paxes, False)
+        # the cotangent reaching xh directly
+        d_xh = sub(mul(dy, p), add(mul(add(mul(a, mean_gxh), mul(g, mean_axh)), rstd),
+                                     mul(mul(a, mul(drstd, rstd2)), inv_n)))
+        d_x = mul(d_xh, rstd)
+        d_mean = prim("Neg")(_reduce(d_x, naxes, True))
+        d_rstd = add(_reduce(mul(a, sub(sub(g, mean_g), mul(xh, mean_gxh))), naxes, True),
+                     add(mul(mul(mul(drstd, rstd), mean_axh), -2.0), _reduce(mul(d_xh, centered), naxes, True)))
+        d_dmean = mean_a
+        d_drstd = prim("Neg")(mul(rstd2, mean_axh))
+        return d_dy, d_x, d_gamma, d_mean, d_rstd, d_dmean, d_drstd
+
+    def numpy(self, np, dy, x, gamma, mean, rstd, dmean, drstd):
+        naxes, paxes, inv_n = self._layout(x.shape)
+        xh = (x - mean) * rstd
+        g = dy * gamma
+        dx = (g - g.mean(axis=naxes, keepdims=True) - xh * (g * xh).mean(axis=naxes, keepdims=True)) * rstd
+        dx = dx + dmean * np.asarray(inv_n, x.dtype) - drstd * rstd * rstd * xh * np.asarray(inv_n, x.dtype)
+        return dx.astype(x.dtype, copy=False), np.asarray((dy * xh).sum(axis=paxes)), np.asarray(dy.sum(axis=paxes))
+
+    def torch(self, torch, dy, x, gamma, mean, rstd, dmean, drstd):
+        norm_axis, params_axis = self._axes(x.ndim)
+        naxes, paxes, inv_n = self._layout(tuple(x.shape))
+        shape = list(x.shape[norm_axis:])
+        if params_axis == norm_axis:
+            dx, dgamma, _ = torch.ops.aten.native_layer_norm_backward(dy, x, shape, mean, rstd, gamma, None,
+                                                                      [True, True, False])
+        else:
+            dx = torch.ops.aten.native_layer_norm_backward(dy * gamma, x, shape, mean, rstd, None, None,
+                                                           [True, False, False])[0]
+            dgamma = (dy * ((x - mean) * rstd)).sum(dim=paxes) if paxes else dy * ((x - mean) * rstd)
+        if bool((dmean != 0).any()) or bool((drstd != 0).any()):  # only when mean/rstd are used downstream
+            dx = dx + dmean * inv_n - (drstd * rstd * rstd * inv_n) * ((x - mean) * rstd)
+        dbeta = dy.sum(dim=paxes) if paxes else dy.clone()
+        return dx, dgamma, dbeta
+
+    @classmethod
+    def samples(cls, rng):
+        x = rand_float(rng, (2, 3, 4))
+        stat = (2, 1, 1)
+        for attrs, gshape, sshape, name in (({}, (3, 4), stat, "default"),
+                                             ({"begin_norm_axis": -1, "begin_params_axis": -1}, (4,), (2, 3, 1), "last"),
+                                             ({"begin_norm_axis": 1, "begin_params_axis": 2}, (4,), stat, "params-after"),
+                                             ({"begin_norm_axis": 0, "begin_params_axis": 0}, (2, 3, 4), (1, 1, 1), "all")):
+            yield Sample(rand_float(rng, x.shape), x, rand_float(rng, gshape), rand_float(rng, sshape),
+                         rand_positive(rng, sshape), rand_float(rng, sshape), rand_float(rng, sshape),
+                         attrs=attrs, name=name)
