@@ -44,4 +44,4 @@ def _concrete_while(node, ins, on_if, on_while):
     while bool(run_graph(cond_graph, state, on_if, on_while)):
         out = run_graph(body_graph, state, on_if, on_while)
         state = tuple(out) if isinstance(out, tuple) else (out,)
-    return state if len(state) != 1 else state[0]
+    return state  # a while node always yields the tuple of loop-carried values

@@ -12,7 +12,7 @@ side-effecting nodes also program order), and one `output` node. Every value is 
 | `"make_tuple"` | a tuple of its inputs (tuple-typed primitive inputs such as Concat's, and multiple outputs) |
 | `"tuple_get_item"` | element `index` of a tuple-valued input (multi-output primitives, control-flow results) |
 | `"if"` | `inputs = (cond, *operands)`, `graphs = (then_graph, else_graph)`; both take the operands |
-| `"while"` | `inputs = operands`, `graphs = (cond_graph, body_graph)`; body returns the next operands |
+| `"while"` | `inputs = operands`, `graphs = (cond_graph, body_graph)`; body returns the next operands as a tuple; the node yields the final tuple |
 | `"call"` | calls `graphs[0]` with `inputs` (inlined by the `inline` pass) |
 
 Nodes carry `abstract` (AbstractTensor, a tuple of them, or None for Python constants), the user's source
