@@ -1,0 +1,3 @@
+"""`mindspore.common.api`: the 1.x path of `jit` and its companions (re-exported from the runtime)."""
+from ..runtime.jit import jit, JitConfig, jit_class  # noqa: F401
+from ..runtime.signature import mutable  # noqa: F401

@@ -1,0 +1,13 @@
+"""Graph-mode runtime: the executor (generated Python over backend arrays), the compile cache and the `jit`
+entry points. `install_cell_runner` wires GRAPH_MODE into `nn.Cell` (done by `import openspore`)."""
+from .executor import compile_graph, CompiledGraph  # noqa: F401
+from .signature import mutable  # noqa: F401
+from .jit import jit, JitConfig, jit_class, lazy_inline, no_inline, make_cell_runner  # noqa: F401
+
+
+def install_cell_runner(set_graph_runner, slow_call):
+    """Install the GRAPH_MODE runner into `nn.Cell` (`set_graph_runner` from nn.cell, `slow_call` the PyNative
+    path for cells with hooks). The runtime sits below nn, so nn hands these over instead of being imported."""
+    runner = make_cell_runner(slow_call)
+    set_graph_runner(runner)
+    return runner

@@ -1,0 +1,167 @@
+"""Compiled graphs of one function (or one Cell's construct), cached by call signature.
+
+A `GraphCache` owns the entries of one function bound to one owner (a Cell instance or nothing). The key of a
+call is (argument key, backend, optimisation level, owner state), where the owner state is each sub-cell's
+`training` flag and the identity of its Parameters: a new Parameter VALUE does not recompile (weights are read
+at call time), a replaced Parameter object or a flipped `set_train` does. Each compile is timed (frontend,
+passes, codegen) and, with `log_recompile`, every recompile is logged with its reason.
+"""
+import functools
+import logging
+import os
+import time
+import weakref
+
+from .. import backends, context
+from ..core.tensor import Tensor
+from .executor import compile_graph
+from .signature import describe_change, flatten_call, leaf_array, replace_mutables
+
+logger = logging.getLogger("openspore.jit")
+
+
+class Entry:
+    """One compiled graph: `compiled` (a CompiledGraph), the frontend's `unflatten`, output dtypes."""
+
+    __slots__ = ("compiled", "unflatten", "out_dtypes", "compile_time", "times", "graph", "traced")
+
+    def __init__(self, compiled, traced, graph, times):
+        self.compiled, self.traced, self.graph, self.times = compiled, traced, graph, times
+        self.unflatten = traced.unflatten
+        self.out_dtypes = compiled.out_dtypes
+        self.compile_time = sum(times.values())
+
+    def run(self, leaves, backend):
+        arrays = [t.data_ref() if type(t) is Tensor else leaf_array(t, backend) for t in leaves]
+        outs = self.compiled(*arrays)
+        wrap = Tensor._wrap
+        return self.unflatten([wrap(o, d) if d is not None else o for o, d in zip(outs, self.out_dtypes)])
+
+
+class GraphCache:
+    """The compiled graphs of `fn`, named `name` in logs and dumps.
+
+    With an `owner`, `fn` is called as `fn(owner, *args, **kwargs)`; the owner is held weakly (caches live in
+    weak dictionaries keyed by it). `cell_owner`: the owner is a Cell whose state is part of the key."""
+
+    def __init__(self, fn, name, level_of, owner=None, cell_owner=False):
+        self.fn = fn
+        self.name = name
+        self.level_of = level_of  # () -> 'O0' | 'O1' | 'O2', read at each call (JitConfig / context may change)
+        self._owner = _weak(owner) if owner is not None else None
+        self.cell_owner = cell_owner
+        self.entries = {}
+        self.last_key = None
+        self.last_entry = None
+        self._subcells = None
+
+    def __call__(self, args, kwargs):
+        arg_key, leaves = flatten_call(args, kwargs)
+        backend = backends.current()
+        key = (arg_key, backend.name, str(getattr(backend, "device", "")), self.level_of(), self._owner_state())
+        entry = self.entries.get(key)
+        if entry is None:
+            entry = self._compile(key, args, kwargs, backend)
+        self.last_key, self.last_entry = key, entry
+        return entry.run(leaves, backend)
+
+    @property
+    def owner(self):
+        return self._owner() if self._owner is not None else None
+
+    def _owner_state(self):
+        if not self.cell_owner:
+            return None
+        owner = self._owner()
+        if self._subcells is None:
+            # sub-cells do not refer back to their parent, so holding them keeps the owner collectable
+            self._subcells = [c for _, c in owner.cells_and_names()][1:]
+        cells = [owner, *self._subcells]
+        return (tuple([c.__dict__["training"] for c in cells]),
+                tuple([id(p) for c in cells for p in c.__dict__["_params"].values()]),
+                owner.__dict__["_plain_call"])
+
+    # ---- compiling ------------------------------------------------------------------------------
+    def _compile(self, key, args, kwargs, backend):
+        if self.last_key is not None and context.get_context("log_recompile"):
+            logger.warning("recompiling %s: %s", self.name, "; ".join(self._reasons(self.last_key, key)))
+        from ..compiler.frontend import trace      # the compiler packages sit beside the runtime
+        from ..compiler.pipeline import run_pipeline
+        times = {}
+        t0 = time.perf_counter()
+        trace_args, trace_kwargs = replace_mutables(args, kwargs)
+        fn = self.fn if self._owner is None else functools.partial(self.fn, self._owner())
+        traced = trace(fn, trace_args, trace_kwargs, name=self.name)
+        t1 = time.perf_counter()
+        dump = _Dumper(traced.graph) if context.get_context("save_graphs") else None
+        if dump is not None:
+            dump("trace", traced.graph)
+        graph = run_pipeline(traced.graph, level=key[3], dump=dump, verify=False)
+        t2 = time.perf_counter()
+        compiled = compile_graph(graph, backend)
+        t3 = time.perf_counter()
+        times.update(frontend=t1 - t0, passes=t2 - t1, codegen=t3 - t2)
+        entry = Entry(compiled, traced, graph, times)
+        self.entries[key] = entry
+        logger.debug("compiled %s in %.3f s (frontend %.3f s, passes %.3f s, codegen %.3f s): %d nodes",
+                     self.name, entry.compile_time, times["frontend"], times["passes"], times["codegen"],
+                     len(graph.nodes))
+        return entry
+
+    def _reasons(self, old, new):
+        reasons = describe_change(old[0], new[0])
+        if old[1:3] != new[1:3]:
+            reasons.append(f"backend {old[1]}/{old[2]} -> {new[1]}/{new[2]}")
+        if old[3] != new[3]:
+            reasons.append(f"jit_level {old[3]} -> {new[3]}")
+        if old[4] != new[4] and old[4] is not None and new[4] is not None:
+            reasons.extend(self._owner_reasons(old[4], new[4]))
+        return reasons or ["a new signature"]
+
+    def _owner_reasons(self, old, new):
+        out = []
+        for (path, cell), a, b in zip(self.owner.cells_and_names(), old[0], new[0]):
+            if a != b:
+                out.append(f"training flag of {_cell_label(cell, path)} {a} -> {b}")
+        if old[1] != new[1]:
+            out.append("a Parameter of the cell was replaced by another Parameter object")
+        if old[2] != new[2]:
+            out.append("hooks, a custom bprop or to_float were set or removed on the cell")
+        return out
+
+    @property
+    def compile_time(self):
+        return self.last_entry.compile_time if self.last_entry is not None else None
+
+
+def _weak(obj):
+    try:
+        return weakref.ref(obj)
+    except TypeError:  # not weakly referenceable: the cache keeps it alive
+        return lambda: obj
+
+
+def _cell_label(cell, path):
+    return f"{type(cell).__name__}" + (f" '{path}'" if path else "")
+
+
+class _Dumper:
+    """The pipeline's dump hook: writes `<graph name>_<NN>_<pass>.ir` into `save_graphs_path`."""
+
+    def __init__(self, graph):
+        self.count = 0
+        self.dir = context.get_context("save_graphs_path") or "."
+        os.makedirs(self.dir, exist_ok=True)
+
+    def __call__(self, *args):
+        from ..ir.printer import print_graph
+        from ..ir.node import Graph
+        graph = next(a for a in args if isinstance(a, Graph))
+        pass_name = next((a for a in args if isinstance(a, str)), "pass")
+        name = "".join(c if c.isalnum() or c in "_-" else "_" for c in graph.name)
+        path = os.path.join(self.dir, f"{name}_{self.count:02d}_{pass_name}.ir")
+        self.count += 1
+        tmp = path + ".tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(print_graph(graph) + "\n")
+        os.replace(tmp, path)

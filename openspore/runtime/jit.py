@@ -1,0 +1,305 @@
+"""The graph-mode entry points: `ms.jit`, GRAPH_MODE `Cell.__call__`, `JitConfig`, `jit_class`, `lazy_inline`,
+`no_inline` (facts §1.12, §3.1).
+
+A jitted function runs compiled whatever the global mode is. Three situations run the Python function itself
+instead (the PyNative path, same results):
+* `MS_JIT=0` in the environment (`context.jit_disabled()`);
+* a graph is being traced: a jitted function or a Cell called inside another compiled function is inlined into
+  the outer graph;
+* a gradient transform is active in PyNative (`ms.grad(f)(x)` where `f` calls a jitted function): the tape must
+  see every primitive, so the call is run op by op. (Recording the whole call as one autodiff node with a
+  compiled vjp graph as its backward would be faster; correctness first.)
+
+Optimisation level: `jit(jit_level=...)`, else the Cell's `set_jit_config(JitConfig(jit_level=...))`, else a
+`set_context(jit_level=...)` made by the user, else `DEFAULT_LEVEL` ('O1': inlining, dead-branch elimination,
+constant folding, algebraic simplification, CSE and DCE — they cost milliseconds and remove work from every call).
+"""
+import functools
+import inspect
+import weakref
+
+from .. import context
+from ..core import autograd
+from ..core.dispatch import current_tracer
+from .cache import GraphCache
+from .signature import mutable  # noqa: F401  (re-exported by the package)
+
+DEFAULT_LEVEL = "O1"
+_LEVELS = ("O0", "O1", "O2")
+_CAPTURE_MODES = ("ast", "bytecode", "trace")
+_user_level = {"set": False}
+
+
+def _on_context(key, value):
+    if key == "jit_level":
+        _user_level["set"] = True
+
+
+context.add_listener(_on_context)
+
+
+def _context_level():
+    return context.get_context("jit_level") if _user_level["set"] else None
+
+
+def _check_level(level, where):
+    if level not in _LEVELS:
+        raise ValueError(f"For '{where}', the 'jit_level' should be one of {list(_LEVELS)}, but got {level!r}.")
+    return level
+
+
+# ---- JitConfig ------------------------------------------------------------------------------------
+class JitConfig:
+    """`JitConfig(jit_level='', exc_mode='auto', jit_syntax_level='', debug_level='RELEASE', infer_boost='off',
+    **kwargs)`: compile options for a Cell (`cell.set_jit_config(cfg)`) or `ms.jit(jit_config=cfg)`."""
+
+    def __init__(self, jit_level="", exc_mode="auto", jit_syntax_level="", debug_level="RELEASE", infer_boost="off",
+                 **kwargs):
+        for name, value, choices in (("jit_level", jit_level, ("",) + _LEVELS),
+                                     ("exc_mode", exc_mode, ("auto", "sink", "no_sink")),
+                                     ("jit_syntax_level", jit_syntax_level, ("", "STRICT", "COMPATIBLE", "LAX")),
+                                     ("debug_level", debug_level, ("RELEASE", "DEBUG")),
+                                     ("infer_boost", infer_boost, ("on", "off"))):
+            if value not in choices:
+                raise ValueError(f"For 'JitConfig', the '{name}' should be one of {list(choices)}, but got {value!r}.")
+        self.jit_config_dict = dict(kwargs, jit_level=jit_level, exc_mode=exc_mode,
+                                    jit_syntax_level=jit_syntax_level, debug_level=debug_level,
+                                    infer_boost=infer_boost)
+
+    def __repr__(self):
+        return f"JitConfig({', '.join(f'{k}={v!r}' for k, v in self.jit_config_dict.items())})"
+
+
+def _config_level(config):
+    if config is None:
+        return None
+    d = getattr(config, "jit_config_dict", config)
+    if not isinstance(d, dict):
+        raise TypeError(f"For 'jit', the 'jit_config' should be a JitConfig, but got {type(config).__name__}.")
+    return d.get("jit_level") or None
+
+
+# ---- ms.jit --------------------------------------------------------------------------------------
+def jit(function=None, *, capture_mode="ast", jit_level=None, dynamic=0, fullgraph=False, backend="", **options):
+    """`jit(function=None, *, capture_mode='ast', jit_level='O0', dynamic=0, fullgraph=False, backend='',
+    **options)`: compile a function, a Cell method or a Cell into a graph (cached per input signature).
+
+    Usable as `@ms.jit`, `@ms.jit(...)`, `ms.jit(fn)` and `ms.jit(cell)` (the compiled construct). The 1.x
+    keywords (`mode='PSJit'`, `input_signature`, `hash_args`, `jit_config`, `compile_once`, `fn`) are accepted.
+
+    >>> import numpy as np, openspore as ms
+    >>> @ms.jit
+    ... def f(x, y):
+    ...     return x * y + 1
+    >>> f(ms.Tensor(np.ones(2, np.float32)), ms.Tensor(np.full(2, 3, np.float32)))
+    Tensor(shape=[2], dtype=Float32, value= [ 4.00000000e+00,  4.00000000e+00])
+    """
+    if function is None and "fn" in options:
+        function = options.pop("fn")
+    if capture_mode not in _CAPTURE_MODES:
+        raise ValueError(f"For 'jit', the 'capture_mode' should be one of {list(_CAPTURE_MODES)}, "
+                         f"but got {capture_mode!r}.")
+    mode = options.pop("mode", "PSJit")
+    if mode not in ("PSJit", "PIJit"):
+        raise ValueError(f"For 'jit', the 'mode' should be 'PSJit' or 'PIJit', but got {mode!r}.")
+    if jit_level is not None:
+        _check_level(jit_level, "jit")
+    level = jit_level or _config_level(options.pop("jit_config", None))
+    if not isinstance(fullgraph, bool):
+        raise TypeError(f"For 'jit', the 'fullgraph' should be a bool, but got {type(fullgraph).__name__}.")
+
+    def wrap(fn):
+        if _is_cell(fn):
+            construct = type(fn).construct
+            raw = construct.fn if isinstance(construct, JitFunction) else construct
+            return JitFunction(raw, level, options).__get__(fn, type(fn))
+        if inspect.ismethod(fn):
+            return JitFunction(fn.__func__, level, options).__get__(fn.__self__, type(fn.__self__))
+        if isinstance(fn, JitFunction):
+            return fn
+        if not callable(fn):
+            raise TypeError(f"For 'jit', the 'function' should be a function, a method or a Cell, "
+                            f"but got {type(fn).__name__}.")
+        return JitFunction(fn, level, options)
+
+    return wrap if function is None else wrap(function)
+
+
+def _is_cell(obj):
+    return hasattr(obj, "construct") and hasattr(obj, "cells_and_names") and not isinstance(obj, type)
+
+
+class JitFunction:
+    """A function compiled per input signature; as a class attribute it binds like a method (`construct`)."""
+
+    def __init__(self, fn, level=None, options=None):
+        self.fn = fn
+        self.level = level
+        self.options = dict(options or {})
+        self._caches = weakref.WeakKeyDictionary()  # owner -> GraphCache (methods)
+        self._plain = None                            # GraphCache of a free function
+        functools.update_wrapper(self, fn)
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        return _BoundJit(self, obj)
+
+    def __call__(self, *args, **kwargs):
+        if _run_python():
+            return self.fn(*args, **kwargs)
+        cache = self._plain
+        if cache is None:
+            cache = self._plain = GraphCache(self.fn, _qualname(self.fn), self._level_for(None))
+        return cache(args, kwargs)
+
+    def cache_for(self, owner):
+        try:
+            cache = self._caches.get(owner)
+        except TypeError:  # an owner that cannot be weakly referenced: cache by identity, forever
+            cache = self.__dict__.setdefault("_by_id", {}).get(id(owner))
+        if cache is None:
+            name = f"{type(owner).__name__}.{self.fn.__name__}"
+            cache = GraphCache(self.fn, name, self._level_for(owner), owner, cell_owner=_is_cell(owner))
+            try:
+                self._caches[owner] = cache
+            except TypeError:
+                self.__dict__["_by_id"][id(owner)] = cache
+        return cache
+
+    def _level_for(self, owner):
+        return _LevelOf(self.level, owner)
+
+    @property
+    def compile_time(self):
+        """Seconds the latest compile of the free function took (frontend + passes + codegen)."""
+        return self._plain.compile_time if self._plain is not None else None
+
+    @property
+    def graph_cache(self):
+        return self._plain
+
+
+class _BoundJit:
+    """`cell.construct` when construct is jitted: calls compile with the owner bound as `self`."""
+
+    __slots__ = ("jit_fn", "owner")
+
+    def __init__(self, jit_fn, owner):
+        self.jit_fn, self.owner = jit_fn, owner
+
+    def __call__(self, *args, **kwargs):
+        if _run_python():
+            return self.jit_fn.fn(self.owner, *args, **kwargs)
+        return self.jit_fn.cache_for(self.owner)(args, kwargs)
+
+    @property
+    def graph_cache(self):
+        return self.jit_fn.cache_for(self.owner)
+
+    @property
+    def compile_time(self):
+        return self.graph_cache.compile_time
+
+    @property
+    def __wrapped__(self):
+        return self.jit_fn.fn
+
+    def __repr__(self):
+        return f"<jit-compiled {type(self.owner).__name__}.{self.jit_fn.fn.__name__}>"
+
+
+class _LevelOf:
+    """The optimisation level of a call: explicit, else the owner's JitConfig, else the context, else default.
+    Holds the owner weakly, like the cache that asks."""
+
+    __slots__ = ("explicit", "owner")
+
+    def __init__(self, explicit, owner):
+        self.explicit = explicit
+        try:
+            self.owner = weakref.ref(owner) if owner is not None else None
+        except TypeError:
+            self.owner = lambda: owner
+
+    def __call__(self):
+        if self.explicit:
+            return self.explicit
+        owner = self.owner() if self.owner is not None else None
+        if owner is not None:
+            cfg = owner.__dict__.get("_jit_config_dict") or {}
+            if cfg.get("jit_level"):
+                return _check_level(cfg["jit_level"], "set_jit_config")
+        return _context_level() or DEFAULT_LEVEL
+
+
+def _run_python():
+    """True when the Python function must run itself instead of its graph (see the module docstring)."""
+    return bool(autograd.ACTIVE) or current_tracer() is not None or context.jit_disabled()
+
+
+def _qualname(fn):
+    return getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or type(fn).__name__
+
+
+# ---- GRAPH_MODE Cell.__call__ ---------------------------------------------------------------------
+def make_cell_runner(slow_call):
+    """The runner `nn.Cell` calls in GRAPH_MODE: compile the cell's construct per signature.
+
+    `slow_call(cell, args, kwargs)` is the PyNative path for cells with hooks, a custom bprop or `to_float`;
+    such a cell's graph is traced through it, so the casts and hooks land in the graph."""
+    caches = weakref.WeakKeyDictionary()
+
+    def run(cell, args, kwargs):
+        if _run_python():
+            if cell.__dict__["_plain_call"]:
+                return cell.construct(*args, **kwargs)
+            return slow_call(cell, args, kwargs)
+        cache = caches.get(cell)
+        if cache is None:
+            construct = type(cell).construct
+            raw = construct.fn if isinstance(construct, JitFunction) else construct
+            explicit = construct.level if isinstance(construct, JitFunction) else None
+            fn = functools.partial(_traced_construct, raw, slow_call)
+            cache = caches[cell] = GraphCache(fn, f"{type(cell).__name__}.construct",
+                                              _LevelOf(explicit, cell), cell, cell_owner=True)
+        return cache(args, kwargs)
+
+    run.caches = caches
+    return run
+
+
+def _traced_construct(construct, slow_call, cell, *args, **kwargs):
+    if cell.__dict__["_plain_call"]:
+        return construct(cell, *args, **kwargs)
+    return slow_call(cell, args, kwargs)
+
+
+# ---- decorators accepted for compatibility ---------------------------------------------------------
+def jit_class(cls):
+    """`jit_class(cls)`: mark a user class whose instances may be used inside compiled functions."""
+    if not isinstance(cls, type):
+        raise TypeError(f"Decorator jit_class can only be used for class type, but got {cls}.")
+    if any(base.__name__ == "Cell" and base.__module__.startswith("openspore.nn") for base in cls.__mro__):
+        raise TypeError(f"Decorator jit_class is used for user-defined classes and cannot be used for nn.Cell: {cls}.")
+    cls.__ms_class__ = True
+    return cls
+
+
+def lazy_inline(fn=None, attrs=None, policy=None):
+    """`lazy_inline(fn=None, attrs=None, policy=None)`: decorates a Cell's `__init__`; graphs are always inlined
+    here, so the cell is unchanged."""
+    def wrap(f):
+        if not callable(f):
+            raise TypeError(f"For 'lazy_inline', the decorated object should be a function, but got {type(f).__name__}.")
+        return f
+    return wrap if fn is None else wrap(fn)
+
+
+def no_inline(fn=None):
+    """`no_inline(fn=None)`: accepted for compatibility (the function is compiled inline with its caller)."""
+    def wrap(f):
+        if not callable(f):
+            raise TypeError(f"For 'no_inline', the decorated object should be a function, but got {type(f).__name__}.")
+        return f
+    return wrap if fn is None else wrap(fn)
