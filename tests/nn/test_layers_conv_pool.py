@@ -9,7 +9,7 @@ import torch.nn.functional as F
 
 import openspore as ms
 from openspore import nn
-from tests.nn.layer_helpers import close, ms_t
+from tests.nn.layer_helpers import close
 
 
 def rand(*shape, seed=0):

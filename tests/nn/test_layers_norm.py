@@ -32,7 +32,8 @@ def test_batchnorm_parameters_and_repr():
     assert sorted(p.name for p in net.get_parameters()) == ["bn1.beta", "bn1.gamma", "bn1.moving_mean",
                                                             "bn1.moving_variance"]
     assert [p.name for p in net.trainable_params()] == ["bn1.gamma", "bn1.beta"]
-    assert repr(net.bn1).startswith("BatchNorm2d(num_features=4, eps=1e-05, momentum=0.9, gamma=Parameter (name=bn1.gamma")
+    assert repr(net.bn1).startswith("BatchNorm2d(num_features=4, eps=1e-05, momentum=0.9, "
+                                    "gamma=Parameter (name=bn1.gamma")
     assert not nn.BatchNorm2d(4, affine=False).gamma.requires_grad
     assert net.bn1.bn_train.momentum == pytest.approx(0.1)
 

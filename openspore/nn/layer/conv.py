@@ -28,14 +28,16 @@ def _pads(cls_name, pad_mode, padding, dims):
         elif isinstance(padding, (tuple, list)) and len(padding) == 4 and all(is_int(p) for p in padding):
             pads = tuple(int(p) for p in padding)
         else:
-            raise TypeError(f"For '{cls_name}', the 'padding' must be an int or a tuple of 4 ints, but got {padding!r}.")
+            raise TypeError(f"For '{cls_name}', the 'padding' must be an int or a tuple of 4 ints, "
+                            f"but got {padding!r}.")
     else:
         if is_int(padding):
             pads = (0, 0, int(padding), int(padding))
         elif isinstance(padding, (tuple, list)) and len(padding) == 2 and all(is_int(p) for p in padding):
             pads = (0, 0, int(padding[0]), int(padding[1]))
         else:
-            raise TypeError(f"For '{cls_name}', the 'padding' must be an int or a tuple of 2 ints, but got {padding!r}.")
+            raise TypeError(f"For '{cls_name}', the 'padding' must be an int or a tuple of 2 ints, "
+                            f"but got {padding!r}.")
     if min(pads) < 0:
         raise ValueError(f"For '{cls_name}', the 'padding' must be non-negative, but got {padding!r}.")
     if pad_mode != "pad" and any(pads):

@@ -91,6 +91,9 @@ class _RNNBase(Cell):
         p = self._params
         w_ih, w_hh = p[names[0]], p[names[1]]
         b_ih, b_hh = (p[names[2]], p[names[3]]) if self.has_bias else (None, None)
+        if b_ih is not None and self.mode != "GRU":
+            # both biases enter the gates as a sum (GRU scales its hidden bias by r): add them once, not per step
+            b_ih, b_hh = ops.add(b_ih, b_hh), None
         xw = project(ops.reshape(x, (steps * batch, features)), w_ih, b_ih)
         xw = ops.unstack(ops.reshape(xw, (steps, batch, xw.shape[-1])), 0)
         h, c = state
