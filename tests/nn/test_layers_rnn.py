@@ -135,3 +135,13 @@ def test_cells_match_torch(backend, ours, theirs):
         else:
             close(m(ms_t(x), ms_t(h)), t(x, h))
             close(m(ms_t(x[0])), t(x[0]))
+
+
+def test_to_float_float16(backend):
+    x = ms.Tensor(np.random.default_rng(1).standard_normal((4, 2, 3)).astype(np.float32))
+    lstm = nn.LSTM(3, 4, bidirectional=True)
+    expected = lstm(x)[0].asnumpy()
+    out, (h, c) = lstm.to_float(ms.float16)(x)
+    assert out.dtype == h.dtype == c.dtype == ms.float16
+    np.testing.assert_allclose(out.asnumpy(), expected, atol=1e-2)
+    assert nn.GRUCell(3, 4).to_float(ms.float16)(x[0]).dtype == ms.float16

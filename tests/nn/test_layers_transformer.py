@@ -181,3 +181,16 @@ def test_encoder_layer_dropout_only_in_training(backend):
     np.testing.assert_array_equal(layer(x).asnumpy(), layer(x).asnumpy())
     layer.set_train()
     assert not np.array_equal(layer(x).asnumpy(), layer(x).asnumpy())
+
+
+def test_to_float_float16_through_embedding_and_encoder(backend):
+    net = nn.SequentialCell(nn.Embedding(20, 8), nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True))
+    ids = ms.Tensor(np.array([[1, 5, 7], [2, 2, 19]], np.int32))
+    expected = net(ids).asnumpy()
+    out = net.to_float(ms.float16)(ids)
+    assert out.dtype == ms.float16
+    np.testing.assert_allclose(out.asnumpy(), expected, atol=2e-2)
+    mha = nn.MultiheadAttention(8, 2, kdim=4, vdim=4, add_bias_kv=True).to_float(ms.float16)
+    q, kv = ms_t(randn(3, 2, 8)), ms_t(randn(5, 2, 4))
+    out, weights = mha(q, kv, kv)
+    assert out.dtype == ms.float16 and weights.dtype == ms.float16

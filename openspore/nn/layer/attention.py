@@ -19,7 +19,7 @@ from ... import ops
 from ...common import dtype as mstype
 from ...common.initializer import XavierNormal, XavierUniform
 from ..cell import Cell
-from ._common import check_bool, check_dtype, check_number, make_param, positive_int
+from ._common import check_bool, check_dtype, check_number, compute_cast, make_param, positive_int
 from .basic import Dense, Dropout
 
 
@@ -84,14 +84,16 @@ class MultiheadAttention(Cell):
 
     def _in_projection(self, query, key, value):
         """2-D (tokens, features) inputs → q, k, v projections."""
-        biases = self.split3(self.in_proj_bias) if self.has_bias else (None, None, None)
+        bias = compute_cast(self, self.in_proj_bias) if self.has_bias else None
+        biases = self.split3(bias) if self.has_bias else (None, None, None)
         if self._qkv_same_embed_dim:
+            weight = compute_cast(self, self.in_proj_weight)
             if query is key and key is value:
-                qkv = self._project(query, self.in_proj_weight, self.in_proj_bias)
-                return self.split3_last(qkv)
-            weights = self.split3(self.in_proj_weight)
+                return self.split3_last(self._project(query, weight, bias))
+            weights = self.split3(weight)
         else:
-            weights = (self.q_proj_weight, self.k_proj_weight, self.v_proj_weight)
+            weights = tuple(compute_cast(self, w) for w in (self.q_proj_weight, self.k_proj_weight,
+                                                             self.v_proj_weight))
         return tuple(self._project(x, w, b) for x, w, b in zip((query, key, value), weights, biases))
 
     # ---- heads ----------------------------------------------------------------------------------------
@@ -125,10 +127,11 @@ class MultiheadAttention(Cell):
         """Append bias_k/bias_v and/or a zero position to the keys and values (masks get a visible column)."""
         extra = (1 if self.bias_k is not None else 0) + (1 if self.add_zero_attn else 0)
         if self.bias_k is not None:
-            k = ops.concat((k, ops.broadcast_to(ops.reshape(self.bias_k, (1, self.num_heads, 1, self.head_dim)),
-                                                (n, self.num_heads, 1, self.head_dim))), 2)
-            v = ops.concat((v, ops.broadcast_to(ops.reshape(self.bias_v, (1, self.num_heads, 1, self.head_dim)),
-                                                (n, self.num_heads, 1, self.head_dim))), 2)
+            shape = (n, self.num_heads, 1, self.head_dim)
+            for_heads = lambda b: ops.broadcast_to(  # noqa: E731
+                ops.reshape(compute_cast(self, b), (1, self.num_heads, 1, self.head_dim)), shape)
+            k = ops.concat((k, for_heads(self.bias_k)), 2)
+            v = ops.concat((v, for_heads(self.bias_v)), 2)
         if self.add_zero_attn:
             zeros = ops.zeros((n, self.num_heads, 1, self.head_dim), k.dtype)
             k, v = ops.concat((k, zeros), 2), ops.concat((v, zeros), 2)

@@ -12,7 +12,8 @@ from ... import ops
 from ...common import dtype as mstype
 from ...core.tensor import Tensor
 from ..cell import Cell
-from ._common import check_bool, check_dtype, init_repr, is_int, make_param, positive_int
+from ._common import (check_bool, check_dtype, compute_cast, init_repr, is_int, make_param, positive_int,
+                      same_dtype)
 
 
 class Embedding(Cell):
@@ -53,12 +54,14 @@ class Embedding(Cell):
     def construct(self, ids):
         if ids.dtype.kind not in ("int", "uint"):
             raise TypeError(f"For 'Embedding', the input ids must be an int Tensor, but got Tensor[{ids.dtype}].")
+        table = self.embedding_table if self._mixed_dtype is None else compute_cast(self, self.embedding_table)
         if not self.use_one_hot:
-            return self.gather(self.embedding_table, ids, 0)
+            return self.gather(table, ids, 0)
         shape = tuple(ids.shape)
         flat = ops.reshape(ids, (-1,))
-        one_hot = self.one_hot(flat, self.vocab_size, self._on, self._off)
-        return ops.reshape(self.matmul(one_hot, self.embedding_table), shape + (self.embedding_size,))
+        dtype = table.dtype
+        one_hot = self.one_hot(flat, self.vocab_size, same_dtype(self._on, dtype), same_dtype(self._off, dtype))
+        return ops.reshape(self.matmul(one_hot, table), shape + (self.embedding_size,))
 
     def extend_repr(self):
         return (f"vocab_size={self.vocab_size}, embedding_size={self.embedding_size}, use_one_hot={self.use_one_hot}, "

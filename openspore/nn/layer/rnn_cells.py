@@ -17,7 +17,7 @@ from ... import ops
 from ...common import dtype as mstype
 from ...common.initializer import Uniform
 from ..cell import Cell
-from ._common import check_bool, check_dtype, make_param, positive_int
+from ._common import check_bool, check_dtype, compute_cast, make_param, positive_int
 
 GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 
@@ -95,7 +95,12 @@ class _RNNCellBase(Cell):
         return x, hx, unbatched
 
     def _step(self, x, h, c):
-        return rnn_step(self.mode, project(x, self.weight_ih, self.bias_ih), h, c, self.weight_hh, self.bias_hh)
+        w_ih, w_hh, b_ih, b_hh = self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh
+        if self._mixed_dtype is not None:
+            w_ih, w_hh = compute_cast(self, w_ih), compute_cast(self, w_hh)
+            if self.has_bias:
+                b_ih, b_hh = compute_cast(self, b_ih), compute_cast(self, b_hh)
+        return rnn_step(self.mode, project(x, w_ih, b_ih), h, c, w_hh, b_hh)
 
     def extend_repr(self):
         return f"input_size={self.input_size}, hidden_size={self.hidden_size}, has_bias={self.has_bias}"

@@ -20,7 +20,7 @@ from ...common import dtype as mstype
 from ...common.initializer import Uniform
 from ...core.tensor import Tensor
 from ..cell import Cell
-from ._common import check_bool, check_dtype, check_number, make_param, positive_int
+from ._common import check_bool, check_dtype, check_number, compute_cast, make_param, positive_int
 from .basic import Dropout
 from .rnn_cells import GATES, project, rnn_mode, rnn_step
 
@@ -91,6 +91,10 @@ class _RNNBase(Cell):
         p = self._params
         w_ih, w_hh = p[names[0]], p[names[1]]
         b_ih, b_hh = (p[names[2]], p[names[3]]) if self.has_bias else (None, None)
+        if self._mixed_dtype is not None:
+            w_ih, w_hh = compute_cast(self, w_ih), compute_cast(self, w_hh)
+            if self.has_bias:
+                b_ih, b_hh = compute_cast(self, b_ih), compute_cast(self, b_hh)
         if b_ih is not None and self.mode != "GRU":
             # both biases enter the gates as a sum (GRU scales its hidden bias by r): add them once, not per step
             b_ih, b_hh = ops.add(b_ih, b_hh), None
