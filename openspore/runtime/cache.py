@@ -6,7 +6,6 @@ call is (argument key, backend, optimisation level, owner state), where the owne
 at call time), a replaced Parameter object or a flipped `set_train` does. Each compile is timed (frontend,
 passes, codegen) and, with `log_recompile`, every recompile is logged with its reason.
 """
-import functools
 import logging
 import os
 import time
@@ -41,8 +40,9 @@ class Entry:
 class GraphCache:
     """The compiled graphs of `fn`, named `name` in logs and dumps.
 
-    With an `owner`, `fn` is called as `fn(owner, *args, **kwargs)`; the owner is held weakly (caches live in
-    weak dictionaries keyed by it). `cell_owner`: the owner is a Cell whose state is part of the key."""
+    With an `owner`, `fn(owner)` returns the callable to trace (a bound method, so the frontend sees the cell);
+    the owner is held weakly (caches live in weak dictionaries keyed by it). `cell_owner`: the owner is a Cell
+    whose state is part of the key."""
 
     def __init__(self, fn, name, level_of, owner=None, cell_owner=False):
         self.fn = fn
@@ -90,7 +90,7 @@ class GraphCache:
         times = {}
         t0 = time.perf_counter()
         trace_args, trace_kwargs = replace_mutables(args, kwargs)
-        fn = self.fn if self._owner is None else functools.partial(self.fn, self._owner())
+        fn = self.fn if self._owner is None else self.fn(self._owner())
         traced = trace(fn, trace_args, trace_kwargs, name=self.name)
         t1 = time.perf_counter()
         dump = _Dumper(traced.graph) if context.get_context("save_graphs") else None

@@ -16,6 +16,7 @@ constant folding, algebraic simplification, CSE and DCE — they cost millisecon
 """
 import functools
 import inspect
+import types
 import weakref
 
 from .. import context
@@ -160,7 +161,8 @@ class JitFunction:
             cache = self.__dict__.setdefault("_by_id", {}).get(id(owner))
         if cache is None:
             name = f"{type(owner).__name__}.{self.fn.__name__}"
-            cache = GraphCache(self.fn, name, self._level_for(owner), owner, cell_owner=_is_cell(owner))
+            cache = GraphCache(functools.partial(types.MethodType, self.fn), name, self._level_for(owner), owner,
+                               cell_owner=_is_cell(owner))
             try:
                 self._caches[owner] = cache
             except TypeError:
@@ -260,7 +262,7 @@ def make_cell_runner(slow_call):
             construct = type(cell).construct
             raw = construct.fn if isinstance(construct, JitFunction) else construct
             explicit = construct.level if isinstance(construct, JitFunction) else None
-            fn = functools.partial(_traced_construct, raw, slow_call)
+            fn = functools.partial(_traceable_construct, raw)
             cache = caches[cell] = GraphCache(fn, f"{type(cell).__name__}.construct",
                                               _LevelOf(explicit, cell), cell, cell_owner=True)
         return cache(args, kwargs)
@@ -269,10 +271,16 @@ def make_cell_runner(slow_call):
     return run
 
 
-def _traced_construct(construct, slow_call, cell, *args, **kwargs):
+def _traceable_construct(construct, cell):
+    """What the frontend traces for a cell: its construct bound to it, or (hooks, custom bprop, to_float) a call
+    of the cell, which the tracer runs through the slow path so the casts and hooks land in the graph."""
     if cell.__dict__["_plain_call"]:
-        return construct(cell, *args, **kwargs)
-    return slow_call(cell, args, kwargs)
+        return types.MethodType(construct, cell)
+
+    def call_cell(*args, **kwargs):
+        return cell(*args, **kwargs)
+    call_cell.__name__ = f"{type(cell).__name__}.construct"
+    return call_cell
 
 
 # ---- decorators accepted for compatibility ---------------------------------------------------------

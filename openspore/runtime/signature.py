@@ -1,16 +1,16 @@
 """Call signatures of compiled functions: what selects a compiled graph, and why a new one was needed.
 
-A call's signature is built in one pass over its arguments. Tensors become graph inputs and contribute their
-(shape, dtype); Python values (ints, floats, strings, tuples of them, None, objects) are compile-time
-constants and contribute their value; Parameters are read inside the graph by identity; `mutable(...)` values
-are variable inputs: only their structure (and the dtype they run with) is in the key.
+A call's signature is built in one pass over its arguments. Tensors (Parameters passed as arguments too) become
+graph inputs and contribute their (shape, dtype); Python values (ints, floats, strings, tuples of them, None)
+are compile-time constants and contribute their value; other objects (Primitives, Cells, functions) are
+constants by identity; `mutable(...)` values are variable inputs: only their structure (and the dtype they run
+with) is in the key.
 
 `describe_change(old, new)` turns two keys into the reasons logged with `log_recompile`, e.g.
 "input 0 shape (2, 3) -> (4, 3)".
 """
 import numpy as np
 
-from ..core.parameter import Parameter
 from ..core.tensor import Tensor
 
 _SCALARS = (bool, int, float, complex, str, bytes, type(None))
@@ -105,6 +105,8 @@ def flatten_call(args, kwargs):
 
 
 def _key(a, leaves, variable):
+    # The traversal mirrors the frontend's flattening (compiler/frontend/spec.py): Tensors (Parameters too) are
+    # leaves in depth-first order through tuples, lists, dicts and namedtuples; anything else is a constant.
     t = type(a)
     if t is Tensor:
         leaves.append(a)
@@ -114,28 +116,47 @@ def _key(a, leaves, variable):
             leaves.append(a)
             return ("M", t.__name__)
         return ("V", t.__name__, repr(a) if t is float else a)  # repr: nan == nan, 0.0 != -0.0
-    if isinstance(a, Parameter):
-        return ("P", id(a), a.name)
     if isinstance(a, Tensor):
         leaves.append(a)
         return ("T", a.shape, a.dtype)
-    mut = variable or getattr(a, "__ms_mutable__", False) is True
-    if isinstance(a, (_MutableInt, _MutableFloat, _MutableBool)):
+    if t in (_MutableInt, _MutableFloat, _MutableBool):
         leaves.append(a)
         return ("M", _number_kind(a))
-    if isinstance(a, (tuple, list)):
+    mut = variable or t in (_MutableTuple, _MutableList, _MutableDict)
+    if t in (tuple, list, _MutableTuple, _MutableList) or (isinstance(a, tuple) and hasattr(t, "_fields")):
         return ("S", t.__name__, tuple([_key(v, leaves, mut) for v in a]))
-    if isinstance(a, dict):
+    if t in (dict, _MutableDict):
         return ("D", tuple([(k, _key(v, leaves, mut)) for k, v in a.items()]))
     if isinstance(a, np.ndarray):
         return ("A", a.shape, str(a.dtype), a.tobytes())
     if isinstance(a, np.generic):
         return ("V", type(a).__name__, a.item())
-    try:
-        hash(a)
-    except TypeError:
-        return ("I", id(a), t.__name__)
-    return ("O", a)
+    return ("O", _Ident(a))
+
+
+def _number_kind(a):
+    if isinstance(a, _MutableBool):
+        return "bool"
+    return "float" if isinstance(a, float) else "int"
+
+
+class _Ident:
+    """An object in a key by identity: the compiled graph holds that very object (a Primitive, a Cell, a
+    function), so an equal-but-different object must not select it. Holding it keeps its id unique."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj):
+        self.obj = obj
+
+    def __eq__(self, other):
+        return type(other) is _Ident and other.obj is self.obj
+
+    def __hash__(self):
+        return id(self.obj)
+
+    def __repr__(self):
+        return f"<{type(self.obj).__name__} at {id(self.obj):#x}>"
 
 
 def _number_kind(a):
@@ -150,19 +171,21 @@ def replace_mutables(args, kwargs):
 
 
 def _replace(a, variable):
+    t = type(a)
     if isinstance(a, Tensor):
         return a
-    if isinstance(a, _MutableBool) or (variable and type(a) is bool):
+    if t is _MutableBool or (variable and t is bool):
         return Tensor(bool(a))
-    if isinstance(a, (_MutableInt, _MutableFloat)) or (variable and type(a) in (int, float)):
-        return Tensor(a.real if isinstance(a, float) else int(a))
-    mut = variable or getattr(a, "__ms_mutable__", False) is True
-    if isinstance(a, (tuple, list)):
-        items = [_replace(v, mut) for v in a]
-        if hasattr(a, "_fields"):  # a namedtuple keeps its type
-            return type(a)(*items)
-        return tuple(items) if isinstance(a, tuple) else items
-    if isinstance(a, dict):
+    if t in (_MutableInt, _MutableFloat) or (variable and t in (int, float)):
+        return Tensor(float(a) if isinstance(a, float) else int(a))
+    mut = variable or t in (_MutableTuple, _MutableList, _MutableDict)
+    if t in (tuple, _MutableTuple):
+        return tuple(_replace(v, mut) for v in a)
+    if t in (list, _MutableList):
+        return [_replace(v, mut) for v in a]
+    if isinstance(a, tuple) and hasattr(t, "_fields"):  # a namedtuple keeps its type
+        return t(*(_replace(v, mut) for v in a))
+    if t in (dict, _MutableDict):
         return {k: _replace(v, mut) for k, v in a.items()}
     return a
 
@@ -218,15 +241,15 @@ def _diff(a, b, where, out):
         else:
             for k in ka:
                 _diff(ka[k], kb[k], f"{where}[{k!r}]", out)
-    elif tag == "P":
-        out.append(f"{where} Parameter '{a[2]}' -> '{b[2]}' (another Parameter object)")
+    elif tag == "O":
+        out.append(f"{where} object {a[1]!r} -> {b[1]!r} (objects are compile-time constants)")
     else:
         out.append(f"{where} value changed")
 
 
 def _kind(k):
-    tags = {"T": "Tensor", "V": "value", "S": "sequence", "D": "dict", "P": "Parameter", "M": "mutable",
-            "A": "numpy array", "O": "object", "I": "object"}
+    tags = {"T": "Tensor", "V": "value", "S": "sequence", "D": "dict", "M": "mutable",
+            "A": "numpy array", "O": "object"}
     if isinstance(k, tuple) and k and k[0] in tags:
         return f"{tags[k[0]]}({k[1]})" if k[0] in ("V", "S") else tags[k[0]]
     return type(k).__name__

@@ -376,6 +376,7 @@ def test_graph_mode_runs_pynative_until_a_compiler_is_installed():
     ms.set_context(mode=ms.GRAPH_MODE)
     assert_close(d(x), eager)
     calls = []
+    previous = nn.cell._graph_runner  # the runtime's runner, installed by `import openspore`
     set_graph_runner(lambda cell, args, kwargs: calls.append(cell) or cell.construct(*args, **kwargs))
     try:
         assert_close(d(x), eager)
@@ -384,7 +385,7 @@ def test_graph_mode_runs_pynative_until_a_compiler_is_installed():
         d(x)
         assert calls == [d]
     finally:
-        set_graph_runner(None)
+        set_graph_runner(previous)
 
 
 # ---- printing and copying --------------------------------------------------------------------------------
