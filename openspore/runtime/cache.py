@@ -75,11 +75,11 @@ class GraphCache:
         owner = self._owner()
         if self._subcells is None:
             # sub-cells do not refer back to their parent, so holding them keeps the owner collectable
-            self._subcells = [c for _, c in owner.cells_and_names()][1:]
-        cells = [owner, *self._subcells]
-        return (tuple([c.__dict__["training"] for c in cells]),
-                tuple([id(p) for c in cells for p in c.__dict__["_params"].values()]),
-                owner.__dict__["_plain_call"])
+            self._subcells = [c.__dict__ for _, c in owner.cells_and_names()][1:]
+        dicts = [owner.__dict__, *self._subcells]
+        return (tuple([d["training"] for d in dicts]),
+                tuple([id(p) for d in dicts for p in d["_params"].values()]),
+                dicts[0]["_plain_call"])
 
     # ---- compiling ------------------------------------------------------------------------------
     def _compile(self, key, args, kwargs, backend):
