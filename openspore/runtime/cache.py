@@ -22,19 +22,24 @@ logger = logging.getLogger("openspore.jit")
 class Entry:
     """One compiled graph: `compiled` (a CompiledGraph), the frontend's `unflatten`, output dtypes."""
 
-    __slots__ = ("compiled", "unflatten", "out_dtypes", "compile_time", "times", "graph", "traced")
+    __slots__ = ("compiled", "unflatten", "out_dtypes", "compile_time", "times", "graph", "traced", "vjp")
 
     def __init__(self, compiled, traced, graph, times):
         self.compiled, self.traced, self.graph, self.times = compiled, traced, graph, times
         self.unflatten = traced.unflatten
         self.out_dtypes = compiled.out_dtypes
         self.compile_time = sum(times.values())
+        self.vjp = None  # the compiled backward of this graph, made on the first call under a grad transform
 
     def run(self, leaves, backend):
+        return self.unflatten(self.run_flat(leaves, backend))
+
+    def run_flat(self, leaves, backend):
+        """The output leaves as Tensors (Python values as they are)."""
         arrays = [t.data_ref() if type(t) is Tensor else leaf_array(t, backend) for t in leaves]
         outs = self.compiled(*arrays)
         wrap = Tensor._wrap
-        return self.unflatten([wrap(o, d) if d is not None else o for o, d in zip(outs, self.out_dtypes)])
+        return [wrap(o, d) if d is not None else o for o, d in zip(outs, self.out_dtypes)]
 
 
 class GraphCache:
@@ -56,6 +61,11 @@ class GraphCache:
         self._subcells = None
 
     def __call__(self, args, kwargs):
+        entry, leaves, backend = self.lookup(args, kwargs)
+        return entry.run(leaves, backend)
+
+    def lookup(self, args, kwargs):
+        """(entry, graph-input leaves, backend) for a call, compiling on a cache miss."""
         arg_key, leaves = flatten_call(args, kwargs)
         backend = backends.current()
         key = (arg_key, backend.name, str(getattr(backend, "device", "")), self.level_of(), self._owner_state())
@@ -63,7 +73,7 @@ class GraphCache:
         if entry is None:
             entry = self._compile(key, args, kwargs, backend)
         self.last_key, self.last_entry = key, entry
-        return entry.run(leaves, backend)
+        return entry, leaves, backend
 
     @property
     def owner(self):

@@ -1,14 +1,13 @@
 """The graph-mode entry points: `ms.jit`, GRAPH_MODE `Cell.__call__`, `JitConfig`, `jit_class`, `lazy_inline`,
 `no_inline` (facts §1.12, §3.1).
 
-A jitted function runs compiled whatever the global mode is. Three situations run the Python function itself
+A jitted function runs compiled whatever the global mode is. Two situations run the Python function itself
 instead (the PyNative path, same results):
 * `MS_JIT=0` in the environment (`context.jit_disabled()`);
 * a graph is being traced: a jitted function or a Cell called inside another compiled function is inlined into
-  the outer graph;
-* a gradient transform is active in PyNative (`ms.grad(f)(x)` where `f` calls a jitted function): the tape must
-  see every primitive, so the call is run op by op. (Recording the whole call as one autodiff node with a
-  compiled vjp graph as its backward would be faster; correctness first.)
+  the outer graph.
+Under an active PyNative gradient transform (`ms.grad(f)(x)` where `f` calls a jitted function) the compiled
+call is recorded as one autodiff node whose backward is a compiled vjp graph (grad_call.py).
 
 Optimisation level: `jit(jit_level=...)`, else the Cell's `set_jit_config(JitConfig(jit_level=...))`, else a
 `set_context(jit_level=...)` made by the user, else `DEFAULT_LEVEL` ('O1': inlining, dead-branch elimination,
@@ -23,6 +22,7 @@ from .. import context
 from ..core import autograd
 from ..core.dispatch import current_tracer
 from .cache import GraphCache
+from .grad_call import call_recording
 from .signature import mutable  # noqa: F401  (re-exported by the package)
 
 DEFAULT_LEVEL = "O1"
@@ -152,6 +152,8 @@ class JitFunction:
         cache = self._plain
         if cache is None:
             cache = self._plain = GraphCache(self.fn, _qualname(self.fn), self._level_for(None))
+        if autograd.ACTIVE:
+            return call_recording(cache, args, kwargs, lambda: self.fn(*args, **kwargs))
         return cache(args, kwargs)
 
     def cache_for(self, owner):
@@ -193,7 +195,10 @@ class _BoundJit:
     def __call__(self, *args, **kwargs):
         if _run_python():
             return self.jit_fn.fn(self.owner, *args, **kwargs)
-        return self.jit_fn.cache_for(self.owner)(args, kwargs)
+        cache = self.jit_fn.cache_for(self.owner)
+        if autograd.ACTIVE:
+            return call_recording(cache, args, kwargs, lambda: self.jit_fn.fn(self.owner, *args, **kwargs))
+        return cache(args, kwargs)
 
     @property
     def graph_cache(self):
@@ -237,7 +242,7 @@ class _LevelOf:
 
 def _run_python():
     """True when the Python function must run itself instead of its graph (see the module docstring)."""
-    return bool(autograd.ACTIVE) or current_tracer() is not None or context.jit_disabled()
+    return current_tracer() is not None or context.jit_disabled()
 
 
 def _qualname(fn):
@@ -252,11 +257,14 @@ def make_cell_runner(slow_call):
     such a cell's graph is traced through it, so the casts and hooks land in the graph."""
     caches = weakref.WeakKeyDictionary()
 
+    def python(cell, args, kwargs):
+        if cell.__dict__["_plain_call"]:
+            return cell.construct(*args, **kwargs)
+        return slow_call(cell, args, kwargs)
+
     def run(cell, args, kwargs):
         if _run_python():
-            if cell.__dict__["_plain_call"]:
-                return cell.construct(*args, **kwargs)
-            return slow_call(cell, args, kwargs)
+            return python(cell, args, kwargs)
         cache = caches.get(cell)
         if cache is None:
             construct = type(cell).construct
@@ -265,6 +273,8 @@ def make_cell_runner(slow_call):
             fn = functools.partial(_traceable_construct, raw)
             cache = caches[cell] = GraphCache(fn, f"{type(cell).__name__}.construct",
                                               _LevelOf(explicit, cell), cell, cell_owner=True)
+        if autograd.ACTIVE:
+            return call_recording(cache, args, kwargs, lambda: python(cell, args, kwargs))
         return cache(args, kwargs)
 
     run.caches = caches

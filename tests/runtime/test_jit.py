@@ -1,5 +1,6 @@
 """`ms.jit` and GRAPH_MODE semantics: decorator forms, the compile cache and its key, recompile logging, MS_JIT=0,
 save_graphs, JitConfig, mutable, and calls under autodiff."""
+import importlib
 import logging
 import os
 
@@ -264,8 +265,17 @@ def test_graph_mode_replaced_parameter_recompiles(caplog):
     assert any("Parameter" in r.getMessage() for r in caplog.records)
 
 
-def test_graph_mode_jit_config_level_is_part_of_the_key():
-    ms.set_context(mode=ms.GRAPH_MODE)
+@pytest.fixture
+def keep_jit_level():
+    jit_module = importlib.import_module("openspore.runtime.jit")  # the package's `jit` is the function
+    saved = ms.get_context("jit_level"), dict(jit_module._user_level)
+    yield
+    ms.set_context(jit_level=saved[0])
+    jit_module._user_level.update(saved[1])
+
+
+def test_graph_mode_jit_config_level_is_part_of_the_key(keep_jit_level):
+    ms.set_context(mode=ms.GRAPH_MODE, jit_level="O1")
     net = Scale()
     x = _t(3)
     net(x)
@@ -273,6 +283,21 @@ def test_graph_mode_jit_config_level_is_part_of_the_key():
     net(x)
     cache = _runner_cache(net)
     assert sorted(k[3] for k in cache.entries) == ["O0", "O1"]
+
+
+def test_default_level_is_o1_until_the_context_names_one(keep_jit_level):
+    jit_module = importlib.import_module("openspore.runtime.jit")
+    jit_module._user_level["set"] = False
+
+    @ms.jit
+    def f(x):
+        return x + 1
+
+    f(_t(2))
+    assert f.graph_cache.last_key[3] == jit_module.DEFAULT_LEVEL == "O1"
+    ms.set_context(jit_level="O0")
+    f(_t(2))
+    assert f.graph_cache.last_key[3] == "O0" and _entries(f) == 2
 
 
 def test_nested_jit_is_inlined():
@@ -312,17 +337,52 @@ def test_keyword_arguments():
 
 
 # ---- autodiff --------------------------------------------------------------------------------------
-def test_jitted_function_inside_grad_runs_pynative():
+def test_jitted_function_inside_grad_is_one_compiled_node():
     @ms.jit
     def square_sum(x):
-        return (x * x).sum()
+        return (ops.sin(x) * x).sum()
 
     x = _t(3)
     grad = ms.grad(lambda v: square_sum(v) * 2)(x)
-    np.testing.assert_allclose(grad.asnumpy(), 4 * x.asnumpy(), rtol=1e-6)
-    assert _entries(square_sum) == 0
-    np.testing.assert_allclose(square_sum(x).asnumpy(), (x.asnumpy() ** 2).sum(), rtol=1e-6)
-    assert _entries(square_sum) == 1
+    xs = x.asnumpy()
+    np.testing.assert_allclose(grad.asnumpy(), 2 * (np.cos(xs) * xs + np.sin(xs)), rtol=1e-5, atol=1e-6)
+    entry = square_sum.graph_cache.last_entry
+    assert len(square_sum.graph_cache.entries) == 1 and entry.vjp is not None  # forward and backward compiled
+    assert len(entry.vjp.entries) == 1
+    ms.grad(lambda v: square_sum(v) * 2)(x)
+    assert len(entry.vjp.entries) == 1  # the backward graph is reused
+    # second order: the backward runs op by op under the outer transform, so it is differentiable again
+    second = ms.grad(ms.grad(square_sum))(x)
+    np.testing.assert_allclose(second.asnumpy(), 2 * np.cos(xs) - xs * np.sin(xs), rtol=1e-5, atol=1e-6)
+
+
+def test_grad_through_graph_mode_cell_reaches_its_weights():
+    net = Scale()
+    x = _t(3)
+
+    def loss(v):
+        return (net(v) ** 2).sum()
+
+    ref_x, ref_w = ms.grad(loss, grad_position=0, weights=net.trainable_params())(x)
+    ms.set_context(mode=ms.GRAPH_MODE)
+    got_x, got_w = ms.grad(loss, grad_position=0, weights=net.trainable_params())(x)
+    assert len(_runner_cache(net).entries) == 1
+    np.testing.assert_allclose(got_x.asnumpy(), ref_x.asnumpy(), rtol=1e-6)
+    np.testing.assert_allclose(got_w[0].asnumpy(), ref_w[0].asnumpy(), rtol=1e-6)
+
+
+def test_random_graph_under_grad_runs_op_by_op():
+    @ms.jit
+    def noisy(x):
+        return (ops.dropout(x, p=0.5) * x).sum()
+
+    x = _t(64, fill=1.0)
+    ms.set_seed(5)
+    value, grad = ms.value_and_grad(noisy)(x)
+    kept = grad.asnumpy() != 0
+    np.testing.assert_allclose(value.asnumpy(), 2.0 * kept.sum(), rtol=1e-6)  # the mask of the gradient is the forward's
+    np.testing.assert_allclose(grad.asnumpy()[kept], 4.0, rtol=1e-6)
+    assert _entries(noisy) == 1 and noisy.graph_cache.last_entry.vjp is None
 
 
 def test_grad_inside_jit_is_compiled():
