@@ -39,9 +39,10 @@ def _is_operand(other):
 
 # ---- operators --------------------------------------------------------------------------------
 def _binary(fn, reflected=False):
+    # No NotImplemented fallback: a bad operand gets the op's own error ("For 'Add', input 'y' must be ...").
     if reflected:
-        return lambda self, other: fn(other, self) if _is_operand(other) else NotImplemented
-    return lambda self, other: fn(self, other) if _is_operand(other) else NotImplemented
+        return lambda self, other: fn(other, self)
+    return lambda self, other: fn(self, other)
 
 
 Tensor.__add__, Tensor.__radd__ = _binary(F.add), _binary(F.add, True)
