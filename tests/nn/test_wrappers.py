@@ -241,7 +241,7 @@ def test_distributed_grad_reducer_single_process():
         nn.DistributedGradReducer([g])
 
 
-# ---- loss scaling ------------------------------------------------------------------------------------------------------
+# ---- loss scaling ----------------------------------------------------------------------------------------------
 def _scaled_train_cell(scale_sense, lr=0.1):
     net = Net()
     opt = PlainSGD(net.trainable_params(), lr)
