@@ -1,6 +1,7 @@
 """openspore.nn: Cell, containers and (as they arrive) layers, losses and optimizers."""
 from .cell import Cell  # noqa: F401
 from .container import SequentialCell, CellList, CellDict  # noqa: F401
+from .layer import *  # noqa: F401,F403
 from . import loss, wrap  # noqa: F401
 from .loss import *  # noqa: F401,F403
 from .wrap import *  # noqa: F401,F403
