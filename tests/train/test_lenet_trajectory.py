@@ -14,65 +14,9 @@ import pytest
 import openspore as ms
 from openspore import nn, ops
 from openspore.ops import operations as P
+from tests.nn.fixture_nets import LeNet5
 
 STEPS = 5
-
-
-class _Conv(nn.Cell):
-    """MindSpore's Conv2d(cin, cout, k, pad_mode='valid') with no bias (the fixture's layer)."""
-
-    def __init__(self, cin, cout, k):
-        super().__init__()
-        self.weight = ms.Parameter(ms.Tensor(np.zeros((cout, cin, k, k), np.float32)), name="weight")
-        self.conv2d = P.Conv2D(out_channel=cout, kernel_size=k, pad_mode="valid")
-
-    def construct(self, x):
-        return self.conv2d(x, self.weight)
-
-
-class _Dense(nn.Cell):
-    """MindSpore's Dense: MatMul(transpose_b=True) + BiasAdd."""
-
-    def __init__(self, cin, cout):
-        super().__init__()
-        self.weight = ms.Parameter(ms.Tensor(np.zeros((cout, cin), np.float32)), name="weight")
-        self.bias = ms.Parameter(ms.Tensor(np.zeros((cout,), np.float32)), name="bias")
-        self.matmul = P.MatMul(transpose_b=True)
-        self.bias_add = P.BiasAdd()
-
-    def construct(self, x):
-        return self.bias_add(self.matmul(x, self.weight), self.bias)
-
-
-class _LeNet5(nn.Cell):
-    """The fixture's LeNet5, written with primitives (used until the shared layer-based one exists)."""
-
-    def __init__(self):
-        super().__init__()
-        self.conv1 = _Conv(1, 6, 5)
-        self.conv2 = _Conv(6, 16, 5)
-        self.fc1 = _Dense(400, 120)
-        self.fc2 = _Dense(120, 84)
-        self.fc3 = _Dense(84, 10)
-        self.relu = P.ReLU()
-        self.max_pool2d = P.MaxPool(kernel_size=2, strides=2)
-        self.flatten = P.Flatten()
-
-    def construct(self, x):
-        x = self.max_pool2d(self.relu(self.conv1(x)))
-        x = self.max_pool2d(self.relu(self.conv2(x)))
-        x = self.flatten(x)
-        x = self.relu(self.fc1(x))
-        x = self.relu(self.fc2(x))
-        return self.fc3(x)
-
-
-def _lenet5():
-    try:
-        from tests.nn.fixture_nets import LeNet5
-    except ImportError:
-        return _LeNet5()
-    return LeNet5()
 
 
 class _Momentum(nn.Cell):
@@ -102,7 +46,7 @@ def _momentum(params, learning_rate, momentum):
 
 def _train_five_steps(fixtures_dir):
     manifest = json.load(open(os.path.join(fixtures_dir, "MANIFEST.json")))["lenet5_train"]
-    net = _lenet5()
+    net = LeNet5()
     not_loaded, _ = ms.load_param_into_net(net, ms.load_checkpoint(os.path.join(fixtures_dir, "lenet5_init.ckpt")))
     assert not_loaded == []
     loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
