@@ -1,6 +1,7 @@
 """openspore.nn: Cell, containers and (as they arrive) layers, losses and optimizers."""
 from .cell import Cell  # noqa: F401
 from .container import SequentialCell, CellList, CellDict  # noqa: F401
+from .layer import *  # noqa: F401,F403
 from .optim import Optimizer, Momentum, SGD, Adam, AdamWeightDecay, RMSProp, Adagrad, Lamb  # noqa: F401
 from .learning_rate_schedule import (LearningRateSchedule, ExponentialDecayLR, NaturalExpDecayLR,  # noqa: F401
                                      InverseDecayLR, CosineDecayLR, PolynomialDecayLR, WarmUpLR)
