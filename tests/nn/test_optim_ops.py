@@ -174,3 +174,63 @@ def test_momentum_and_adam_kernels_after_scalar_rewrite(backend):
     step = 0.01 * np.sqrt(1 - 0.999) / (1 - 0.9)
     expected = np.array([1.0, 2.0]) - step * (0.9 * em + 0.1 * np.array([0.5, -0.5])) / (np.sqrt(ev) + 1e-8)
     assert_close(w, expected, rtol=1e-5)
+
+
+def test_torch_kernels_with_device_scalars(monkeypatch):
+    """On CUDA the torch kernels keep scalars as 0-d tensors (no host read). Emulate that on CPU: every update
+    must give the same result as with Python-number scalars."""
+    pytest.importorskip("torch")
+    from openspore.ops.defs import optim_ops, side_effect
+
+    def as_device_scalar(torch, value, like):
+        return value.reshape(()).to(like.dtype) if isinstance(value, torch.Tensor) else \
+            torch.tensor(value, dtype=like.dtype)
+
+    ms.set_context(backend="torch")
+    rng = np.random.default_rng(5)
+    shape = (3, 4)
+    cases = [
+        (ops.SGD(0.2, 0.01), lambda: [rng.uniform(-1, 1, shape), rng.uniform(-1, 1, shape), 0.1,
+                                      np.zeros(shape), 0.9, np.ones(shape)], (0, 3, 5)),
+        (ops.SGD(0.0, 0.0, True), lambda: [rng.uniform(-1, 1, shape), rng.uniform(-1, 1, shape), 0.1,
+                                           rng.uniform(-1, 1, shape), 0.9, np.zeros(shape)], (0, 3, 5)),
+        (ops.SGD(0.5), lambda: [rng.uniform(-1, 1, shape), rng.uniform(-1, 1, shape), 0.1,
+                                rng.uniform(-1, 1, shape), 0.0, np.ones(shape)], (0, 3, 5)),
+        (ops.AdamWeightDecay(), lambda: [rng.uniform(-1, 1, shape), rng.uniform(-1, 1, shape),
+                                         rng.uniform(0.1, 1, shape), 0.01, 0.9, 0.999, 1e-6, 0.1,
+                                         rng.uniform(-1, 1, shape)], (0, 1, 2)),
+        (ops.ApplyAdamWithAmsgradV2(), lambda: [rng.uniform(-1, 1, shape), rng.uniform(-1, 1, shape),
+                                                rng.uniform(0.1, 1, shape), rng.uniform(0.1, 1, shape), 0.81,
+                                                0.998, 0.01, 0.9, 0.999, 1e-8, rng.uniform(-1, 1, shape)], (0, 3)),
+        (ops.ApplyRMSProp(), lambda: [rng.uniform(-1, 1, shape), rng.uniform(0.5, 2, shape),
+                                      rng.uniform(-1, 1, shape), 0.01, rng.uniform(-1, 1, shape), 0.9, 0.5,
+                                      1e-10], (0, 2)),
+        (ops.ApplyCenteredRMSProp(), lambda: [rng.uniform(-1, 1, shape), rng.uniform(-0.1, 0.1, shape),
+                                              rng.uniform(1, 2, shape), rng.uniform(-1, 1, shape),
+                                              rng.uniform(-1, 1, shape), 0.01, 0.9, 0.5, 1e-10], (0, 3)),
+        (ops.ApplyAdagrad(), lambda: [rng.uniform(-1, 1, shape), rng.uniform(0.1, 1, shape), 0.01,
+                                      rng.uniform(-1, 1, shape)], (0, 1)),
+        (ops.Lamb(), lambda: [rng.uniform(-1, 1, shape), rng.uniform(-1, 1, shape), rng.uniform(0.1, 1, shape),
+                              0.01, 0.9, 0.999, 1e-6, 0.01, 3, rng.uniform(-1, 1, shape)], (0,)),
+        (ops.ApplyMomentum(use_nesterov=True), lambda: [rng.uniform(-1, 1, shape), rng.uniform(-1, 1, shape), 0.1,
+                                                         rng.uniform(-1, 1, shape), 0.9], (0, 1)),
+        (ops.Adam(use_nesterov=True), lambda: [rng.uniform(-1, 1, shape), rng.uniform(-1, 1, shape),
+                                               rng.uniform(0.1, 1, shape), 0.81, 0.998, 0.01, 0.9, 0.999, 1e-8,
+                                               rng.uniform(-1, 1, shape)], (0, 1, 2)),
+    ]
+    for prim, make, written in cases:
+        values = make()
+
+        def args():
+            return [T(v) if isinstance(v, np.ndarray) else ms.Tensor(np.array(v, np.int32 if isinstance(v, int)
+                                                                               else np.float32)) for v in values]
+
+        host = args()
+        prim(*host)
+        with monkeypatch.context() as patch:
+            patch.setattr(optim_ops, "t_num", as_device_scalar)
+            patch.setattr(side_effect, "t_num", as_device_scalar)
+            device = args()
+            prim(*device)
+        for i in written:
+            assert_close(device[i], host[i], rtol=1e-6, atol=1e-7, msg=f"{prim.name} input {i}")

@@ -1,5 +1,7 @@
 """`nn.Adam` (bias-corrected, optional Nesterov / AMSGrad) and `nn.AdamWeightDecay` (decoupled decay, no bias
 correction). Each step is one fused primitive call per parameter."""
+import numpy as np
+
 from ...common import dtype as mstype
 from ...core.parameter import Parameter
 from ...core.tensor import Tensor
@@ -20,6 +22,12 @@ def _check_betas(op, beta1, beta2, eps):
             raise ValueError(f"For '{op}', the '{name}' must be in range (0.0, 1.0), but got {value}.")
     if eps <= 0.0:
         raise ValueError(f"For '{op}', the 'eps' must be greater than 0, but got {eps}.")
+
+
+def _float32_values(*values):
+    """Hyper-parameters as Python numbers holding their float32 values: the update kernels then compute
+    (1 - beta1) etc. as MindSpore does from its float32 Tensors, without a Tensor per call."""
+    return tuple(float(np.float32(v)) for v in values)
 
 
 class Adam(Optimizer):
@@ -51,6 +59,7 @@ class Adam(Optimizer):
         self.beta1 = Tensor(beta1, mstype.float32)
         self.beta2 = Tensor(beta2, mstype.float32)
         self.eps = Tensor(eps, mstype.float32)
+        self._hyper = _float32_values(beta1, beta2, eps)
         self.use_locking, self.use_nesterov, self.use_amsgrad = use_locking, use_nesterov, use_amsgrad
         self.beta1_power = Parameter(Tensor(1.0, mstype.float32), name="beta1_power")
         self.beta2_power = Parameter(Tensor(1.0, mstype.float32), name="beta2_power")
@@ -64,9 +73,9 @@ class Adam(Optimizer):
 
     def construct(self, gradients):
         gradients, lr = self._begin_step(gradients)
-        beta1, beta2, eps = self.beta1, self.beta2, self.eps
-        ops.assign(self.beta1_power, self.beta1_power * beta1)
-        ops.assign(self.beta2_power, self.beta2_power * beta2)
+        beta1, beta2, eps = self._hyper
+        ops.assign(self.beta1_power, self.beta1_power * self.beta1)
+        ops.assign(self.beta2_power, self.beta2_power * self.beta2)
         b1p, b2p, opt = self.beta1_power, self.beta2_power, self.opt
         if self.use_amsgrad:
             for param, m, v, vhat, grad, rate in zip(self._parameters, self.moment1, self.moment2, self.vhat,
@@ -92,7 +101,7 @@ class AdamWeightDecay(Optimizer):
         self.beta1 = Tensor(beta1, mstype.float32)
         self.beta2 = Tensor(beta2, mstype.float32)
         self.eps = Tensor(eps, mstype.float32)
-        self._hyper = (beta1, beta2, eps)
+        self._hyper = _float32_values(beta1, beta2, eps)
         self.moments1 = self._parameters.clone(prefix="adam_m", init="zeros")
         self.moments2 = self._parameters.clone(prefix="adam_v", init="zeros")
         self.opt = P.AdamWeightDecay()

@@ -2,7 +2,7 @@
 from ...common import dtype as mstype
 from ...core.tensor import Tensor
 from ...ops import operations as P
-from .adam import _check_betas
+from .adam import _check_betas, _float32_values
 from .optimizer import Optimizer
 
 __all__ = ["Lamb"]
@@ -23,7 +23,7 @@ class Lamb(Optimizer):
         self.beta1 = Tensor(beta1, mstype.float32)
         self.beta2 = Tensor(beta2, mstype.float32)
         self.eps = Tensor(eps, mstype.float32)
-        self._hyper = (beta1, beta2, eps)
+        self._hyper = _float32_values(beta1, beta2, eps)
         self.moments1 = self._parameters.clone(prefix="lamb_m", init="zeros")
         self.moments2 = self._parameters.clone(prefix="lamb_v", init="zeros")
         self.opt = P.Lamb()

@@ -44,8 +44,7 @@ def t_addcdiv_(torch, out, a, b, value):
 
 
 def t_moments_(torch, m, v, grad, beta1, beta2):
-    """Adam's moving averages in place: m = beta1*m + (1-beta1)*g; v = beta2*v + (1-beta2)*g^2."""
-    m.mul_(beta1)
-    t_add_(torch, m, grad, 1 - beta1)
-    v.mul_(beta2)
-    t_addcmul_(torch, v, grad, grad, 1 - beta2)
+    """Adam's moving averages in place, in MindSpore's kernel form m += (g - m)*(1-beta1),
+    v += (g^2 - v)*(1-beta2) (one `lerp_` pass each)."""
+    m.lerp_(grad, 1 - beta1)
+    v.lerp_(grad * grad, 1 - beta2)

@@ -20,10 +20,9 @@ from .side_effect import _NONDIFF_WRITE, _check_like, _check_scalar
 
 # ---- shared checks -------------------------------------------------------------------------------
 def _np_moments_(m, v, grad, beta1, beta2):
-    m *= beta1
-    m += (1 - beta1) * grad
-    v *= beta2
-    v += (1 - beta2) * (grad * grad)
+    """m += (g - m)*(1-beta1); v += (g^2 - v)*(1-beta2) (MindSpore's kernel form)."""
+    m += (1 - beta1) * (grad - m)
+    v += (1 - beta2) * (grad * grad - v)
 
 
 def _check_state(op, names, var, *state):
@@ -154,9 +153,9 @@ class AdamWeightDecay(_Update):
     def torch(self, torch, var, m, v, lr, beta1, beta2, epsilon, decay, grad):
         lr, b1, b2, eps, decay = (t_num(torch, s, var) for s in (lr, beta1, beta2, epsilon, decay))
         t_moments_(torch, m, v, grad, b1, b2)
-        update = torch.div(m, v.sqrt().add_(eps))
-        t_add_(torch, update, var, decay)
-        t_add_(torch, var, update, -lr)
+        # var - lr*(m/d + decay*var) == var*(1 - lr*decay) - lr*m/d: one pass and no temporary fewer
+        var.mul_(1 - lr * decay)
+        t_addcdiv_(torch, var, m, v.sqrt().add_(eps), -lr)
         return var, m, v
 
     @classmethod
