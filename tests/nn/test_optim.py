@@ -350,3 +350,27 @@ def test_custom_optimizer_on_the_base_class(backend):
     before = params[0].asnumpy().copy()
     PlainSGD(params, 0.5)(tuple(ms.Tensor(g) for g in grads[0]))
     assert_close(params[0], before - 0.5 * grads[0][0], rtol=1e-6)
+
+
+def test_dynamic_weight_decay_cell(backend):
+    w = ms.Parameter(ms.Tensor(np.ones(2, np.float32)), name="w")
+    decay = nn.ExponentialDecayLR(0.5, 0.5, 1)  # 0.5, 0.25, ... by global step
+    opt = nn.Momentum([w], learning_rate=0.1, momentum=0.0, weight_decay=decay)
+    assert opt.dynamic_weight_decay and opt.exec_weight_decay
+    assert float(opt.get_weight_decay()) == pytest.approx(0.5)
+    zero = (ms.Tensor(np.zeros(2, np.float32)),)
+    opt(zero)  # w -= 0.1 * 0.5 * w
+    opt(zero)  # w -= 0.1 * 0.25 * w
+    assert_close(w, np.full(2, (1 - 0.05) * (1 - 0.025)), rtol=1e-6)
+    with pytest.raises(TypeError, match="dynamic weight decay"):
+        nn.SGD([w], weight_decay=decay)
+
+
+@pytest.mark.parametrize("name", ["Momentum", "Adam", "SGD", "AdamWeightDecay", "RMSProp", "Adagrad", "Lamb"])
+def test_float16_parameters_keep_their_dtype(backend, name):
+    w = ms.Parameter(ms.Tensor(np.ones(3, np.float16)), name="w")
+    kwargs = {"momentum": 0.9} if name == "Momentum" else {}
+    opt = getattr(nn, name)([w], learning_rate=0.01, **kwargs)
+    opt((ms.Tensor(np.full(3, 0.5, np.float16)),))
+    assert w.dtype is ms.float16 and float(w.asnumpy()[0]) < 1.0
+    assert all(p.dtype is ms.float16 for p in opt.get_parameters() if p.name.endswith(".w"))
