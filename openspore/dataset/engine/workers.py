@@ -65,7 +65,7 @@ def _pack(result, shm, slot, slot_size):
         offset = 0
         layout = []
         for a in result:
-            a = np.ascontiguousarray(a)
+            a = a if a.flags.c_contiguous else a.copy(order="C")  # ascontiguousarray would make 0-d 1-d
             dst = np.frombuffer(shm, dtype=np.uint8, count=a.nbytes, offset=base + offset)
             dst[...] = a.reshape(-1).view(np.uint8)
             del dst

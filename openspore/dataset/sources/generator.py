@@ -1,6 +1,7 @@
 """`GeneratorDataset` (rows from Python) and `NumpySlicesDataset` (rows sliced from arrays)."""
 import numpy as np
 
+from ..engine.datasets import Dataset
 from ..engine.ops import run_rows
 from ..engine.rows import names_list, to_array, to_row
 from ..engine.workers import make_pool
@@ -147,6 +148,12 @@ class GeneratorDataset(MappableDataset):
         return make_pool(self._reader, self.num_parallel_workers, self.python_multiprocessing, on_error,
                          (ctx.key(self), ctx.pass_count(self)), self.max_rowsize)
 
+    def split(self, sizes, randomize=True):
+        """`split(sizes, randomize=True)`: by sampler for random-access sources, else by skip/take over copies."""
+        if self.random_access and self.batch_sampler is None:
+            return super().split(sizes, randomize)
+        return Dataset.split(self, sizes, randomize)
+
     def _size(self):
         if self.batch_sampler is not None:
             return len(self.batch_sampler) if hasattr(self.batch_sampler, "__len__") else None
@@ -173,9 +180,8 @@ class GeneratorDataset(MappableDataset):
                 return
             try:
                 yield self._reader.convert(item)
-            except Exception as exc:
-                raise RuntimeError(f"For '{self._where}', row {k} of the source could not be converted: "
-                                   f"{type(exc).__name__}: {exc}") from exc
+            except (TypeError, ValueError, RuntimeError) as exc:
+                raise type(exc)(f"{exc} (row {k} of the source)") from exc
 
 
 class _Slices:

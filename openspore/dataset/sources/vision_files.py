@@ -114,9 +114,9 @@ class FashionMnistDataset(MnistDataset):
 def _read_records(path, record, where, name):
     size = os.path.getsize(path)
     if size == 0 or size % record:
-        raise RuntimeError(f"For '{where}', invalid {name} file, failed to read data from: {path}: {size} bytes is "
-                           f"not a whole number of {record}-byte records; re-download dataset (make sure it is the "
-                           f"{name} binary version).")
+        raise RuntimeError(f"Invalid {name} file, failed to read data from: {path}, re-download dataset(make sure it "
+                           f"is {name.upper()} binary version). ({where}: {size} bytes is not a whole number of "
+                           f"{record}-byte records.)")
     return np.fromfile(path, dtype=np.uint8).reshape(-1, record)
 
 
