@@ -5,7 +5,6 @@ from .. import config
 from ..engine.datasets import Dataset, _split_sizes
 from ..engine.ops import run_rows
 from ..engine.samplers import DistributedSampler, RandomSampler, SubsetRandomSampler, SubsetSampler, build_sampler
-from ..engine.workers import make_pool
 
 
 class MappableDataset(Dataset):
