@@ -156,3 +156,13 @@ def test_debug_mode_runs_inline_and_calls_hooks():
         slow_square, "x", ["a", "b"], num_parallel_workers=2, python_multiprocessing=True)
     rows = numpy_rows(data)
     assert {int(r[1]) for r in rows} == {os.getpid()} and seen == [0, 1, 4, 9]
+
+
+def test_multiprocessing_without_a_count_uses_the_configured_workers():
+    config.set_num_parallel_workers(2)
+    assert config.get_num_parallel_workers() == 2
+    data = ds.NumpySlicesDataset({"x": np.arange(12)}, shuffle=False).map(
+        slow_square, "x", ["a", "b"], python_multiprocessing=True)
+    assert len({int(r[1]) for r in numpy_rows(data)}) == 2
+    with pytest.raises(ValueError, match="set_num_parallel_workers"):
+        config.set_num_parallel_workers(0)

@@ -270,7 +270,13 @@ class ThreadPool:
 
 
 def make_pool(fn, num_workers, use_processes, on_error, seed_keys=(), max_rowsize=None):
-    """A pool for `num_workers` > 1, or None when the work should run inline (debug mode, one worker)."""
+    """A pool for `num_workers` > 1, or None when the work should run inline (debug mode, one worker).
+
+    With processes asked for and no count given, the count is config.get_num_parallel_workers(); without
+    processes and no count, Python work runs inline (threads would only contend for the GIL).
+    """
+    if num_workers is None and use_processes:
+        num_workers = config.get_num_parallel_workers()
     if num_workers is None or num_workers <= 1 or config.get_debug_mode():
         return None
     if use_processes:

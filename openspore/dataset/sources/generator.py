@@ -192,7 +192,7 @@ class _Slices:
         return len(self.columns[0])
 
     def __getitem__(self, index):
-        return tuple(c[index] for c in self.columns)
+        return tuple(np.array(c[index]) for c in self.columns)  # copies: rows must not alias the user's arrays
 
 
 class NumpySlicesDataset(GeneratorDataset):
