@@ -152,7 +152,10 @@ class ProcessPool:
             mb = 16 if max_rowsize is None or max_rowsize < 0 else max_rowsize
             if mb > 0:
                 self._slot_size = int(mb * 1024 * 1024)
-                self._shm = mmap.mmap(-1, self._slot_size * self.window)  # shared, anonymous, pages on demand
+                try:  # shared, anonymous, pages on demand; inherited by the forked workers
+                    self._shm = mmap.mmap(-1, self._slot_size * self.window)
+                except (OSError, ValueError, OverflowError):  # too large for this machine: rows go pickled
+                    self._shm, self._slot_size = None, 0
         self._in = [ctx.Queue() for _ in range(num_workers)]
         self._out = [ctx.Queue() for _ in range(num_workers)]
         self._procs = []
