@@ -2,3 +2,4 @@
 from .cell import Cell  # noqa: F401
 from .container import SequentialCell, CellList, CellDict  # noqa: F401
 from .layer import *  # noqa: F401,F403
+from .graph_cell import GraphCell  # noqa: F401
