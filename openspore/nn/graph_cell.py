@@ -94,7 +94,8 @@ def _apply_params_init(params, params_init):
                         f"{type(params_init).__name__}.")
     for name, value in params_init.items():
         if not isinstance(name, str):
-            raise TypeError(f"For 'GraphCell', the key of 'params_init' should be a str, but got {type(name).__name__}.")
+            raise TypeError(f"For 'GraphCell', the key of 'params_init' should be a str, but got "
+                            f"{type(name).__name__}.")
         if not isinstance(value, Tensor):
             raise TypeError(f"For 'GraphCell', the value of 'params_init' should be a Tensor or Parameter, but got "
                             f"{type(value).__name__} for '{name}'.")

@@ -11,6 +11,7 @@ raises `MindIRError` (a ValueError and a RuntimeError) naming the file and the p
 """
 import os
 
+from google.protobuf.descriptor import FieldDescriptor as _FD
 from google.protobuf.message import DecodeError
 
 from . import mind_ir_pb2 as pb
@@ -68,7 +69,33 @@ def _parse(content, path):
                           f"(truncated, corrupted or another format): {exc}") from None
     if not model.HasField("graph"):
         raise MindIRError(f"Failed to load the MindIR file {path}: it contains no graph (not a MindIR model).")
+    bad = _bad_string(model)
+    if bad:
+        raise MindIRError(f"Failed to load the MindIR file {path}: the field '{bad}' is not valid UTF-8 text "
+                          "(the file is corrupted).")
     return model
+
+
+def _bad_string(message, prefix=""):
+    """The path of the first string field holding bytes that are not UTF-8, or None. proto2 parsing does not
+    check this; the reader must not meet undecodable names halfway through a conversion."""
+    for field, value in message.ListFields():
+        where = f"{prefix}{field.name}"
+        if field.type == _FD.TYPE_STRING:
+            values = value if field.is_repeated else (value,)
+            if any(not isinstance(v, str) for v in values):
+                return where
+        elif field.type == _FD.TYPE_MESSAGE:
+            if field.message_type.GetOptions().map_entry:
+                if any(not isinstance(k, str) or not isinstance(v, str) for k, v in value.items()):
+                    return where
+                continue
+            items = value if field.is_repeated else (value,)
+            for i, item in enumerate(items):
+                bad = _bad_string(item, f"{where}[{i}].")
+                if bad:
+                    return bad
+    return None
 
 
 def _read_model(file_name, dec_key, dec_mode, where):

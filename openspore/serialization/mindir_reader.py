@@ -133,11 +133,14 @@ class _Reader:
 
     def _read_parameters(self, gp):
         for tp in gp.parameter:
-            where = f"{self.file}: graph '{gp.name}', parameter '{tp.name}'"
+            where = f"graph '{gp.name}', parameter '{tp.name}'"
             key = tp.ref_key or _short(tp.name, gp.name)
             param = self.params.get(key)
             if param is None:
-                array = self.tensors.array(tp, where)
+                try:
+                    array = self.tensors.array(tp, where)
+                except MindIRError as exc:
+                    raise self.fail(str(exc)) from None
                 dtype = tensor_dtype(tp.data_type, where)
                 param = self.params[key] = Parameter(Tensor(array, dtype=dtype), name=key)
             self.param_values[tp.name] = param
@@ -204,7 +207,8 @@ class _Reader:
                 return self._apply(op, args, attrs, b)
             ref = op[5:]
             if ref in self.prims:
-                return self._apply(self.prims[ref].op_type, args, self._attrs_of(ref), b)
+                kind = self.prims[ref].op_type
+                return self._apply(kind, args, {} if kind in mindir_ops.PLUMBING else self._attrs_of(ref), b)
             return self._call(self._lookup(ref, env, b, where), args, b)
         except MindIRError as exc:
             if str(exc).startswith("Failed to load"):
@@ -284,7 +288,8 @@ def _holds_node(value):
 
 
 def _is_monad_input(vi):
-    return not vi.tensor and (vi.denotation.endswith("MonadType") or vi.attr_info.type in (pb.AttributeProto.UMONAD, pb.AttributeProto.IOMONAD))
+    monads = (pb.AttributeProto.UMONAD, pb.AttributeProto.IOMONAD)
+    return not vi.tensor and (vi.denotation.endswith("MonadType") or vi.attr_info.type in monads)
 
 
 def _short(name, graph_name):
