@@ -15,6 +15,8 @@ loads completely or not at all.
 """
 from collections import OrderedDict, namedtuple
 
+import numpy as np
+
 from ..core.parameter import Parameter
 from ..core.primitive import AbstractTensor
 from ..core.tensor import Tensor
@@ -225,6 +227,8 @@ class _Reader:
         return attrs
 
     def _apply(self, op, args, attrs, b):
+        if op in _ARITY and len(args) not in _ARITY[op]:
+            raise ValueError(f"{op} takes {' or '.join(map(str, _ARITY[op]))} inputs, but got {len(args)}.")
         if op in ("Load", "Depend"):
             return args[0]
         if op == "UpdateState":
@@ -239,7 +243,9 @@ class _Reader:
             return _Closure(args[0].graph, args[0].captured + args[1:])
         if op == "Switch":
             cond, true, false = args
-            if isinstance(cond, (bool, int)) and not isinstance(cond, Node):
+            if isinstance(cond, np.ndarray) and cond.size == 1:
+                cond = bool(cond.reshape(()))
+            if isinstance(cond, (bool, int)):
                 return true if cond else false
             return _Switch(cond, true, false)
         values = [a for a in args if a is not MONAD]
@@ -281,6 +287,9 @@ class _Reader:
             raise ValueError(f"the branches return different types: {graphs[0].output.abstract!r} and "
                              f"{graphs[1].output.abstract!r}.")
         return b.branch(sw.cond, operands, *graphs)
+
+
+_ARITY = {"Load": (1, 2), "Depend": (2,), "TupleGetItem": (2,), "ListGetItem": (2,), "Switch": (3,)}
 
 
 def _holds_node(value):
