@@ -252,3 +252,14 @@ def test_cell_with_forward_hook_is_traced_through_the_slow_path():
     traced = trace(net.construct, (x,))
     assert any(n.op_name == "Mul" and n.scope.startswith("Default/") for n in traced.graph.nodes)
     assert_close(_run(traced, x), net(x))
+
+
+def test_partial_of_construct_and_keyword_arguments():
+    import functools
+    rng = np.random.default_rng(5)
+    net = MLP(rng)
+    x = ms.Tensor(rng.standard_normal((2, 4)).astype(np.float32))
+    traced = trace(functools.partial(MLP.construct, net), (), {"x": x}, name="mlp")
+    assert traced.graph.name == "mlp" and [n.name for n in traced.graph.inputs] == ["x"]
+    assert any(n.scope.startswith("Default/fc1-Dense/") for n in traced.graph.nodes)
+    assert_close(_run(traced, x), net(x))

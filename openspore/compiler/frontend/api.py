@@ -12,6 +12,7 @@ return its IR graph with the specs that map Python arguments / results to graph 
 >>> t.unflatten(["y"])  # the executor's output leaves back into f's structure
 ('y', 2)
 """
+import functools
 import inspect
 
 from ...core import dispatch
@@ -48,9 +49,11 @@ def flatten_args(args, kwargs=None):
 
 
 def _split(fn):
-    """(root cell or None, callable) for a function, a bound method or a Cell."""
+    """(root cell or None, callable) for a function, a bound method, a Cell, or `partial(construct, cell)`."""
     if is_cell(fn):
         return fn, fn.construct
+    if type(fn) is functools.partial:
+        return (fn.args[0] if fn.args and is_cell(fn.args[0]) else None), fn
     owner = getattr(fn, "__self__", None)
     return (owner if is_cell(owner) else None), fn
 
@@ -83,7 +86,7 @@ def trace(fn, args, kwargs=None, name=None):
     kwargs = dict(kwargs or {})
     root, func = _split(fn)
     leaves, in_spec = flatten((tuple(args), kwargs))
-    gname = name or getattr(func, "__name__", None) or type(fn).__name__
+    gname = name or getattr(getattr(func, "func", func), "__name__", None) or type(fn).__name__
     tracer = Tracer(gname, _Shared(gname, ScopeStack(root)))
     names = _input_names(func, args, kwargs)
     if len(names) != len(leaves):

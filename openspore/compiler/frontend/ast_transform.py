@@ -11,6 +11,7 @@ Only user code is rewritten: functions defined in openspore itself, the standard
 packages, lambdas and functions without readable source run unchanged.
 """
 import ast
+import functools
 import inspect
 import itertools
 import linecache
@@ -41,7 +42,11 @@ def is_user_code(code):
 
 
 def convert(fn):
-    """The rewritten version of a function or bound method (`fn` itself when there is nothing to rewrite)."""
+    """The rewritten version of a function, bound method or functools.partial (`fn` itself when there is
+    nothing to rewrite)."""
+    if type(fn) is functools.partial:
+        func = convert(fn.func)
+        return fn if func is fn.func else functools.partial(func, *fn.args, **fn.keywords)
     if type(fn) is types.MethodType:
         func = convert(fn.__func__)
         return fn if func is fn.__func__ else types.MethodType(func, fn.__self__)

@@ -35,6 +35,10 @@ def _abstract(t):
     return AbstractTensor(t.shape, t.dtype)
 
 
+def _kind(value):
+    return "Tensor" if isinstance(value, Tensor) else type(value).__name__
+
+
 def _fmt(a):
     return f"Tensor[{a.dtype}] of shape {list(a.shape)}"
 
@@ -46,11 +50,26 @@ def run_sub(sub, fn, args):
     autograd.ACTIVE.clear()
     dispatch.push_tracer(sub)
     try:
-        return fn(*args)
+        out = fn(*args)
+        if sub._rebinds:  # outer tensors updated in place (`y[0] = v`): return their new values, then undo
+            out = _fresh(out, {id(r[0]) for r in sub._rebinds})
+        return out
     finally:
         dispatch.pop_tracer(sub)
         autograd.ACTIVE[:] = saved
         sub.restore_rebinds()
+
+
+def _fresh(value, rebound):
+    if isinstance(value, SymbolicTensor) and id(value) in rebound:
+        alias = value._alias()
+        alias._nodes = value._nodes
+        return alias
+    if type(value) in (tuple, list):
+        return type(value)(_fresh(v, rebound) for v in value)
+    if type(value) is dict:
+        return {k: _fresh(v, rebound) for k, v in value.items()}
+    return value
 
 
 def probe(tracer, cond_fn, state):
@@ -163,8 +182,7 @@ class _Join:
         if type(a) is dict and type(b) is dict and list(a) == list(b):
             return ("dict", tuple(a), tuple(self.join(a[k], b[k], f"{name}[{k!r}]") for k in a))
         if ta or tb or type(a) is not type(b):
-            raise self._error(name, f"is a {type(a).__name__} in the then-branch but a {type(b).__name__} in the "
-                                    "else-branch")
+            raise self._error(name, f"is a {_kind(a)} in the then-branch but a {_kind(b)} in the else-branch")
         try:
             same = bool(a == b)
         except Exception:  # values without a plain equality (arrays...): only identity counts
@@ -259,7 +277,7 @@ class _LoopState:
             if _is_number(out):
                 return init, False
             if not isinstance(out, Tensor):
-                raise self.error(name, f"is a Tensor before the loop but a {type(out).__name__} after its body")
+                raise self.error(name, f"is a Tensor before the loop but a {_kind(out)} after its body")
             a, b = _abstract(init), _abstract(out)
             if a == b:
                 return init, False
@@ -274,8 +292,8 @@ class _LoopState:
             return new, True
         if type(init) in (tuple, list):
             if type(out) is not type(init) or len(out) != len(init):
-                raise self.error(name, f"changes structure in the loop body ({type(init).__name__} of {len(init)} → "
-                                       f"{type(out).__name__})")
+                raise self.error(name, f"changes structure in the loop body ({_kind(init)} of {len(init)} → "
+                                       f"{_kind(out)})")
             pairs = [self.reconcile(f"{name}[{i}]", x, y, flexible) for i, (x, y) in enumerate(zip(init, out))]
             return type(init)(p[0] for p in pairs), any(p[1] for p in pairs)
         if out is init:

@@ -49,5 +49,7 @@ def located(message, loc=None):
 
 def syntax_error(filename, lineno, what, reason=""):
     """GraphSyntaxError for an AST node kind outside the subset (`what`: "statement 'Try'")."""
+    if reason and not reason.endswith("."):
+        reason += "."
     message = f"Unsupported {what}." + (f" {reason}" if reason else "") + f" {SYNTAX_HELP}"
     return GraphSyntaxError(located(message, f"{filename}:{lineno}"))
