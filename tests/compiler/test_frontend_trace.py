@@ -263,3 +263,15 @@ def test_partial_of_construct_and_keyword_arguments():
     assert traced.graph.name == "mlp" and [n.name for n in traced.graph.inputs] == ["x"]
     assert any(n.scope.startswith("Default/fc1-Dense/") for n in traced.graph.nodes)
     assert_close(_run(traced, x), net(x))
+
+
+def test_tracing_a_cell_runs_its_call_path():
+    rng = np.random.default_rng(6)
+    net = MLP(rng)
+    net.register_forward_hook(lambda cell, inputs, output: output + 100.0)
+    x = ms.Tensor(rng.standard_normal((2, 4)).astype(np.float32))
+    traced = trace(net, (x,))
+    assert [n.name for n in traced.graph.inputs] == ["x"]
+    assert [n.scope for n in traced.graph.nodes if n.is_primitive][:2] == ["Default/fc1-Dense/Transpose-op0",
+                                                                           "Default/fc1-Dense/MatMul-op1"]
+    assert_close(_run(traced, x), net(x))  # the root's forward hook is in the graph

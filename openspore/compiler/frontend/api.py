@@ -49,13 +49,17 @@ def flatten_args(args, kwargs=None):
 
 
 def _split(fn):
-    """(root cell or None, callable) for a function, a bound method, a Cell, or `partial(construct, cell)`."""
+    """(root cell or None, callable to run, callable whose signature names the inputs).
+
+    A Cell runs through `Cell.__call__` (hooks, custom bprop and `to_float` included); the root cell adds
+    nothing to scope names. For `partial(f, ..., cell, ...)` the first Cell among the bound arguments is the
+    root (the runtime binds the cell that way)."""
     if is_cell(fn):
-        return fn, fn.construct
+        return fn, fn, fn.construct
     if type(fn) is functools.partial:
-        return (fn.args[0] if fn.args and is_cell(fn.args[0]) else None), fn
+        return next((a for a in fn.args if is_cell(a)), None), fn, fn
     owner = getattr(fn, "__self__", None)
-    return (owner if is_cell(owner) else None), fn
+    return (owner if is_cell(owner) else None), fn, fn
 
 
 def _input_names(fn, args, kwargs):
@@ -84,11 +88,11 @@ def trace(fn, args, kwargs=None, name=None):
     """Trace `fn(*args, **kwargs)` into a graph: one `input` per Tensor leaf of args/kwargs (flattened in order),
     Python values baked in as constants (they are part of `static_key`)."""
     kwargs = dict(kwargs or {})
-    root, func = _split(fn)
+    root, func, signature_of = _split(fn)
     leaves, in_spec = flatten((tuple(args), kwargs))
-    gname = name or getattr(getattr(func, "func", func), "__name__", None) or type(fn).__name__
+    gname = name or getattr(getattr(signature_of, "func", signature_of), "__name__", None) or type(fn).__name__
     tracer = Tracer(gname, _Shared(gname, ScopeStack(root)))
-    names = _input_names(func, args, kwargs)
+    names = _input_names(signature_of, args, kwargs)
     if len(names) != len(leaves):
         names = [f"arg{i}" for i in range(len(leaves))]
     symbolic = [tracer.add_input(n, AbstractTensor(t.shape, t.dtype)) for n, t in zip(names, leaves)]

@@ -44,9 +44,11 @@ def is_user_code(code):
 def convert(fn):
     """The rewritten version of a function, bound method or functools.partial (`fn` itself when there is
     nothing to rewrite)."""
-    if type(fn) is functools.partial:
-        func = convert(fn.func)
-        return fn if func is fn.func else functools.partial(func, *fn.args, **fn.keywords)
+    if type(fn) is functools.partial:  # the function and any functions bound as arguments
+        func, args = convert(fn.func), tuple(convert(a) if callable(a) else a for a in fn.args)
+        if func is fn.func and all(a is b for a, b in zip(args, fn.args)):
+            return fn
+        return functools.partial(func, *args, **fn.keywords)
     if type(fn) is types.MethodType:
         func = convert(fn.__func__)
         return fn if func is fn.__func__ else types.MethodType(func, fn.__self__)

@@ -32,7 +32,10 @@ def _path_to(parent, cell):
 
 
 def child_segment(parent, cell):
-    """The scope text a call of `cell` adds below `parent` (`fc-Dense`, `layers-CellList/0-Dense`)."""
+    """The scope text a call of `cell` adds below `parent` (`fc-Dense`, `layers-CellList/0-Dense`); nothing for
+    the traced root cell itself."""
+    if cell is parent:
+        return ""
     path = _path_to(parent, cell) if parent is not None and is_cell(parent) else None
     if not path:
         return type(cell).__name__
@@ -55,7 +58,8 @@ class ScopeStack:
         return f"{self.names[-1]}/{op_name}-op{next(self._ops)}"
 
     def enter(self, cell):
-        self.names.append(f"{self.names[-1]}/{child_segment(self.cells[-1], cell)}")
+        segment = child_segment(self.cells[-1], cell)
+        self.names.append(f"{self.names[-1]}/{segment}" if segment else self.names[-1])
         self.cells.append(cell)
 
     def exit(self):
