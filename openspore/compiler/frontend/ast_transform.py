@@ -35,8 +35,10 @@ _SYSTEM_DIRS = tuple(sorted({os.path.abspath(p) + os.sep for key, p in sysconfig
 
 def is_user_code(code):
     filename = code.co_filename
-    if filename.startswith("<") or code.co_name == "<lambda>":
+    if code.co_name == "<lambda>":
         return False
+    if filename.startswith("<"):  # notebooks keep cell sources in linecache; exec'd strings have none
+        return not filename.startswith("<frozen") and bool(linecache.getlines(filename))
     path = os.path.abspath(filename)
     return not path.startswith(_PACKAGE_DIR + os.sep) and not path.startswith(_SYSTEM_DIRS)
 

@@ -164,7 +164,7 @@ class Tracer:
 
     def constant(self, value, dtype):
         """A Python scalar taking part in an op (implicit promotion) as a 0-d tensor of `dtype`."""
-        key = (type(value), value, dtype)
+        key = (type(value), repr(value), dtype)  # repr: 0.0 / -0.0 and nan stay distinct keys
         t = self._scalars.get(key)
         if t is None:
             concrete = dispatch._scalar_tensor(value, dtype)
