@@ -201,3 +201,30 @@ def test_custom_cell_bprop_inside_a_traced_grad():
 
     net = Net()
     _check_step(lambda x: ms.value_and_grad(net)(x), (T([1., 2.]),), (T([-1., -2.]),))
+
+
+def test_traced_functional_training_step_with_nn_optimizer(fixtures_dir):
+    """The MindSpore 2.x tutorial loop: value_and_grad(forward, None, optimizer.parameters, has_aux=True)."""
+    from tests.nn.fixture_nets import LeNet5
+    net = LeNet5()
+    ms.load_param_into_net(net, ms.load_checkpoint(os.path.join(fixtures_dir, "lenet5_init.ckpt")))
+    net.set_train()
+    x = ms.Tensor(np.load(os.path.join(fixtures_dir, "lenet5_train_x.npy")))
+    y = ms.Tensor(np.load(os.path.join(fixtures_dir, "lenet5_train_y.npy")).astype(np.int32))
+    optimizer = nn.Momentum(net.trainable_params(), learning_rate=0.05, momentum=0.9)
+
+    def forward(data, label):
+        logits = net(data)
+        return ops.cross_entropy(logits, label), logits
+
+    grad_fn = ms.value_and_grad(forward, None, optimizer.parameters, has_aux=True)
+
+    def train_step(data, label):
+        (loss, _), grads = grad_fn(data, label)
+        optimizer(grads)
+        return loss
+
+    traced = trace(train_step, (x, y))
+    losses = [float(_run(traced, x, y).asnumpy()) for _ in range(5)]
+    np.testing.assert_allclose(losses, np.load(os.path.join(fixtures_dir, "lenet5_train_losses.npy")),
+                               rtol=1e-5, atol=1e-5)
