@@ -329,3 +329,52 @@ def test_loss_scale_public_helpers():
     assert not bool(train.get_overflow_status(status, finite).asnumpy())
     assert bool(train.get_overflow_status(status, finite + (ms.Tensor([np.nan]),)).asnumpy())
     assert not bool(train.process_loss_scale(ms.Tensor(False)).asnumpy())
+
+
+@pytest.mark.parametrize("opt_cls, state", [
+    (nn.SGD, ["optimizer.global_step", "optimizer.learning_rate", "optimizer.momentum", "optimizer.accum.weight"]),
+    (nn.Momentum, ["optimizer.global_step", "optimizer.learning_rate", "optimizer.momentum",
+                   "optimizer.moments.weight"]),
+])
+def test_train_one_step_parameters_and_names_with_real_optimizers(opt_cls, state):
+    """Facts §1.10: TrainOneStepCell(WithLossCell(Dense, loss), SGD).parameters_and_names() starts with
+    `weight, bias, optimizer.global_step, optimizer.learning_rate, optimizer.momentum, optimizer.accum.weight`."""
+    dense = nn.Dense(3, 2)
+    kwargs = {"momentum": 0.9} if opt_cls is nn.Momentum else {}
+    opt = opt_cls(dense.trainable_params(), learning_rate=0.1, **kwargs)
+    train = nn.TrainOneStepCell(nn.WithLossCell(dense, nn.MSELoss()), opt)
+    keys = [k for k, _ in train.parameters_and_names()]
+    assert keys[:2 + len(state)] == ["weight", "bias"] + state
+    before = dense.weight.asnumpy().copy()
+    loss = train(ms.Tensor(X), ms.Tensor(T))
+    assert loss.shape == () and not np.array_equal(dense.weight.asnumpy(), before)
+    assert opt.global_step.asnumpy().tolist() == [1]
+
+
+@pytest.mark.parametrize("bad", [False, True])
+def test_loss_scale_cell_traced_as_one_graph(bad):
+    """Captured as a graph, the skip-on-overflow becomes an `if` node; running it behaves like PyNative."""
+    from openspore.compiler.frontend import flatten_args, trace
+    from openspore.ir.interpret import run_graph
+    net, opt, train = _scaled_train_cell(nn.DynamicLossScaleUpdateCell(1024.0, 2, 2))
+    x = X.copy()
+    if bad:
+        x[0, 0] = np.inf
+    traced = trace(train, (ms.Tensor(x), ms.Tensor(T)))
+    assert any(n.op_name == "if" for n in traced.graph.nodes)
+    leaves, _ = flatten_args((ms.Tensor(x), ms.Tensor(T)))
+    scales = []
+    for _ in range(3):
+        loss, overflow, used = traced.unflatten(list(run_graph(traced.graph, leaves)))
+        assert bool(overflow.asnumpy()) == bad
+        scales.append(float(used.asnumpy()))
+    if bad:
+        assert scales == [1024.0, 512.0, 256.0] and float(train.scale_sense.asnumpy()) == 128.0
+        assert net.fc.weight.asnumpy().tolist() == W0.tolist() and opt.global_step.asnumpy().tolist() == [0]
+    else:
+        assert scales == [1024.0, 1024.0, 2048.0] and opt.global_step.asnumpy().tolist() == [3]
+        w, b = W0.astype(np.float64), B0.astype(np.float64)
+        for _ in range(3):
+            gw, gb, _ = _reference_grads(w, b)
+            w, b = w - 0.1 * gw, b - 0.1 * gb
+        assert_close(net.fc.weight, w, rtol=1e-5, atol=1e-6)

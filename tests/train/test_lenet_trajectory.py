@@ -12,36 +12,10 @@ import numpy as np
 import pytest
 
 import openspore as ms
-from openspore import nn, ops
-from openspore.ops import operations as P
+from openspore import nn
 from tests.nn.fixture_nets import LeNet5
 
 STEPS = 5
-
-
-class _Momentum(nn.Cell):
-    """MindSpore's Momentum (ApplyMomentum per parameter; state named global_step, learning_rate, momentum,
-    moments.<param>), used until `nn.Momentum` exists."""
-
-    def __init__(self, params, learning_rate, momentum):
-        super().__init__(auto_prefix=False)
-        self.parameters = ms.ParameterTuple(params)
-        self.global_step = ms.Parameter(ms.Tensor([0], ms.int32), name="global_step")
-        self.learning_rate = ms.Parameter(ms.Tensor(learning_rate, ms.float32), name="learning_rate")
-        self.momentum = ms.Parameter(ms.Tensor(momentum, ms.float32), name="momentum")
-        self.moments = self.parameters.clone("moments", "zeros")
-        self.apply_momentum = P.ApplyMomentum()
-
-    def construct(self, grads):
-        for p, m, g in zip(self.parameters, self.moments, grads):
-            self.apply_momentum(p, m, self.learning_rate, g, self.momentum)
-        ops.assign_add(self.global_step, ms.Tensor([1], ms.int32))
-        return True
-
-
-def _momentum(params, learning_rate, momentum):
-    cls = getattr(nn, "Momentum", None) or _Momentum
-    return cls(params, learning_rate=learning_rate, momentum=momentum)
 
 
 def _train_five_steps(fixtures_dir):
@@ -50,7 +24,7 @@ def _train_five_steps(fixtures_dir):
     not_loaded, _ = ms.load_param_into_net(net, ms.load_checkpoint(os.path.join(fixtures_dir, "lenet5_init.ckpt")))
     assert not_loaded == []
     loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
-    opt = _momentum(net.trainable_params(), manifest["lr"], manifest["momentum"])
+    opt = nn.Momentum(net.trainable_params(), learning_rate=manifest["lr"], momentum=manifest["momentum"])
     train = nn.TrainOneStepCell(nn.WithLossCell(net, loss_fn), opt)
     train.set_train()
     x = ms.Tensor(np.load(os.path.join(fixtures_dir, "lenet5_train_x.npy")))
@@ -100,3 +74,28 @@ def test_lenet5_train_checkpoint_tags(fixtures_dir, tmp_path):
     # the network's checkpoint alone has exactly the fixture's tags
     ms.save_checkpoint(net, os.path.join(tmp_path, "net.ckpt"))
     assert list(ms.load_checkpoint(os.path.join(tmp_path, "net.ckpt"))) == network_tags
+
+
+def test_lenet5_traced_train_cell_matches_mindspore(fixtures_dir):
+    """The same five steps with the TrainOneStepCell captured as one graph (forward, backward, Momentum)."""
+    from openspore.compiler.frontend import flatten_args, trace
+    from openspore.ir.interpret import run_graph
+    net = LeNet5()
+    ms.load_param_into_net(net, ms.load_checkpoint(os.path.join(fixtures_dir, "lenet5_init.ckpt")))
+    opt = nn.Momentum(net.trainable_params(), learning_rate=0.05, momentum=0.9)
+    train = nn.TrainOneStepCell(nn.WithLossCell(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")),
+                                opt)
+    train.set_train()
+    x = ms.Tensor(np.load(os.path.join(fixtures_dir, "lenet5_train_x.npy")))
+    y = ms.Tensor(np.load(os.path.join(fixtures_dir, "lenet5_train_y.npy")))
+    traced = trace(train, (x, y))
+    ops_in_graph = [n.op_name for n in traced.graph.nodes]
+    assert ops_in_graph.count("ApplyMomentum") == len(net.trainable_params())
+    assert "SparseSoftmaxCrossEntropyWithLogits" in ops_in_graph
+    leaves, _ = flatten_args((x, y))
+    losses = [float(run_graph(traced.graph, leaves).asnumpy()) for _ in range(STEPS)]
+    np.testing.assert_allclose(losses, np.load(os.path.join(fixtures_dir, "lenet5_train_losses.npy")), rtol=1e-5)
+    after = ms.load_checkpoint(os.path.join(fixtures_dir, "lenet5_after5.ckpt"))
+    for p in net.trainable_params():
+        assert _rel_err(p.asnumpy(), after[p.name].asnumpy()) <= 1e-5, p.name
+    assert opt.global_step.asnumpy().tolist() == [STEPS]

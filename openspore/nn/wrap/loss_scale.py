@@ -16,6 +16,7 @@ the optimizer untouched; the update cell then adapts the scale. MindSpore's CPU 
 import numbers
 
 from ...common import dtype as mstype
+from ...compiler.frontend.control_flow import cond_if
 from ...core.grad_api import value_and_grad
 from ...core.parameter import Parameter
 from ...core.tensor import Tensor
@@ -164,6 +165,13 @@ class TrainOneStepWithLossScaleCell(TrainOneStepCell):
             grads = self.grad_reducer(grads)
         cond = self.get_overflow_status(None, grads)
         overflow = self.process_loss_scale(cond)
-        if not bool(overflow.asnumpy()):
-            self.optimizer(grads)
+        # A plain `if` on the flag in PyNative; an `if` node with the update in one branch when traced.
+        cond_if(overflow, self._skip_update, self._apply_update, grads, ())
         return loss, cond, scaling_sens
+
+    def _apply_update(self, *grads):
+        self.optimizer(grads)
+        return ()
+
+    def _skip_update(self, *grads):
+        return ()
