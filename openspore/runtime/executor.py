@@ -21,6 +21,7 @@ import linecache
 import math
 import os
 import time
+import weakref
 
 from ..core.primitive import AbstractTensor
 from ..core.tensor import Tensor
@@ -89,8 +90,10 @@ def compile_graph(graph, backend):
     namespace = dict(gen.bindings)
     exec(compile(source, filename, "exec"), namespace)  # noqa: S102 (our own generated code)
     fn = namespace[top]
-    return CompiledGraph(fn, source, graph, backend, filename, gen.line_nodes, time.perf_counter() - t0,
-                         gen.out_dtypes)
+    compiled = CompiledGraph(fn, source, graph, backend, filename, gen.line_nodes, time.perf_counter() - t0,
+                             gen.out_dtypes)
+    weakref.finalize(compiled, linecache.cache.pop, filename, None)  # tracebacks show the code while it lives
+    return compiled
 
 
 class _Codegen:
