@@ -138,8 +138,8 @@ class _Parser:
             pg.inputs.append(node)
 
     def _define(self, pg, num, node):
-        if num != len(pg.values):
-            raise self.error(f"values must be numbered in order: expected %{len(pg.values)}, got %{num}")
+        if num in pg.values:  # numbers are labels: hand-written text may skip or reorder them
+            raise self.error(f"%{num} is defined twice in graph @{pg.name}")
         pg.values[num] = node
 
     def _value(self, pg, num):
@@ -189,7 +189,7 @@ class _Parser:
             close = _scan(text, pos + 1, ")")
             if close is None:
                 raise self.error("unclosed '('")
-            inputs = [self._value(pg, int(r)) for r in _REF.findall(text[pos + 1:close])]
+            inputs = self._refs(pg, text[pos + 1:close])
             pos = close + 1
             graph_names = []
             if op in ("if", "while", "call"):
@@ -218,6 +218,17 @@ class _Parser:
             pg.refs.append((node, graph_names, self.lineno))
         self._define(pg, num, node)
         pg.nodes.append(node)
+
+    def _refs(self, pg, text):
+        if not text.strip():
+            return []
+        refs = []
+        for part in text.split(","):
+            m = _REF.fullmatch(part.strip())
+            if not m:
+                raise self.error(f"inputs must be values like %3, but got {part.strip()!r}")
+            refs.append(self._value(pg, int(m.group(1))))
+        return refs
 
     def _attrs(self, text, pos):
         attrs = {}

@@ -179,7 +179,7 @@ def test_every_primitive_roundtrips(name):
 @pytest.mark.parametrize("text,match", [
     ("graph @g() {\n  return %0\n}", "used before it is defined"),
     ("graph @g(%0 x: f32[2]) {\n  %1 = Nope(%0) : f32[2]\n  return %1\n}", "unknown primitive 'Nope'"),
-    ("graph @g(%0 x: f32[2]) {\n  %2 = Neg(%0) : f32[2]\n  return %2\n}", "numbered in order"),
+    ("graph @g(%0 x: f32[2]) {\n  %1 = Neg(%0) : f32[2]\n  %1 = Neg(%1) : f32[2]\n  return %1\n}", "%1 is defined twice"),
     ("graph @g(%0 x: f32[2]) {\n  %1 = Neg(%0) : q9[2]\n  return %1\n}", "unknown dtype 'q9'"),
     ("graph @g(%0 x: f32[2]) {\n  %1 = call(%0) @missing : f32[2]\n  return %1\n}", "unknown graph @missing"),
     ("graph @g(%0 x: f32[2]) {\n  %1 = const foo(1) : py\n  return %1\n}", "cannot read the value"),
