@@ -626,20 +626,20 @@ LAYOUT_AFTER = """
       %1 = weight "conv1.weight" : f32[8,8,3,3]
       %2 = ToChannelsLast(%0) : f32[2,8,6,6]
       %3 = ToChannelsLast(%1) : f32[8,8,3,3]
-      %4 = Conv2D[out_channel=8, kernel_size=(3, 3), mode=1, pad_mode='pad', pad=(1, 1, 1, 1), stride=(1, 1, 1, 1), dilation=(1, 1, 1, 1), group=1, data_format='NCHW'](%2, %3) : f32[2,8,6,6]
+      %4 = Conv2D[out_channel=8, kernel_size=(3, 3), pad_mode='pad', pad=(1, 1, 1, 1)](%2, %3) : f32[2,8,6,6]
       %5 = weight "bn.gamma" : f32[8]
       %6 = weight "bn.beta" : f32[8]
       %7 = weight "bn.mean" : f32[8]
       %8 = weight "bn.var" : f32[8]
-      %9 = BatchNorm[is_training=True, epsilon=1e-05, momentum=0.1, data_format='NCHW'](%4, %5, %6, %7, %8) : (f32[2,8,6,6], f32[8], f32[8])
+      %9 = BatchNorm[is_training=True](%4, %5, %6, %7, %8) : (f32[2,8,6,6], f32[8], f32[8])
       %10 = tuple_get_item[0](%9) : f32[2,8,6,6]
       %11 = ReLU(%10) : f32[2,8,6,6]
       %12 = Add(%11, %2) : f32[2,8,6,6]
-      %13 = MaxPool[kernel_size=(1, 1, 2, 2), strides=(1, 1, 2, 2), pad_mode='valid', data_format='NCHW'](%12) : f32[2,8,3,3]
+      %13 = MaxPool[kernel_size=2, strides=2](%12) : f32[2,8,3,3]
       %14 = ToContiguous(%13) : f32[2,8,3,3]
       %15 = Flatten(%14) : f32[2,72]
       %16 = const () : py
-      %17 = ReduceSum[keep_dims=False, skip_mode=False](%12, %16) : f32[]
+      %17 = ReduceSum(%12, %16) : f32[]
       %18 = tuple_get_item[1](%9) : f32[8]
       %19 = ToContiguous(%11) : f32[2,8,6,6]
       %20 = make_tuple(%15, %17, %18, %19) : (f32[2,72], f32[], f32[8], f32[2,8,6,6])

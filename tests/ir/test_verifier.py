@@ -75,7 +75,8 @@ def test_valid_graphs_pass():
     ("graph @else(%0 a: f32[2,3], %1 b: f32[2,3]) {\n  return %1",
      "graph @else(%0 a: f32[2,3], %1 b: f32[3,2]) {\n  return %1", "operand 1 is f32\\[2,3\\] but @else's parameter b"),
     ("%1 = Neg(%0) : f32[2,3]\n  return %1", "%1 = Neg(%0) : f32[2,3]\n  return %0", None),
-    ("%2 = Add(%0, %1) : f32[2,3]\n  return %2\n}\ngraph @else", "%2 = Add(%0, %1) : f32[2,3]\n  %3 = make_tuple(%2) : (f32[2,3])\n  return %3\n}\ngraph @else",
+    ("%2 = Add(%0, %1) : f32[2,3]\n  return %2\n}\ngraph @else",
+     "%2 = Add(%0, %1) : f32[2,3]\n  %3 = make_tuple(%2) : (f32[2,3])\n  return %3\n}\ngraph @else",
      "the branches disagree: @then returns \\(f32\\[2,3\\]\\) and @else returns f32\\[2,3\\]"),
     ("%3 = make_tuple(%2, %1) : (f32[2,3], f32[2,3])\n  return %3", "return %2",
      "the loop body @body must return a tuple of 2 values, but returns f32\\[2,3\\]"),
@@ -85,7 +86,8 @@ def test_valid_graphs_pass():
      "the node's abstract .* differs from what the loop carries"),
     ("%5 = Less(%3, %4) : bool[]\n  return %5", "%5 = Less(%3, %4) : bool[]\n  return %0",
      "the loop condition @cond must return one element"),
-    ("%7 = call(%6) @neg : f32[2,3]", "%7 = call(%6, %6) @neg : f32[2,3]", r"'call' passes 2 operand\(s\) but @neg takes 1"),
+    ("%7 = call(%6) @neg : f32[2,3]", "%7 = call(%6, %6) @neg : f32[2,3]",
+     r"'call' passes 2 operand\(s\) but @neg takes 1"),
     ("%4 = const tensor(10.0, f32) : f32[]", "%4 = const tensor([10.0], f32) : f32[]",
      r"the constant is f32\[1\] but the node says f32\[\]"),
     ("%2 = const () : py", "%2 = const () : f32[]", "a Python constant of type tuple has the tensor abstract"),
@@ -101,8 +103,10 @@ def test_broken_invariants(old, new, match):
 
 def test_loop_carried_abstract_must_match():
     g = broken("%2 = Add(%0, %1) : f32[2,3]\n  %3 = make_tuple(%2, %1) : (f32[2,3], f32[2,3])",
-               "%4 = const (3, 2) : py\n  %2 = Reshape(%0, %4) : f32[3,2]\n  %3 = make_tuple(%2, %1) : (f32[3,2], f32[2,3])")
-    with pytest.raises(IRVerificationError, match=r"loop-carried value 0 enters as f32\[2,3\] but the body @body returns f32\[3,2\]"):
+               "%4 = const (3, 2) : py\n  %2 = Reshape(%0, %4) : f32[3,2]\n"
+               "  %3 = make_tuple(%2, %1) : (f32[3,2], f32[2,3])")
+    with pytest.raises(IRVerificationError,
+                       match=r"loop-carried value 0 enters as f32\[2,3\] but the body @body returns f32\[3,2\]"):
         verify(g)
 
 
@@ -115,7 +119,8 @@ def _simple():
 def test_use_before_definition_and_duplicates():
     x, neg = _simple()
     neg2 = Node(PRIMITIVES["Neg"](), (neg,), AbstractTensor((2,), F32))
-    with pytest.raises(IRVerificationError, match=r"in graph @g, node %\d+ \(Neg\): input 0 .* is used before it is defined"):
+    with pytest.raises(IRVerificationError,
+                       match=r"in graph @g, node %\d+ \(Neg\): input 0 .* is used before it is defined"):
         verify(Graph("g", [x], [neg2, neg], neg2))
     with pytest.raises(IRVerificationError, match=r"\[Default/Neg-op1\] at f.py:3: the node appears twice"):
         verify(Graph("g", [x], [neg, neg], neg))
