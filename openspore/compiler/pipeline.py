@@ -1,6 +1,6 @@
 """The compile story: which passes run, in which order, at each optimisation level.
 
-    O0  inline, dce                                             (as traced; what MindSpore's jit_level O0 means)
+    O0  inline, dce         (the graph as traced: calls inlined for the executor, dead values dropped)
     O1  inline, dead_branch, constant_folding, dead_branch (conditions folding made constant),
         algebraic_simplify, cse, dce, layout_channels_last
     O2  O1, then a second round of simplification on what the first round exposed
@@ -12,7 +12,7 @@ Every pass is a pure function Graph -> Graph (openspore/compiler/passes/, one pe
 """
 import time
 
-from ..ir.verifier import IRVerificationError, verify
+from ..ir import verifier
 from .passes.algebraic_simplify import algebraic_simplify
 from .passes.constant_folding import constant_folding
 from .passes.cse import cse
@@ -32,7 +32,7 @@ _SIMPLIFY = [
 
 PIPELINES = {
     "O0": [("inline", inline), ("dce", dce)],
-    # channels-last pays off for convolutions on torch's CPU kernels (measured: see layout_channels_last.py)
+    # channels-last pays off for convolution training steps on torch's CPU kernels (layout_channels_last.py)
     "O1": [("inline", inline)] + _SIMPLIFY + [("layout_channels_last", layout_channels_last)],
     "O2": [("inline", inline)] + _SIMPLIFY + [(f"{name}_2", fn) for name, fn in _SIMPLIFY[1:]]
     + [("layout_channels_last", layout_channels_last)],
@@ -48,8 +48,7 @@ def run_pipeline(graph, level=DEFAULT_LEVEL, dump=None, verify=False, timings=No
     passes = PIPELINES.get(level)
     if passes is None:
         raise ValueError(f"For 'jit', the 'jit_level' must be one of {sorted(PIPELINES)}, but got {level!r}.")
-    do_verify = verify
-    if do_verify:
+    if verify:
         _verify_after(graph, "the input graph")
     for name, fn in passes:
         start = time.perf_counter()
@@ -58,13 +57,13 @@ def run_pipeline(graph, level=DEFAULT_LEVEL, dump=None, verify=False, timings=No
             timings[name] = timings.get(name, 0.0) + time.perf_counter() - start
         if dump is not None:
             dump(name, graph)
-        if do_verify:
+        if verify:
             _verify_after(graph, f"pass '{name}'")
     return graph
 
 
 def _verify_after(graph, what):
     try:
-        verify(graph)
-    except IRVerificationError as exc:
-        raise IRVerificationError(f"after {what}: {exc}") from None
+        verifier.verify(graph)
+    except verifier.IRVerificationError as exc:
+        raise verifier.IRVerificationError(f"after {what}: {exc}") from None
