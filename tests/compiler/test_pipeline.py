@@ -223,3 +223,78 @@ def test_gpt_graph_values_survive_the_pipeline():
                                                      name=n.name)
     for level in PIPELINES:
         assert_same_values(g, run_pipeline(g, level, verify=True), weights)
+
+
+# ---- graphs traced by the frontend ---------------------------------------------------------------------------
+def _flat_arrays(value):
+    if isinstance(value, (tuple, list)):
+        return [a for v in value for a in _flat_arrays(v)]
+    return [value.asnumpy()]
+
+
+def _conv_block():
+    from openspore import nn, ops
+
+    class Block(nn.Cell):
+        def __init__(self, c):
+            super().__init__()
+            self.conv1 = nn.Conv2d(c, c, 3, pad_mode="pad", padding=1)
+            self.bn1 = nn.BatchNorm2d(c)
+            self.relu = nn.ReLU()
+            self.conv2 = nn.Conv2d(c, c, 3, pad_mode="pad", padding=1)
+            self.fc = nn.Dense(c * 16, 10)
+
+        def construct(self, x):
+            y = self.relu(self.bn1(self.conv1(x)))
+            y = self.conv2(y) + x
+            if y.sum() > 0:
+                y = y * 2
+            return self.fc(ops.flatten(y))
+
+    ms.set_seed(3)
+    net, loss_fn = Block(8), nn.MSELoss()
+    net.set_train()
+
+    def step(x, label):
+        return ms.value_and_grad(lambda a, b: loss_fn(net(a), b), None, net.trainable_params())(x, label)
+
+    rng = np.random.default_rng(0)
+    args = (ms.Tensor(rng.normal(size=(2, 8, 4, 4)).astype(np.float32)),
+            ms.Tensor(rng.normal(size=(2, 10)).astype(np.float32)))
+    return step, args
+
+
+def _loop():
+    from openspore import ops
+
+    def f(x, n):
+        i = ops.zeros((), ms.int32)
+        while i < n:
+            x = x * 0.5 + ops.ones_like(x) * 1.0
+            i = i + 1
+        return x - 0.0
+
+    return f, (ms.Tensor(np.arange(6, dtype=np.float32).reshape(2, 3)), ms.Tensor(np.array(3, np.int32)))
+
+
+@pytest.mark.parametrize("build", [_conv_block, _loop])
+@pytest.mark.parametrize("backend", ["numpy", "torch"])
+def test_traced_graphs_verify_and_keep_values(build, backend):
+    from openspore.compiler.frontend import trace
+    from openspore.ir.interpret import run_graph
+    previous = ms.get_context("backend")
+    ms.set_context(backend=backend)
+    try:
+        fn, args = build()
+        g = verify(trace(fn, args).graph)
+        want = _flat_arrays(run_graph(g, list(args)))
+        for level in PIPELINES:
+            out = run_pipeline(g, level, verify=True)
+            got = _flat_arrays(run_graph(out, list(args)))
+            for w, o in zip(want, got):
+                np.testing.assert_allclose(o, w, rtol=1e-5, atol=1e-5)
+        if build is _conv_block:
+            ops = [n.op_name for n in run_pipeline(g, "O1").nodes]
+            assert ops.count("ToChannelsLast") >= 3 and "ToContiguous" in ops
+    finally:
+        ms.set_context(backend=previous)

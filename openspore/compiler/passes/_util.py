@@ -4,10 +4,10 @@ from ...ir.node import Graph
 
 def with_inputs(node, inputs):
     """`node` itself when `inputs` are its inputs, else a clone reading `inputs` (the input node stays intact)."""
-    old = node.inputs
-    if len(old) == len(inputs) and all(a is b for a, b in zip(old, inputs)):
-        return node
-    return node.clone(inputs=tuple(inputs))
+    for a, b in zip(node.inputs, inputs):
+        if a is not b:
+            return node.clone(inputs=tuple(inputs))
+    return node
 
 
 class Recursive:
@@ -29,16 +29,12 @@ class Recursive:
             self.memo[id(done)] = done  # a result that is reached again is already transformed
         return done
 
-    def subgraphs(self, node):
-        if not node.graphs:
-            return node.graphs
-        return tuple(self.graph(g) for g in node.graphs)
-
     def node(self, n, inputs):
-        graphs = self.subgraphs(n)
-        if all(a is b for a, b in zip(graphs, n.graphs)):
-            return with_inputs(n, inputs)
-        return n.clone(inputs=tuple(inputs), graphs=graphs)
+        if n.graphs:
+            graphs = tuple(self.graph(g) for g in n.graphs)
+            if any(a is not b for a, b in zip(graphs, n.graphs)):
+                return n.clone(inputs=tuple(inputs), graphs=graphs)
+        return with_inputs(n, inputs)
 
 
 def same_graph(old, inputs, nodes, output):
