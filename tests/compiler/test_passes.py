@@ -687,3 +687,36 @@ def test_layout_primitives_change_only_the_memory_format():
         np.testing.assert_array_equal(grad.asnumpy(), np.full((2, 3, 4, 5), 2, np.float32))
     finally:
         ms.set_context(backend=previous)
+
+
+def test_layout_converts_a_parameter_again_after_it_is_assigned():
+    previous = ms.get_context("backend")
+    ms.set_context(backend="torch")
+    try:
+        check(layout_channels_last, """
+            graph @main(%0 x: f32[1,8,4,4]) {
+              %1 = weight "w" : f32[8,8,3,3]
+              %2 = Conv2D[out_channel=8, kernel_size=3, pad_mode='pad', pad=1](%0, %1) : f32[1,8,4,4]
+              %3 = const tensor(0.5, f32) : f32[]
+              %4 = Mul(%1, %3) : f32[8,8,3,3]
+              %5 = Assign(%1, %4) : f32[8,8,3,3]
+              %6 = Conv2D[out_channel=8, kernel_size=3, pad_mode='pad', pad=1](%2, %1) : f32[1,8,4,4]
+              return %6
+            }
+            """, """
+            graph @main(%0 x: f32[1,8,4,4]) {
+              %1 = weight "w" : f32[8,8,3,3]
+              %2 = ToChannelsLast(%0) : f32[1,8,4,4]
+              %3 = ToChannelsLast(%1) : f32[8,8,3,3]
+              %4 = Conv2D[out_channel=8, kernel_size=3, pad_mode='pad', pad=1](%2, %3) : f32[1,8,4,4]
+              %5 = const tensor(0.5, f32) : f32[]
+              %6 = Mul(%1, %5) : f32[8,8,3,3]
+              %7 = Assign(%1, %6) : f32[8,8,3,3]
+              %8 = ToChannelsLast(%1) : f32[8,8,3,3]
+              %9 = Conv2D[out_channel=8, kernel_size=3, pad_mode='pad', pad=1](%4, %8) : f32[1,8,4,4]
+              %10 = ToContiguous(%9) : f32[1,8,4,4]
+              return %10
+            }
+            """)
+    finally:
+        ms.set_context(backend=previous)

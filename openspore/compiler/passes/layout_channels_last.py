@@ -151,6 +151,9 @@ def _graph(g, rec):
         return done
 
     for n in g.nodes:
+        if n.has_side_effect:  # an Assign may rewrite a Parameter: later reads need a fresh conversion
+            to_cl.clear()
+            to_contig.clear()
         inputs = [mapping[i.id] for i in n.inputs]
         if n.id in members:
             if n.is_primitive:
