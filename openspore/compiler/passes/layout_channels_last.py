@@ -45,7 +45,7 @@ LAYOUT_AGNOSTIC = {
     "FastGeLU", "GeLU", "GeluExt", "Mish", "Sigmoid", "Tanh",
     "ReluGrad", "ReLU6Grad", "EluGrad", "HSigmoidGrad", "HSwishGrad", "SoftplusGrad", "SiLUGrad", "FastGeLUGrad",
     "GeluGradExt", "MishGrad", "SigmoidGrad", "TanhGrad",
-    "Add", "Sub", "Mul", "RealDiv", "Div", "Maximum", "Minimum", "SquaredDifference", "Neg", "AddN",
+    "Add", "Sub", "Mul", "RealDiv", "Div", "Maximum", "Minimum", "SquaredDifference", "Neg",
 }
 # Consumers that read any memory format and produce a result without one worth keeping.
 LAYOUT_BLIND = {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ToContiguous"}
