@@ -5,3 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 python -m grpc_tools.protoc --proto_path=openspore/train --python_out=openspore/train openspore/train/checkpoint.proto
 echo "generated openspore/train/checkpoint_pb2.py"
+# Serving: the proto path is the repo root so the generated gRPC modules import their messages by package path.
+python -m grpc_tools.protoc --proto_path=. --python_out=. --grpc_python_out=. \
+    openspore/serving/proto/ms_service.proto openspore/serving/proto/ms_worker.proto
+echo "generated openspore/serving/proto/ms_service_pb2{,_grpc}.py and ms_worker_pb2{,_grpc}.py"
