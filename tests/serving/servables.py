@@ -113,3 +113,32 @@ model = register.declare_model("{file}", "MindIR")
 def predict(x):
     return register.add_stage(model, x, outputs_count=1)
 """
+
+SLOW = """
+import os
+import time
+
+from openspore.serving.server import register
+
+MARKS = os.environ["OPENSPORE_TEST_MARK_DIR"]
+
+
+def work(x, tag):
+    if tag == "crash":
+        os._exit(7)
+    if tag == "mark":
+        path = os.path.join(MARKS, f"inflight_{os.getpid()}")
+        with open(path + ".tmp", "w") as f:
+            f.write(str(os.getpid()))
+        os.rename(path + ".tmp", path)
+        time.sleep(1.5)
+    elif tag == "slow":
+        time.sleep(0.05)
+    return x * 2, os.getpid()
+
+
+@register.register_method(output_names=["y", "pid"])
+def double(x, tag):
+    y, pid = register.add_stage(work, x, tag, outputs_count=2)
+    return y, pid
+"""

@@ -34,6 +34,10 @@ class WorkerHandle:
     def __init__(self, device_id, device_type, servables, log_path):
         self.device_id, self.device_type, self.servables = device_id, device_type, servables
         self.log_path = log_path
+        # Restarts reuse the environment of the first start, whatever the master's environment is by then.
+        self.env = dict(os.environ)
+        self.env["PYTHONPATH"] = _PACKAGE_ROOT + (os.pathsep + self.env["PYTHONPATH"] if self.env.get("PYTHONPATH")
+                                                  else "")
         self.proc = None
         self.pid = None
         self.state = "starting"     # starting → ready → dead → starting ...; failed; stopped
@@ -103,15 +107,13 @@ class WorkerManager:
         return handle
 
     def _spawn(self, handle):
-        env = dict(os.environ)
-        env["PYTHONPATH"] = _PACKAGE_ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
         cmd = [sys.executable, "-m", "openspore.serving.server.worker", "--master", self.master_address,
                "--device-id", str(handle.device_id), "--device-type", handle.device_type or "cpu",
                "--servables", json.dumps(handle.servables)]
         mode = "a" if handle.starts else "w"
         with open(handle.log_path, mode, encoding="utf-8") as log:
             handle.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                           env=env, start_new_session=True)
+                                           env=handle.env, start_new_session=True)
         handle.pid = handle.proc.pid
         handle.starts += 1
         handle.state = "starting"

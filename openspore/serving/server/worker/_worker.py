@@ -95,11 +95,11 @@ def _watch_parent(parent, exit_event):
 
 
 def _set_device(device_type, device_id):
-    import openspore as ms
+    # On CPU a device id only names the worker; touching the context would load the backend (torch) before a
+    # model needs it, which Python-only servables never do.
     if device_type == "gpu":
+        import openspore as ms
         ms.set_device("GPU", device_id)
-    else:
-        ms.set_context(device_id=device_id)
 
 
 def _registration(servables, device_id, address):
