@@ -7,3 +7,4 @@ from .learning_rate_schedule import (LearningRateSchedule, ExponentialDecayLR, N
                                      InverseDecayLR, CosineDecayLR, PolynomialDecayLR, WarmUpLR)
 from .dynamic_lr import (piecewise_constant_lr, exponential_decay_lr, natural_exp_decay_lr,  # noqa: F401
                          inverse_decay_lr, cosine_decay_lr, polynomial_decay_lr, warmup_lr)
+from .graph_cell import GraphCell  # noqa: F401
