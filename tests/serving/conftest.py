@@ -37,6 +37,9 @@ class RunningServer:
         self.log_dir = str(log_dir)
         self.stopped = False
         self.workers = []
+        saved = os.environ.get("PYTHONPATH")
+        # the test servables import `tests.serving.nets`: the workers need the repository on their path
+        os.environ["PYTHONPATH"] = REPO + (os.pathsep + saved if saved else "")
         try:
             server.start_servables(configs)
             self.master = _server._MASTER
@@ -47,6 +50,11 @@ class RunningServer:
         except BaseException:
             self.stop()
             raise
+        finally:
+            if saved is None:
+                del os.environ["PYTHONPATH"]
+            else:
+                os.environ["PYTHONPATH"] = saved
 
     def worker_pids(self):
         return [w.pid for w in self.workers if w.alive()]

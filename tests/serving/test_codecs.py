@@ -45,7 +45,8 @@ def test_python_scalars_str_and_bytes():
 
 def test_inconsistent_tensors_are_refused():
     short = pb.Tensor(dtype=pb.MS_FLOAT32, data=b"\x00" * 8, shape=pb.TensorShape(dims=[3]))
-    with pytest.raises(TensorError, match="data size 8 does not match the shape \\[3\\] and type float32, which need 12"):
+    with pytest.raises(TensorError, match="data size 8 does not match the shape \\[3\\] and type float32, which "
+                                          "need 12"):
         decode(short)
     with pytest.raises(TensorError, match="negative dim"):
         decode(pb.Tensor(dtype=pb.MS_INT8, shape=pb.TensorShape(dims=[-1])))

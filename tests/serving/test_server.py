@@ -172,7 +172,8 @@ def rest(served, path, payload):
 
 
 def test_rest_mindspore_instances(served):
-    reply = rest(served, "model/lenet/version/1:predict", {"instances": [{"image": x.tolist()} for x in served.fixture_x]})
+    reply = rest(served, "model/lenet/version/1:predict",
+                 {"instances": [{"image": x.tolist()} for x in served.fixture_x]})
     got = np.array([inst["logits"] for inst in reply["instances"]], np.float32)
     np.testing.assert_allclose(got, served.fixture_y, rtol=1e-5, atol=1e-6)
     single = rest(served, "model/pyfunc:add_common", {"instances": {"x1": [[1.0, 2.0], [3.0, 4.0]],
@@ -188,7 +189,8 @@ def test_rest_b64_typed_tensors_str_and_bytes(served):
     reply = rest(served, "model/pyfunc:add_common", {"instances": [{"x1": b64, "x2": b64}]})
     assert reply == {"instances": [{"y": (box * 2).tolist()}]}
     reply = rest(served, "model/pyfunc:text", {"instances": [{"text": "abc", "blob": {"b64": "AAEC"}}]})
-    assert reply == {"instances": [{"upper": "ABC", "size": 3, "reversed": {"b64": base64.b64encode(b"\x02\x01\x00").decode()}}]}
+    reversed_b64 = base64.b64encode(b"\x02\x01\x00").decode()
+    assert reply == {"instances": [{"upper": "ABC", "size": 3, "reversed": {"b64": reversed_b64}}]}
 
 
 def test_rest_errors_are_in_the_body(served):
@@ -271,7 +273,8 @@ def test_kserve_errors_have_status_codes(served):
     assert "expects shape [1, 32, 32]" in response.json()["error"] and "[1, 28, 28]" in response.json()["error"]
     bad_type = {"inputs": [{"name": "image", "shape": [1, 1, 32, 32], "datatype": "FP64", "data": [0.0] * 1024}]}
     response = requests.post(url, json=bad_type, timeout=30)
-    assert response.status_code == 400 and "data type float64 not match the data type float32" in response.json()["error"]
+    assert response.status_code == 400
+    assert "data type float64 not match the data type float32" in response.json()["error"]
     count = {"inputs": [{"name": "image", "shape": [1, 1, 32, 32], "datatype": "FP32", "data": [0.0] * 10}]}
     response = requests.post(url, json=count, timeout=30)
     assert response.status_code == 400 and "has 10 elements, but the shape [1, 1, 32, 32] needs 1024" in response.text

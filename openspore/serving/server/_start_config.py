@@ -46,8 +46,8 @@ class ServableStartConfig:
         elif isinstance(device_ids, (list, tuple)):
             ids = tuple(device_ids)
         else:
-            raise RuntimeError(f"For 'ServableStartConfig', the parameter 'device_ids' should be an int or a list/tuple "
-                               f"of int, but got {device_ids!r}.")
+            raise RuntimeError(f"For 'ServableStartConfig', the parameter 'device_ids' should be an int or a "
+                               f"list/tuple of int, but got {device_ids!r}.")
         for d in ids:
             _int("device_ids", d, 0)
         if len(set(ids)) != len(ids):

@@ -22,7 +22,9 @@ from ...proto import ms_service_pb2 as pb
 from . import context
 
 logger = logging.getLogger("openspore.serving")
-SLOTS_PER_WORKER = 3
+# Batches a worker holds at once: one running and one ready to start. More (MindSpore Serving uses 3) splits
+# concurrent instances into small batches waiting inside the worker instead of merging them in the master.
+SLOTS_PER_WORKER = 2
 
 
 class PendingRequest:

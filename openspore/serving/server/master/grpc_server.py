@@ -3,7 +3,6 @@
 As in MindSpore Serving the call returns status OK and errors travel in `PredictReply.error_msg`; only transport
 problems (a message over `max_msg_mb_size`) come back as a gRPC status.
 """
-import logging
 import time
 from concurrent import futures
 
@@ -13,8 +12,6 @@ from ...common.status import ServingError
 from ...common.tensor import TensorError, decode
 from ...proto import ms_service_pb2_grpc as sgrpc
 from .replies import error_reply, grpc_reply
-
-logger = logging.getLogger("openspore.serving")
 
 
 def check_instances(instances):
@@ -42,10 +39,8 @@ class _Service(sgrpc.MSServiceServicer):
         except ServingError as exc:
             reply = error_reply(spec, exc.code, exc.message)
         else:
-            while not pending.wait(0.5):
-                if not context.is_active():
-                    logger.info("serving: a gRPC client went away before its reply was ready")
-                    pending.wait()
+            # Queued instances run even if the client goes away meanwhile; the reply is then dropped by gRPC.
+            pending.wait()
             reply = grpc_reply(spec, pending)
         ok = len(reply.error_msg) == 0
         self.master.metrics.request(spec.name, spec.method_name, "grpc", ok, time.perf_counter() - start,

@@ -20,7 +20,8 @@ def error_reply(spec, code, message):
     reply = pb.PredictReply()
     if spec is not None:
         reply.servable_spec.CopyFrom(spec)
-    reply.error_msg.add(error_code=int(code) or int(StatusCode.FAILED), error_msg=(message or "Predict failed").encode())
+    reply.error_msg.add(error_code=int(code) or int(StatusCode.FAILED),
+                        error_msg=(message or "Predict failed").encode())
     return reply
 
 

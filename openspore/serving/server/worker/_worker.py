@@ -52,9 +52,12 @@ class WorkerService(wgrpc.MSWorkerServicer):
         decoded, errors = [], [None] * len(request.instances)
         for i, inst in enumerate(request.instances):
             try:
+                missing = [name for name in method.input_names if name not in inst.items]
+                if missing:
+                    raise TensorError(f"Cannot find input {missing[0]} in instance input")
                 decoded.append({name: decode(inst.items[name], f"input {name}: ", bytes_as="uint8")
                                 for name in method.input_names})
-            except (TensorError, KeyError) as exc:
+            except TensorError as exc:
                 errors[i] = f"Instances input check failed, detail: {exc}"
                 decoded.append(None)
         good = [i for i, d in enumerate(decoded) if d is not None]
@@ -108,13 +111,17 @@ def _registration(servables, device_id, address):
         reg = request.servables.add(name=s.name, version_number=s.version, batch_size=s.batch_size)
         for m in s.method_specs():
             method = reg.methods.add(name=m["name"], input_names=m["input_names"], output_names=m["output_names"])
-            for target, items in ((method.inputs, m["inputs"]), (method.outputs, m["outputs"])):
-                for name, spec in zip(m["input_names"] if target is method.inputs else m["output_names"], items):
-                    if spec is None:
-                        target.add(name=name, known=False)
-                    else:
-                        target.add(name=name, dims=spec["dims"], dtype=spec["dtype"], known=True)
+            _add_tensor_specs(method.inputs, m["input_names"], m["inputs"])
+            _add_tensor_specs(method.outputs, m["output_names"], m["outputs"])
     return request
+
+
+def _add_tensor_specs(target, names, specs):
+    for name, spec in zip(names, specs):
+        if spec is None:
+            target.add(name=name, known=False)
+        else:
+            target.add(name=name, dims=spec["dims"], dtype=spec["dtype"], known=True)
 
 
 def run(argv=None):

@@ -184,9 +184,10 @@ class LoadedModel:
         for i, value in enumerate(values):
             want_dtype = sub.input_dtypes[i]
             shape = self.instance_shape(subgraph, i)
-            if isinstance(value, (str, bytes)) or not isinstance(value, (np.ndarray, np.generic)):
+            if not isinstance(value, (np.ndarray, np.generic)):
+                got = describe(value) if isinstance(value, (str, bytes)) else type(value).__name__
                 raise InstanceError(f"Given model input {i} should be a tensor of type {want_dtype.name} and shape "
-                                    f"{list(shape)}, but got {describe(value) if isinstance(value, (str, bytes)) else type(value).__name__}")
+                                    f"{list(shape)}, but got {got}")
             value = np.asarray(value)
             if value.dtype != want_dtype:
                 raise InstanceError(f"Given model input {i} data type {value.dtype.name} not match the data type "
@@ -201,8 +202,8 @@ class LoadedModel:
             want = int(np.prod(shape, dtype=np.int64)) if shape else 1
             if value.size != want:
                 raise InstanceError(f"Given model input {i} size {value.size * value.itemsize} not match the size "
-                                    f"{want * want_dtype.itemsize} defined in model: got shape {list(value.shape)}, the "
-                                    f"model expects shape {list(shape)} ({want_dtype.name}) per instance")
+                                    f"{want * want_dtype.itemsize} defined in model: got shape {list(value.shape)}, "
+                                    f"the model expects shape {list(shape)} ({want_dtype.name}) per instance")
             checked.append(value.reshape(shape))
         return checked
 
