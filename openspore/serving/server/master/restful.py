@@ -180,8 +180,9 @@ class RestServer:
         return JSONResponse({"ready": ready}, status_code=200 if ready else 503)
 
     def _resolve(self, request, method=None):
-        return kserve.resolve_model(self.master.dispatcher, request.path_params["model"],
-                                    request.path_params.get("version"), method)
+        with self.master.cv:     # workers registering meanwhile add servables
+            return kserve.resolve_model(self.master.dispatcher, request.path_params["model"],
+                                        request.path_params.get("version"), method)
 
     async def model_metadata(self, request):
         try:
