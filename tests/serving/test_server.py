@@ -165,9 +165,9 @@ def test_concurrent_requests_are_merged_into_batches(served):
 
 
 # ---- REST: MindSpore Serving JSON ---------------------------------------------------------------------------------
-def rest(served, path, payload):
+def rest(served, path, payload, status=200):
     response = requests.post(f"{served.rest}/{path}", json=payload, timeout=30)
-    assert response.status_code == 200 and response.headers["content-type"] == "application/json"
+    assert response.status_code == status and response.headers["content-type"] == "application/json", response.text
     return response.json()
 
 
@@ -193,7 +193,7 @@ def test_rest_b64_typed_tensors_str_and_bytes(served):
     assert reply == {"instances": [{"upper": "ABC", "size": 3, "reversed": {"b64": reversed_b64}}]}
 
 
-def test_rest_errors_are_in_the_body(served):
+def test_rest_errors_are_in_the_body_with_a_4xx(served):
     partial = rest(served, "model/pyfunc:sqrt", {"instances": [{"x": 4.0}, {"x": -1.0}]})
     assert partial == {"instances": [{"y": 2.0}, {"error_msg": "x should be >= 0, but got -1.0"}]}
     cases = {
@@ -204,7 +204,7 @@ def test_rest_errors_are_in_the_body(served):
         "model/pyfunc:sqrt": ({"instance": [{"x": 1.0}]}, "key 'instances' expects to exist once, but actually 0"),
     }
     for path, (payload, text) in cases.items():
-        reply = rest(served, path, payload)
+        reply = rest(served, path, payload, status=404 if "not available" in text else 400)
         assert set(reply) == {"error_msg"} and text in reply["error_msg"], (path, reply)
     for payload, text in [({"instances": []}, "instances value is array type, but no value"),
                           ({"instances": [{"x": [1, 2.5, "a"]}]}, "string or bytes type only support one item"),
@@ -212,15 +212,15 @@ def test_rest_errors_are_in_the_body(served):
                           ({"instances": [{"x": None}]}, "is null"),
                           ({"instances": [{"x": {"b64": "AAEC", "type": "int32", "shape": [2]}}]},
                            "size is not matched")]:
-        reply = rest(served, "model/pyfunc:sqrt", payload)
+        reply = rest(served, "model/pyfunc:sqrt", payload, status=400)
         assert text in reply.get("error_msg", ""), (payload, reply)
-    raw = requests.post(f"{served.rest}/model/pyfunc:sqrt", data=b"{not json", timeout=10).json()
-    assert raw["error_msg"].startswith("Illegal JSON format")
+    raw = requests.post(f"{served.rest}/model/pyfunc:sqrt", data=b"{not json", timeout=10)
+    assert raw.status_code == 400 and raw.json()["error_msg"].startswith("Illegal JSON format")
     dup = requests.post(f"{served.rest}/model/pyfunc:sqrt", data=b'{"instances": [], "instances": []}',
-                        timeout=10).json()
-    assert "expects to exist once, but actually 2 times" in dup["error_msg"]
-    wrong = requests.get(f"{served.rest}/model/pyfunc:sqrt", timeout=10).json()
-    assert wrong == {"error_msg": "http message only support POST right now"}
+                        timeout=10)
+    assert dup.status_code == 400 and "expects to exist once, but actually 2 times" in dup.json()["error_msg"]
+    wrong = requests.get(f"{served.rest}/model/pyfunc:sqrt", timeout=10)
+    assert wrong.status_code == 405 and wrong.json() == {"error_msg": "http message only support POST right now"}
 
 
 # ---- REST: KServe v2 ------------------------------------------------------------------------------------------------

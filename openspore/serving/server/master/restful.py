@@ -1,7 +1,7 @@
 """The REST server (Starlette on uvicorn, in a thread of the master):
 
-* MindSpore Serving's `POST /model/<servable>[/version/<N>]:<method>` with `{"instances": [...]}`. As in MindSpore
-  Serving, it answers HTTP 200 and reports errors in the body (`{"error_msg": ...}`), so existing clients work.
+* MindSpore Serving's `POST /model/<servable>[/version/<N>]:<method>` with `{"instances": [...]}`. Errors keep
+  MindSpore Serving's body (`{"error_msg": ...}`) but come with a 4xx status; per-instance errors stay in place.
 * KServe v2: `GET /v2`, `/v2/health/live`, `/v2/health/ready`, `/v2/models/{name}[/versions/{v}]`, `.../ready`,
   `POST .../infer`, with HTTP status codes for errors.
 * `GET /metrics`: Prometheus metrics.
@@ -129,15 +129,17 @@ class RestServer:
 
     # -- MindSpore Serving endpoint --------------------------------------------------------------------------------
     @staticmethod
-    def _ms_error(message):
-        return JSONResponse({"error_msg": message})
+    def _ms_error(message, status=400):
+        # MindSpore Serving answers errors with 200 + error_msg; we keep its body (clients read error_msg) but
+        # use a 4xx status so HTTP tooling sees the failure (issue 7: bad input gets a 4xx).
+        return JSONResponse({"error_msg": message}, status_code=status)
 
     async def mindspore_wrong_method(self, request):
-        return self._ms_error("http message only support POST right now")
+        return self._ms_error("http message only support POST right now", 405)
 
     async def mindspore_predict(self, request: Request):
         start = time.perf_counter()
-        name, method, count, ok = "", "", 0, False
+        name, method, count, ok, status = "", "", 0, False, 200
         try:
             name, version, method = parse_model_url(request.url.path)
             try:
@@ -150,15 +152,15 @@ class RestServer:
             await _wait(pending)
             kind = outcome(pending)
             if kind[0] == "error":
-                payload = {"error_msg": kind[2]}
+                payload, status = {"error_msg": kind[2]}, 400
             else:
                 ok = kind[0] == "ok"
                 payload = {"instances": [{"error_msg": r[1]} if isinstance(r, tuple) else
                                          rest_codec.render_instance(r) for r in kind[1]]}
         except ServingError as exc:
-            payload = {"error_msg": exc.message}
+            payload, status = {"error_msg": exc.message}, getattr(exc, "http_status", 400) or 400
         self.master.metrics.request(name, method, "rest", ok, time.perf_counter() - start, count)
-        return JSONResponse(payload)
+        return JSONResponse(payload, status_code=status)
 
     # -- KServe v2 ---------------------------------------------------------------------------------------------------
     @staticmethod
