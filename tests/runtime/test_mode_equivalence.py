@@ -8,6 +8,7 @@ import pytest
 import openspore as ms
 from openspore import nn
 from openspore.compiler.frontend import GraphCaptureError
+from tests.nn import fixture_nets
 from tests.ops.op_harness import all_samples, as_tuple, to_args
 
 SAMPLES = all_samples()
@@ -53,11 +54,6 @@ def test_primitive_sample_graph_equals_pynative(backend, name, k, cls, sample):
 
 
 # ---- models --------------------------------------------------------------------------------------
-@pytest.fixture
-def fixture_nets():
-    return pytest.importorskip("tests.nn.fixture_nets")
-
-
 def _run_modes(make, inputs, train=False):
     outs = {}
     for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
@@ -72,14 +68,14 @@ def _run_modes(make, inputs, train=False):
 @pytest.mark.parametrize("name,shape,dtype", [("mlp", (4, 20), np.float32), ("lenet5", (2, 1, 32, 32), np.float32),
                                               ("resblock", (2, 8, 16, 16), np.float32),
                                               ("encoder", (2, 7), np.int32)])
-def test_fixture_networks_forward(fixture_nets, backend, name, shape, dtype):
+def test_fixture_networks_forward(backend, name, shape, dtype):
     rng = np.random.default_rng(0)
     x = rng.integers(0, 50, shape).astype(dtype) if dtype == np.int32 else rng.standard_normal(shape).astype(dtype)
     outs = _run_modes(fixture_nets.FIXTURE_NETS[name], [ms.Tensor(x)])
     _compare(outs[ms.GRAPH_MODE][1], outs[ms.PYNATIVE_MODE][1], name)
 
 
-def test_batchnorm_running_statistics_match(fixture_nets, backend):
+def test_batchnorm_running_statistics_match(backend):
     x = ms.Tensor(np.random.default_rng(1).standard_normal((2, 8, 16, 16)).astype(np.float32))
     outs = _run_modes(fixture_nets.ResBlock, [x], train=True)
     (py_net, py_out), (g_net, g_out) = outs[ms.PYNATIVE_MODE], outs[ms.GRAPH_MODE]
@@ -110,7 +106,7 @@ def test_dropout_under_set_seed_matches(backend):
     assert (outs[ms.GRAPH_MODE][1].asnumpy() == 0).any()
 
 
-def test_lenet5_training_trajectory(fixture_nets, fixtures_dir, backend):
+def test_lenet5_training_trajectory(fixtures_dir, backend):
     """TrainOneStepCell(WithLossCell(LeNet5), Momentum) in GRAPH_MODE reproduces MindSpore's 5-step losses."""
     x = ms.Tensor(np.load(os.path.join(fixtures_dir, "lenet5_train_x.npy")))
     y = ms.Tensor(np.load(os.path.join(fixtures_dir, "lenet5_train_y.npy")))
