@@ -39,6 +39,12 @@ class Feeder:
         for _ in range(self._passes):
             yield from self._one_pass()
 
+    def close(self):
+        """Stop the pipeline (its workers end) when training finishes or stops early."""
+        stop = getattr(self._iterator, "stop", None)
+        if stop is not None:
+            stop()
+
     def epoch(self):
         """The batches of the next epoch."""
         if self._sink:

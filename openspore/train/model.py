@@ -201,9 +201,16 @@ class Model:
         if valid is not None:
             cb_params.valid_dataset = valid[0]
         run_context = RunContext(cb_params)
+        try:
+            self._train_epochs(epoch, initial_epoch, feeder, list_callback, cb_params, run_context, valid)
+        finally:
+            feeder.close()
+
+    def _train_epochs(self, epoch, initial_epoch, feeder, list_callback, cb_params, run_context, valid):
         list_callback.on_train_begin(run_context)
         for cur_epoch in range(initial_epoch + 1, epoch + 1):
             cb_params.cur_epoch_num = cur_epoch
+            cb_params.metrics, cb_params.eval_results = None, {}  # set again by this epoch's evaluation, if any
             self._train_network.set_train(True)
             list_callback.on_train_epoch_begin(run_context)
             for data in feeder.epoch():

@@ -34,6 +34,8 @@ def monitor_value(cb_params, monitor, cls_name):
         candidates = cb_params.get("eval_results") or {}
         value = candidates.get(monitor)
     if value is None:
+        if monitor != "loss" and not candidates and cb_params.get("valid_dataset") is not None:
+            return None  # Model.fit evaluates on other epochs (valid_frequency)
         logger.warning("%s is conditioned on '%s', which is not available. Available choices are: %s",
                        cls_name, monitor, sorted({"loss", *candidates}))
         return None
