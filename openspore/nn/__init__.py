@@ -1,4 +1,13 @@
 """openspore.nn: Cell, containers and (as they arrive) layers, losses and optimizers."""
 from .cell import Cell  # noqa: F401
 from .container import SequentialCell, CellList, CellDict  # noqa: F401
-from .metrics import Accuracy, Precision, Recall, F1, Fbeta, MAE, MSE, Loss, Metric, TopKCategoricalAccuracy, Top1CategoricalAccuracy, Top5CategoricalAccuracy, ConfusionMatrix, get_metric_fn, names  # noqa: F401,E501  (1.x paths: nn.Accuracy, nn.metrics)
+from .layer import *  # noqa: F401,F403
+from .optim import Optimizer, Momentum, SGD, Adam, AdamWeightDecay, RMSProp, Adagrad, Lamb  # noqa: F401
+from .learning_rate_schedule import (LearningRateSchedule, ExponentialDecayLR, NaturalExpDecayLR,  # noqa: F401
+                                     InverseDecayLR, CosineDecayLR, PolynomialDecayLR, WarmUpLR)
+from .dynamic_lr import (piecewise_constant_lr, exponential_decay_lr, natural_exp_decay_lr,  # noqa: F401
+                         inverse_decay_lr, cosine_decay_lr, polynomial_decay_lr, warmup_lr)
+# 1.x paths `nn.Accuracy`, `nn.metrics`: last, since the metrics live in train, which imports nn
+from .metrics import (Metric, Accuracy, Precision, Recall, F1, Fbeta, MAE, MSE, Loss,  # noqa: F401
+                      TopKCategoricalAccuracy, Top1CategoricalAccuracy, Top5CategoricalAccuracy, ConfusionMatrix,
+                      get_metric_fn, names)

@@ -11,6 +11,7 @@ import numpy as np
 from ...common import dtype as mstype
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
 from ._util import check_dtype, check_tensor, rand_float, rand_positive, same_as
+from ._update_util import t_add_, t_addcdiv_, t_moments_, t_num
 
 _NONDIFF_WRITE = "an in-place update: it overwrites its variable, so there is no function of the inputs to differentiate"
 
@@ -188,12 +189,6 @@ def _np_scalar(np, value, dtype):
     return np.asarray(value, dtype=dtype).reshape(())
 
 
-def _torch_scalar(torch, value, like):
-    if isinstance(value, torch.Tensor):
-        return value.to(like.dtype).reshape(())
-    return torch.tensor(value, dtype=like.dtype, device=like.device)
-
-
 @register
 class ApplyMomentum(Primitive):
     """ApplyMomentum(use_nesterov=False, use_locking=False, gradient_scale=1.0)(variable, accumulation,
@@ -226,14 +221,15 @@ class ApplyMomentum(Primitive):
         return var
 
     def torch(self, torch, var, accum, lr, grad, momentum):
-        lr, momentum = _torch_scalar(torch, lr, var), _torch_scalar(torch, momentum, var)
+        lr, momentum = t_num(torch, lr, var), t_num(torch, momentum, var)
         if self.gradient_scale != 1.0:
             grad = grad * self.gradient_scale
         accum.mul_(momentum).add_(grad)
         if self.use_nesterov:
-            var.sub_(lr * (grad + accum * momentum))
+            t_add_(torch, var, grad, -lr)
+            t_add_(torch, var, accum, -lr * momentum)
         else:
-            var.sub_(lr * accum)
+            t_add_(torch, var, accum, -lr)
         return var
 
     @classmethod
@@ -276,13 +272,12 @@ class Adam(Primitive):
         return var, m, v
 
     def torch(self, torch, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad):
-        b1p, b2p, lr, b1, b2, eps = (_torch_scalar(torch, s, var)
+        b1p, b2p, lr, b1, b2, eps = (t_num(torch, s, var)
                                      for s in (beta1_power, beta2_power, lr, beta1, beta2, epsilon))
-        m.add_((1 - b1) * (grad - m))
-        v.add_((1 - b2) * (grad * grad - v))
-        step = lr * torch.sqrt(1 - b2p) / (1 - b1p)
-        direction = (m * b1 + (1 - b1) * grad) if self.use_nesterov else m
-        var.sub_(step * direction / (torch.sqrt(v) + eps))
+        t_moments_(torch, m, v, grad, b1, b2)
+        step = lr * (1 - b2p) ** 0.5 / (1 - b1p)
+        direction = t_add_(torch, m * b1, grad, 1 - b1) if self.use_nesterov else m
+        t_addcdiv_(torch, var, direction, v.sqrt().add_(eps), -step)
         return var, m, v
 
     @classmethod

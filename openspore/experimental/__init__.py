@@ -1,0 +1,1 @@
+"""`mindspore.experimental`: PyTorch-style APIs (`experimental.optim` optimizers and learning-rate schedulers)."""

@@ -1,0 +1,210 @@
+"""PyTorch-style learning-rate schedulers for `experimental.optim` optimizers: `scheduler.step()` (usually once
+per epoch) writes the next rate into every group's 'lr' Parameter.
+
+Rates follow torch.optim.lr_scheduler's recursive ("chainable") forms, computed in float32 from the current
+group rates; `step(epoch)` uses the closed form where one exists.
+"""
+import math
+from bisect import bisect_right
+from collections import Counter
+
+from ...common import dtype as mstype
+from ...core.parameter import Parameter
+from ...core.tensor import Tensor
+from ... import ops
+from .optimizer import Optimizer
+
+__all__ = ["LRScheduler", "StepLR", "MultiStepLR", "ExponentialLR", "LinearLR", "ConstantLR", "LambdaLR",
+           "CosineAnnealingLR"]
+
+
+class LRScheduler:
+    """`LRScheduler(optimizer, last_epoch=-1)`: subclasses implement `get_lr()` (and `_get_closed_form_lr()`)."""
+
+    def __init__(self, optimizer, last_epoch=-1):
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        if isinstance(last_epoch, bool) or not isinstance(last_epoch, int):
+            raise TypeError(f"For '{type(self).__name__}', the 'last_epoch' must be an int, "
+                            f"but got {type(last_epoch).__name__}.")
+        if last_epoch < -1:
+            raise ValueError(f"Invalid last_epoch: {last_epoch}")
+        for i, group in enumerate(optimizer.param_groups):
+            if last_epoch == -1:
+                group.setdefault("initial_lr", float(group["lr"]))
+            elif "initial_lr" not in group:
+                raise KeyError(f"param 'initial_lr' is not specified in param_groups[{i}] when resuming an optimizer")
+        self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
+        self.optimizer = optimizer
+        self._last_lr = [group["lr"] for group in optimizer.param_groups]
+        self.groups_num = len(optimizer.param_groups)
+        self.last_epoch = Parameter(Tensor(float(last_epoch), mstype.float32), name=f"last_epoch_{type(self).__name__}")
+        self.step()
+
+    @property
+    def _epoch(self):
+        return int(float(self.last_epoch))
+
+    def _current(self):
+        """The groups' current rates as float32 Tensors (copies)."""
+        return [Tensor(lr.asnumpy()) for lr in self._last_lr]
+
+    def get_lr(self):
+        raise NotImplementedError(f"For '{type(self).__name__}', the method 'get_lr' must be overridden.")
+
+    def get_last_lr(self):
+        """The rates the last `step()` set, one float32 Tensor per group."""
+        return self._current()
+
+    def step(self, epoch=None):
+        """Advance one epoch (or jump to `epoch`) and write the new rates into the optimizer's groups."""
+        if epoch is None:
+            ops.assign(self.last_epoch, self._epoch + 1.0)
+            values = self.get_lr()
+        else:
+            ops.assign(self.last_epoch, float(epoch))
+            closed = getattr(self, "_get_closed_form_lr", None)
+            values = closed() if closed is not None else self.get_lr()
+        for group, value in zip(self.optimizer.param_groups, values):
+            ops.assign(group["lr"], value if isinstance(value, Tensor) else Tensor(float(value), mstype.float32))
+        return True
+
+
+class StepLR(LRScheduler):
+    """`StepLR(optimizer, step_size, gamma=0.1, last_epoch=-1)`: multiply by gamma every step_size epochs."""
+
+    def __init__(self, optimizer, step_size, gamma=0.1, last_epoch=-1):
+        self.step_size, self.gamma = step_size, gamma
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        lrs, epoch = self._current(), self._epoch
+        if epoch == 0 or epoch % self.step_size != 0:
+            return lrs
+        return [lr * self.gamma for lr in lrs]
+
+    def _get_closed_form_lr(self):
+        return [base * self.gamma ** (self._epoch // self.step_size) for base in self.base_lrs]
+
+
+class MultiStepLR(LRScheduler):
+    """`MultiStepLR(optimizer, milestones, gamma=0.1, last_epoch=-1)`: multiply by gamma at each milestone."""
+
+    def __init__(self, optimizer, milestones, gamma=0.1, last_epoch=-1):
+        self.milestones, self.gamma = Counter(milestones), gamma
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        lrs, epoch = self._current(), self._epoch
+        if epoch not in self.milestones:
+            return lrs
+        return [lr * self.gamma ** self.milestones[epoch] for lr in lrs]
+
+    def _get_closed_form_lr(self):
+        passed = bisect_right(sorted(self.milestones.elements()), self._epoch)
+        return [base * self.gamma ** passed for base in self.base_lrs]
+
+
+class ExponentialLR(LRScheduler):
+    """`ExponentialLR(optimizer, gamma, last_epoch=-1)`: multiply by gamma every epoch."""
+
+    def __init__(self, optimizer, gamma, last_epoch=-1):
+        self.gamma = gamma
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        lrs = self._current()
+        return lrs if self._epoch == 0 else [lr * self.gamma for lr in lrs]
+
+    def _get_closed_form_lr(self):
+        return [base * self.gamma ** self._epoch for base in self.base_lrs]
+
+
+class LinearLR(LRScheduler):
+    """`LinearLR(optimizer, start_factor=1/3, end_factor=1.0, total_iters=5, last_epoch=-1)`: the factor moves
+    linearly from start_factor to end_factor over total_iters epochs."""
+
+    def __init__(self, optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5, last_epoch=-1):
+        if not 0 < start_factor <= 1.0:
+            raise ValueError("Starting multiplicative factor expected to be greater than 0 and less or equal to 1.")
+        if not 0 <= end_factor <= 1.0:
+            raise ValueError("Ending multiplicative factor expected to be between 0 and 1.")
+        self.start_factor, self.end_factor, self.total_iters = start_factor, end_factor, total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        lrs, epoch = self._current(), self._epoch
+        if epoch == 0:
+            return [lr * self.start_factor for lr in lrs]
+        if epoch > self.total_iters:
+            return lrs
+        delta = self.end_factor - self.start_factor
+        factor = 1.0 + delta / (self.total_iters * self.start_factor + (epoch - 1) * delta)
+        return [lr * factor for lr in lrs]
+
+    def _get_closed_form_lr(self):
+        share = min(self.total_iters, self._epoch) / self.total_iters
+        return [base * (self.start_factor + (self.end_factor - self.start_factor) * share) for base in self.base_lrs]
+
+
+class ConstantLR(LRScheduler):
+    """`ConstantLR(optimizer, factor=1/3, total_iters=5, last_epoch=-1)`: rate * factor until total_iters."""
+
+    def __init__(self, optimizer, factor=1.0 / 3, total_iters=5, last_epoch=-1):
+        if not 0 <= factor <= 1.0:
+            raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
+        self.factor, self.total_iters = factor, total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        lrs, epoch = self._current(), self._epoch
+        if epoch == 0:
+            return [lr * self.factor for lr in lrs]
+        if epoch != self.total_iters:
+            return lrs
+        return [lr * (1.0 / self.factor) for lr in lrs]
+
+    def _get_closed_form_lr(self):
+        factor = 1.0 if self._epoch >= self.total_iters else self.factor
+        return [base * factor for base in self.base_lrs]
+
+
+class LambdaLR(LRScheduler):
+    """`LambdaLR(optimizer, lr_lambda, last_epoch=-1)`: initial rate * lr_lambda(epoch) (one function, or one per
+    group)."""
+
+    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
+        groups = len(optimizer.param_groups)
+        if isinstance(lr_lambda, (list, tuple)):
+            if len(lr_lambda) != groups:
+                raise ValueError(f"Expected {groups} lr_lambdas, but got {len(lr_lambda)}")
+            self.lr_lambdas = list(lr_lambda)
+        else:
+            self.lr_lambdas = [lr_lambda] * groups
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        return [base * fn(self._epoch) for fn, base in zip(self.lr_lambdas, self.base_lrs)]
+
+
+class CosineAnnealingLR(LRScheduler):
+    """`CosineAnnealingLR(optimizer, T_max, eta_min=0.0, last_epoch=-1)`: half a cosine from the initial rate to
+    eta_min over T_max epochs (and back up over the next T_max, as torch)."""
+
+    def __init__(self, optimizer, T_max, eta_min=0.0, last_epoch=-1):  # noqa: N803  (PyTorch's argument name)
+        self.T_max, self.eta_min = T_max, eta_min
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        lrs, epoch, period = self._current(), self._epoch, self.T_max
+        if epoch == 0:
+            return lrs
+        if (epoch - 1 - period) % (2 * period) == 0:
+            return [lr + (base - self.eta_min) * (1 - math.cos(math.pi / period)) / 2
+                    for lr, base in zip(lrs, self.base_lrs)]
+        ratio = (1 + math.cos(math.pi * epoch / period)) / (1 + math.cos(math.pi * (epoch - 1) / period))
+        return [(lr - self.eta_min) * ratio + self.eta_min for lr in lrs]
+
+    def _get_closed_form_lr(self):
+        return [self.eta_min + (base - self.eta_min) * (1 + math.cos(math.pi * self._epoch / self.T_max)) / 2
+                for base in self.base_lrs]

@@ -1,0 +1,15 @@
+"""The `nn` layers (facts §1.7): MindSpore signatures, defaults and parameter names."""
+from .activation import *  # noqa: F401,F403
+from .basic import *  # noqa: F401,F403
+from .conv import *  # noqa: F401,F403
+from .pooling import *  # noqa: F401,F403
+from .normalization import *  # noqa: F401,F403
+from .embedding import *  # noqa: F401,F403
+from .attention import *  # noqa: F401,F403
+from .transformer import *  # noqa: F401,F403
+from .rnn_cells import *  # noqa: F401,F403
+from .rnns import *  # noqa: F401,F403
+from . import activation, basic, conv, pooling, normalization, embedding, attention, transformer, rnn_cells, rnns
+
+__all__ = (activation.__all__ + basic.__all__ + conv.__all__ + pooling.__all__ + normalization.__all__
+           + embedding.__all__ + attention.__all__ + transformer.__all__ + rnn_cells.__all__ + rnns.__all__)

@@ -1,0 +1,10 @@
+"""Optimizers (`mindspore.nn.optim`): each is a Cell applying one fused update primitive per parameter."""
+from .optimizer import Optimizer
+from .momentum import Momentum
+from .sgd import SGD
+from .adam import Adam, AdamWeightDecay
+from .rmsprop import RMSProp
+from .adagrad import Adagrad
+from .lamb import Lamb
+
+__all__ = ["Optimizer", "Momentum", "SGD", "Adam", "AdamWeightDecay", "RMSProp", "Adagrad", "Lamb"]
