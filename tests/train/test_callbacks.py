@@ -291,6 +291,20 @@ def test_no_progress_bar_when_not_a_terminal(capsys):
     assert capsys.readouterr().out == ""
 
 
+def test_progress_bar_added_on_a_terminal(monkeypatch):
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    screen = Terminal()
+    monkeypatch.setattr("sys.stdout", screen)
+    Model(SumNet()).train(1, _numbers(4, 2), callbacks=[LossMonitor()])
+    text = screen.getvalue()
+    # each LossMonitor line starts on a cleared line: the bar never mixes into the printed text
+    assert "\r\x1b[2Kepoch: 1 step: 2, loss is 5.0\n" in text
+    assert "2/2 epoch 1/1" in text
+
+
 def test_update_of_learning_rate_needs_a_fixed_lr():
     net = nn.Dense(3, 2)
     opt = nn.Momentum(net.trainable_params(), [0.1, 0.05, 0.01], 0.9)

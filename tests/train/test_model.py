@@ -55,7 +55,8 @@ def test_eval_matches_hand_computed_metrics():
     logits = net(ms.Tensor(x)).asnumpy().astype(np.float64)
     # accuracy over all samples; Loss averages the per-batch mean cross entropies
     acc = float((logits.argmax(1) == y).mean())
-    logp = logits - np.log(np.exp(logits - logits.max(1, keepdims=True)).sum(1, keepdims=True)) - logits.max(1, keepdims=True)
+    shifted = logits - logits.max(1, keepdims=True)
+    logp = shifted - np.log(np.exp(shifted).sum(1, keepdims=True))
     ce = -logp[np.arange(len(y)), y]
     batch_means = [ce[i:i + 8].mean() for i in range(0, 40, 8)]
     result = model.eval(_dataset(x, y, 8))
@@ -91,7 +92,8 @@ def test_fit_exposes_eval_results_with_eval_loss():
         cb = ctx.original_args()
         seen[cb.cur_epoch_num] = (dict(cb.metrics or {}), dict(cb.eval_results))
 
-    model.fit(2, _dataset(x, y), _dataset(x, y), valid_frequency=[1], callbacks=[LambdaCallback(on_train_epoch_end=grab)])
+    model.fit(2, _dataset(x, y), _dataset(x, y), valid_frequency=[1],
+              callbacks=[LambdaCallback(on_train_epoch_end=grab)])
     metrics, results = seen[1]
     assert set(metrics) == {"acc"} and set(results) == {"acc", "eval_loss"}
     assert results["eval_loss"] > 0

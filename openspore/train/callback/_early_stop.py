@@ -1,8 +1,6 @@
 """`EarlyStopping`: stop training when the monitored quantity stops improving (checked every epoch)."""
 import numbers
 
-import numpy as np
-
 from ...core.tensor import Tensor
 from ._callback import Callback
 from ._monitor import comparison, monitor_value
@@ -22,7 +20,8 @@ class EarlyStopping(Callback):
                  restore_best_weights=False):
         super().__init__()
         if not isinstance(monitor, str):
-            raise TypeError(f"For 'EarlyStopping', the argument 'monitor' must be a str, but got {type(monitor).__name__}.")
+            raise TypeError("For 'EarlyStopping', the argument 'monitor' must be a str, "
+                            f"but got {type(monitor).__name__}.")
         if isinstance(min_delta, bool) or not isinstance(min_delta, numbers.Real):
             raise TypeError("For 'EarlyStopping', the argument 'min_delta' must be a number, "
                             f"but got {type(min_delta).__name__}.")

@@ -17,7 +17,8 @@ class TopKCategoricalAccuracy(Metric):
     def __init__(self, k):
         super().__init__()
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-            raise TypeError(f"For '{type(self).__name__}', the argument 'k' must be an int, but got {type(k).__name__}.")
+            raise TypeError(f"For '{type(self).__name__}', the argument 'k' must be an int, "
+                            f"but got {type(k).__name__}.")
         if k < 1:
             raise ValueError(f"For '{type(self).__name__}', the argument 'k' must be at least 1, but got {k}.")
         self.k = int(k)
