@@ -12,5 +12,14 @@ from .core import grad, value_and_grad, vjp, jvp  # noqa: F401
 from . import ops  # noqa: F401
 from .common.dtype import int, float, bool  # noqa: F401,A004  (MindSpore exports these names)
 from .train.serialization import save_checkpoint, load_checkpoint, load_param_into_net  # noqa: F401
+from .serialization import load, load_mindir  # noqa: F401
 from . import amp, train  # noqa: F401
 from .train import *  # noqa: F401,F403  (mindspore re-exports Model, callbacks, metrics, loss-scale managers)
+
+
+def __getattr__(name):
+    """Subpackages a script may reach as `ms.dataset` etc. without importing them first (PEP 562)."""
+    import importlib
+    if name in ("dataset", "train", "nn", "amp", "experimental", "communication"):
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module 'openspore' has no attribute {name!r}")

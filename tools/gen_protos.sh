@@ -5,3 +5,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 python -m grpc_tools.protoc --proto_path=openspore/train --python_out=openspore/train openspore/train/checkpoint.proto
 echo "generated openspore/train/checkpoint_pb2.py"
+python -m grpc_tools.protoc --proto_path=openspore/serialization --python_out=openspore/serialization \
+    openspore/serialization/mind_ir.proto
+echo "generated openspore/serialization/mind_ir_pb2.py"

@@ -190,7 +190,7 @@ def box(x, level):
     """A new Tensor sharing `x`'s data, tracked at `level` and still linked to `x` at the outer levels."""
     if not isinstance(x, Tensor):
         raise TypeError(f"Gradients can only be taken with respect to Tensors, but the input is {type(x).__name__}.")
-    b = Tensor._wrap(x.data_ref(), x.dtype)
+    b = x._alias()
     if x._nodes:
         b._nodes = dict(x._nodes)
     return b, make_leaf(b, level)
@@ -325,7 +325,7 @@ def custom_bprop_call(fn, bprop, args):
             grads = bprop(*inputs, o, d)
             return tuple(grads) if isinstance(grads, (tuple, list)) else (grads,)
         # Outputs are re-wrapped so each has a node of its own even if fn returned an input unchanged.
-        fresh = tuple(Tensor._wrap(o.data_ref(), o.dtype) for o in outs)
+        fresh = tuple(o._alias() for o in outs)
         result = fresh[0] if isinstance(out, Tensor) else fresh
         record(_Custom(), tuple(args), fresh, result, bprop_fn=call_user)
         return result

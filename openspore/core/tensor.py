@@ -140,6 +140,15 @@ class Tensor:
             data = self._data = backend.adopt(data)
         return data
 
+    def _alias(self):
+        """A new Tensor object over the same data (graph tracing's symbolic tensors alias their IR node)."""
+        return Tensor._wrap(self.data_ref(), self._dtype)
+
+    def _rebind(self, other):
+        """Make this tensor hold `other`'s value (in-place APIs over functional ops; autodiff links move along)."""
+        self._set_data_ref(other.data_ref(), other.dtype)
+        self._nodes = other._nodes
+
     def _set_data_ref(self, data, dtype=None):
         self._data = data
         self._dtype = dtype if dtype is not None else backends.current().dtype_of(data)

@@ -29,6 +29,7 @@ compiler installs itself with `set_graph_runner`; a MindSpore script that sets G
 from collections import OrderedDict
 
 from .. import context
+from ..core.dispatch import _tracers
 from ..core.parameter import Parameter, ParameterTuple
 from ..core.primitive import Primitive
 from ..core.tensor import Tensor
@@ -79,6 +80,8 @@ class Cell(CellCompatMixin):
         raise AttributeError(f"For '{type(self).__name__}', the method 'construct' is not defined.")
 
     def __call__(self, *args, **kwargs):
+        if _tracers:  # tracing a graph: the tracer records the cell's scope and runs its rewritten construct
+            return _tracers[-1].call_cell(self, args, kwargs, _cell_call.complex_call)
         if _graph_runner is not None and context.get_context("mode") == context.GRAPH_MODE:
             return _graph_runner(self, args, kwargs)
         if self._plain_call:

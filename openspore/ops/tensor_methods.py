@@ -28,8 +28,7 @@ def _inplace(self, result):
         result = F.cast(result, self.dtype)
     if tuple(result.shape) != tuple(self.shape):
         result = F.broadcast_to(result, self.shape)
-    self._set_data_ref(result.data_ref(), result.dtype)
-    self._nodes = result._nodes
+    self._rebind(result)
     return self
 
 

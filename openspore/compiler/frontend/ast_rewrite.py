@@ -1,0 +1,225 @@
+"""Second stage of the rewrite: syntax check, expressions, and `if`/`while` into calls of control_flow helpers.
+
+    if x.sum() > 0:                    def _os_then_1(y):
+        y = y * 2                          y = y * 2
+    else:                      →           return (y,)
+        y = y - 1                      def _os_else_1(y):
+                                           y = y - 1
+                                           return (y,)
+                                       (y,) = _os_cf.cond_if(x.sum() > 0, _os_then_1, _os_else_1,
+                                                             _os_cf.fetch(locals(), ('y',)), ('y',))
+
+Branch functions take the variables the branches assign and read (or pass through), and return those read
+after the `if`; a `while` becomes `while_loop(cond_fn, body_fn, values, names)` over the variables the body
+assigns and the loop or later code reads. `a and b`, `a or b`, `not a` and `a if c else b` become helper
+calls (logical ops on symbolic tensors), and every call's callee goes through `_os_cf.call` so that user
+functions called from graph code are rewritten too. Generated code keeps the line of the statement it
+replaces, so errors and node locations point at the user's lines.
+"""
+import ast
+
+from .ast_jumps import at, cf_call, has_return, is_raw_if
+from .ast_names import assigned, closure_loads, exposed, loads, walk_scope
+from .errors import syntax_error
+
+_UNSUPPORTED_STMT = {ast.Try: "Try", ast.With: "With", ast.AsyncWith: "AsyncWith", ast.AsyncFor: "AsyncFor",
+                     ast.AsyncFunctionDef: "AsyncFunctionDef", ast.Global: "Global", ast.Nonlocal: "Nonlocal",
+                     ast.Match: "Match"}
+if hasattr(ast, "TryStar"):
+    _UNSUPPORTED_STMT[ast.TryStar] = "TryStar"
+_UNSUPPORTED_EXPR = {ast.Yield: "Yield", ast.YieldFrom: "YieldFrom", ast.Await: "Await"}
+_REASONS = {
+    "Try": "Exceptions can not be caught inside a graph; check conditions with `if` instead",
+    "With": "Context managers do not run inside a graph",
+    "Global": "Graph code may read module globals but not assign them",
+    "Nonlocal": "Graph code may read enclosing variables but not assign them",
+    "Yield": "Generators do not run inside a graph",
+    "YieldFrom": "Generators do not run inside a graph",
+}
+# Callees left alone: builtins whose identity matters (`super()` needs the direct call) or that never hold
+# graph control flow.
+_PLAIN_CALLEES = {"super", "len", "range", "isinstance", "issubclass", "print", "int", "float", "bool", "str",
+                  "tuple", "list", "dict", "set", "zip", "enumerate", "min", "max", "abs", "getattr", "hasattr",
+                  "setattr", "type", "iter", "next", "reversed", "sorted", "any", "all", "round", "id", "repr",
+                  "callable", "locals", "divmod", "sum", "map", "filter", "slice", "hash", "format", "vars"}
+
+
+def check_syntax(fdef, filename):
+    """Raise GraphSyntaxError for the first construct outside the graph subset."""
+    for node in ast.walk(fdef):
+        kind = _UNSUPPORTED_STMT.get(type(node))
+        if kind is not None:
+            raise syntax_error(filename, node.lineno, f"statement '{kind}'", _REASONS.get(kind, ""))
+        kind = _UNSUPPORTED_EXPR.get(type(node))
+        if kind is not None:
+            raise syntax_error(filename, node.lineno, f"expression '{kind}'", _REASONS.get(kind, ""))
+        if isinstance(node, (ast.If, ast.While)):
+            for s in node.body + node.orelse:
+                for n in walk_scope(s):
+                    if isinstance(n, ast.Delete) and any(isinstance(t, ast.Name) for t in n.targets):
+                        raise syntax_error(filename, n.lineno, "statement 'Delete' of a local variable",
+                                           "Inside `if`/`while` a variable can not be deleted; assign None instead")
+
+
+def _gen_lambda(body, node):
+    lam = ast.Lambda(args=ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[],
+                                        kwarg=None, defaults=[]), body=body)
+    lam._os_gen = True
+    return at(lam, node)
+
+
+def _has_walrus(nodes):
+    return any(isinstance(n, ast.NamedExpr) for node in nodes for n in ast.walk(node))
+
+
+class ExpressionRewriter(ast.NodeTransformer):
+    """`and`/`or`/`not`/`x if c else y` → helpers; callees (and function-valued arguments) → `_os_cf.call`."""
+
+    def visit_BoolOp(self, node):
+        self.generic_visit(node)
+        if _has_walrus(node.values[1:]):
+            return node
+        helper = "and_" if isinstance(node.op, ast.And) else "or_"
+        return cf_call(helper, [node.values[0]] + [_gen_lambda(v, v) for v in node.values[1:]], node)
+
+    def visit_UnaryOp(self, node):
+        self.generic_visit(node)
+        if isinstance(node.op, ast.Not):
+            return cf_call("not_", [node.operand], node)
+        return node
+
+    def visit_IfExp(self, node):
+        self.generic_visit(node)
+        if _has_walrus([node.body, node.orelse]):
+            return node
+        return cf_call("if_exp", [node.test, _gen_lambda(node.body, node.body), _gen_lambda(node.orelse, node.orelse)],
+                       node)
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        func = node.func
+        if isinstance(func, ast.Name) and (func.id in _PLAIN_CALLEES or func.id.startswith("_os_")):
+            return node
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "_os_cf":
+            return node
+        node.func = cf_call("call", [func], func)
+        node.args = [self._arg(a) for a in node.args]
+        for kw in node.keywords:
+            kw.value = self._arg(kw.value)
+        return node
+
+    @staticmethod
+    def _arg(a):
+        # a function passed by name (`ms.grad(forward)`, `value_and_grad(self.net_fn)`) is rewritten as well
+        return cf_call("call", [a], a) if isinstance(a, (ast.Name, ast.Attribute)) else a
+
+
+def _names_tuple(names, node, ctx=None, mangle=None):
+    if ctx is not None:
+        elts = [at(ast.Name(id=n, ctx=ctx()), node) for n in names]
+    else:
+        elts = [at(ast.Constant(value=mangle(n) if mangle else n), node) for n in names]
+    return at(ast.Tuple(elts=elts, ctx=ctx() if ctx else ast.Load()), node)
+
+
+def _fetch(names, node, mangle):
+    if not names:
+        return at(ast.Tuple(elts=[], ctx=ast.Load()), node)
+    scope = at(ast.Call(func=at(ast.Name(id="locals", ctx=ast.Load()), node),
+                                       args=[], keywords=[]), node)
+    return cf_call("fetch", [scope, _names_tuple(names, node, mangle=mangle)], node)
+
+
+def _def(name, params, body, node):
+    args = ast.arguments(posonlyargs=[], args=[ast.arg(arg=p) for p in params], vararg=None, kwonlyargs=[],
+                         kw_defaults=[], kwarg=None, defaults=[])
+    return at(ast.FunctionDef(name=name, args=args, body=body, decorator_list=[], returns=None,
+                                             type_comment=None), node)
+
+
+def _ret_tuple(names, node):
+    return at(ast.Return(value=_names_tuple(names, node, ast.Load)), node)
+
+
+class ControlLowering:
+    """`if` / `while` statements of one function scope (and its nested functions) → helper calls."""
+
+    def __init__(self, counter, mangle):
+        self.counter = counter
+        self.mangle = mangle
+
+    def scope(self, fdef):
+        fdef.body = self.block(fdef.body, set(), closure_loads(fdef.body))
+
+    def block(self, stmts, live_out, closure):
+        after = [None] * len(stmts)
+        acc = set(live_out)
+        for i in range(len(stmts) - 1, -1, -1):
+            after[i] = acc | closure
+            acc = acc | loads(stmts[i])
+        out = []
+        for s, live in zip(stmts, after):
+            if isinstance(s, ast.If) and not is_raw_if(s):
+                out.extend(self.lower_if(s, live, closure))
+            elif isinstance(s, ast.While):
+                out.extend(self.lower_while(s, live, closure))
+            elif isinstance(s, ast.For):
+                s.body = self.block(s.body, live | loads(s), closure)
+                s.orelse = self.block(s.orelse, live, closure)
+                out.append(s)
+            elif isinstance(s, ast.FunctionDef):
+                self.scope(s)
+                out.append(s)
+            else:
+                out.append(s)
+        return out
+
+    def _undefine(self, names, node):
+        """`if _os_cf.is_undefined(n): del n` for each output: a name the taken path left unbound stays so."""
+        out = []
+        for n in names:
+            test = cf_call("is_undefined", [at(ast.Name(id=n, ctx=ast.Load()), node)], node)
+            delete = at(ast.Delete(targets=[at(ast.Name(id=n, ctx=ast.Del()), node)]),
+                                       node)
+            out.append(at(ast.If(test=test, body=[delete], orelse=[]), node))
+        return out
+
+    def _bind(self, outputs, call, node):
+        if not outputs:
+            return [at(ast.Expr(value=call), node)]
+        target = _names_tuple(outputs, node, ast.Store)
+        return [at(ast.Assign(targets=[target], value=call), node)] + self._undefine(outputs, node)
+
+    def lower_if(self, s, live, closure):
+        k = next(self.counter)
+        then_name, else_name = f"_os_then_{k}", f"_os_else_{k}"
+        names = assigned(s.body) | assigned(s.orelse)
+        reads = exposed(s.body) | exposed(s.orelse)
+        if has_return(s):
+            params = sorted(names & reads)
+            then_body = self.block(s.body, set(), closure)
+            else_body = self.block(s.orelse, set(), closure)
+            call = cf_call("cond_if", [s.test, ast.Name(id=then_name, ctx=ast.Load()),
+                                       ast.Name(id=else_name, ctx=ast.Load()), _fetch(params, s, self.mangle),
+                                       ast.Tuple(elts=[], ctx=ast.Load()), ast.Constant(value=True)], s)
+            return [_def(then_name, params, then_body, s), _def(else_name, params, else_body, s),
+                    at(ast.Return(value=call), s)]
+        outputs = sorted(names & live)
+        params = sorted(names & (reads | set(outputs)))
+        then_body = self.block(s.body, set(outputs), closure) + [_ret_tuple(outputs, s)]
+        else_body = self.block(s.orelse, set(outputs), closure) + [_ret_tuple(outputs, s)]
+        call = cf_call("cond_if", [s.test, ast.Name(id=then_name, ctx=ast.Load()),
+                                   ast.Name(id=else_name, ctx=ast.Load()), _fetch(params, s, self.mangle),
+                                   _names_tuple(outputs, s)], s)
+        return [_def(then_name, params, then_body, s), _def(else_name, params, else_body, s)] + \
+            self._bind(outputs, call, s)
+
+    def lower_while(self, s, live, closure):
+        k = next(self.counter)
+        cond_name, body_name = f"_os_cond_{k}", f"_os_body_{k}"
+        carried = sorted(assigned(s.body) & (exposed(s.body) | loads(s.test) | live))
+        body = self.block(s.body, set(carried), closure) + [_ret_tuple(carried, s)]
+        cond = [at(ast.Return(value=s.test), s)]
+        call = cf_call("while_loop", [ast.Name(id=cond_name, ctx=ast.Load()), ast.Name(id=body_name, ctx=ast.Load()),
+                                      _fetch(carried, s, self.mangle), _names_tuple(carried, s)], s)
+        return [_def(cond_name, carried, cond, s), _def(body_name, carried, body, s)] + self._bind(carried, call, s)

@@ -1,0 +1,190 @@
+"""Runtime helpers called by rewritten code (see ast_transform.py): `if`, `while`, `x if c else y`, `and`/`or`/
+`not`, and the call-site conversion of user functions.
+
+Each helper looks at its condition first. A Python value or a concrete Tensor runs ordinary Python control flow
+(so rewritten code also runs correctly, and without graph overhead, in PyNative); a `SymbolicTensor` condition
+hands over to `cf_graph`, which traces the branches / the loop into subgraphs and emits an `if` / `while` node.
+
+Rewritten code passes variables in and out explicitly: `cond_if(pred, then_fn, else_fn, values, out_names)`
+calls a branch function with the current values of the variables the branches assign and returns the values
+of those still read afterwards. A variable not yet defined is passed as `UNDEFINED`; rewritten code deletes a
+name that comes back `UNDEFINED`, so reading it later fails as in Python.
+"""
+import types
+
+from ...core.dispatch import current_tracer
+from .errors import GraphCaptureError, located, user_location
+from .symbolic import SymbolicTensor
+
+
+class _Sentinel:
+    __slots__ = ("_name",)
+
+    def __init__(self, name):
+        self._name = name
+
+    def __repr__(self):
+        return self._name
+
+    def __reduce__(self):
+        return self._name
+
+
+UNDEFINED = _Sentinel("UNDEFINED")  # a variable without a value (yet)
+NORET = _Sentinel("NORET")          # the return value slot before a `return` inside a loop was reached
+
+
+class Missing:
+    """The value of a variable that graph control flow could not give one (defined in one branch only, or only
+    inside a loop): any use raises, naming the variable and the reason."""
+
+    __slots__ = ("message",)
+
+    def __init__(self, name, reason, loc):
+        self.message = located(f"the variable '{name}' {reason}", loc)
+
+    def _fail(self, *args, **kwargs):
+        raise GraphCaptureError(self.message)
+
+    def __getattr__(self, item):
+        if item.startswith("__") and item.endswith("__"):
+            raise AttributeError(item)
+        self._fail()
+
+    def __repr__(self):
+        return f"Missing({self.message!r})"
+
+
+for _dunder in ("__bool__", "__len__", "__iter__", "__getitem__", "__call__", "__index__", "__int__", "__float__",
+                "__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",
+                "__matmul__", "__rmatmul__", "__pow__", "__neg__", "__lt__", "__le__", "__gt__", "__ge__",
+                "__and__", "__or__", "__invert__", "__floordiv__", "__mod__"):
+    setattr(Missing, _dunder, Missing._fail)
+
+
+def check_defined(value, what):
+    """Raise if a value about to leave the graph is (or holds) a Missing / UNDEFINED variable."""
+    if isinstance(value, Missing):
+        value._fail()
+    if value is UNDEFINED or value is NORET:
+        raise GraphCaptureError(located(f"{what} has no value on every path through the graph's control flow"))
+    if type(value) in (tuple, list):
+        for v in value:
+            check_defined(v, what)
+    elif type(value) is dict:
+        for v in value.values():
+            check_defined(v, what)
+
+
+# ---- helpers used by rewritten code --------------------------------------------------------------
+def fetch(scope, names):
+    """Current values of `names` in a `locals()` dict; UNDEFINED for unbound ones."""
+    return tuple(scope.get(n, UNDEFINED) for n in names)
+
+
+def is_undefined(value):
+    return value is UNDEFINED
+
+
+def is_true(value):
+    """True only when `value` is known to be true now (a symbolic flag may still be true at run time)."""
+    if isinstance(value, SymbolicTensor):
+        return False
+    return bool(value)
+
+
+def call(fn):
+    """The callee of a call in rewritten code: user functions and methods are rewritten too."""
+    kind = type(fn)
+    if kind is types.FunctionType or kind is types.MethodType:
+        from .ast_transform import convert
+        return convert(fn)
+    return fn
+
+
+def _symbolic_now(value):
+    return isinstance(value, SymbolicTensor) and current_tracer() is not None
+
+
+def cond_if(pred, then_fn, else_fn, values, out_names, returns=False):
+    """`if pred:` with branch functions over `values`; returns the outputs (or the return value)."""
+    if _symbolic_now(pred):
+        from .cf_graph import symbolic_if
+        return symbolic_if(pred, then_fn, else_fn, values, out_names, returns, user_location())
+    return then_fn(*values) if pred else else_fn(*values)
+
+
+def while_loop(cond_fn, body_fn, values, names):
+    """`while cond:` over the loop-carried `values`; returns their final values."""
+    state = tuple(values)
+    tracer = current_tracer()
+    while True:
+        if tracer is None:
+            c = cond_fn(*state)
+        else:
+            from .cf_graph import probe
+            c = probe(tracer, cond_fn, state)
+        if isinstance(c, SymbolicTensor):
+            from .cf_graph import symbolic_while
+            return symbolic_while(cond_fn, body_fn, state, names, user_location())
+        if not c:
+            return state
+        state = tuple(body_fn(*state))
+
+
+def if_exp(test, then_fn, else_fn):
+    """`a if test else b` with the branches as thunks."""
+    if _symbolic_now(test):
+        from .cf_graph import symbolic_if
+        return symbolic_if(test, then_fn, else_fn, (), (), True, user_location())
+    return then_fn() if test else else_fn()
+
+
+def _as_bool_tensor(value):
+    from ...core.tensor import Tensor
+    from ...common import dtype as mstype
+    from ...ops import functional as F
+    if not isinstance(value, Tensor):
+        return Tensor(bool(value))
+    return value if value.dtype is mstype.bool_ else F.not_equal(value, 0)
+
+
+def and_(value, *thunks):
+    """`a and b and ...`: Python short-circuit semantics, `logical_and` once an operand is symbolic."""
+    for thunk in thunks:
+        if _symbolic_now(value):
+            from ...ops import functional as F
+            value = F.logical_and(_as_bool_tensor(value), _as_bool_tensor(thunk()))
+        elif not value:
+            return value
+        else:
+            value = thunk()
+    return value
+
+
+def or_(value, *thunks):
+    """`a or b or ...`: Python short-circuit semantics, `logical_or` once an operand is symbolic."""
+    for thunk in thunks:
+        if _symbolic_now(value):
+            from ...ops import functional as F
+            value = F.logical_or(_as_bool_tensor(value), _as_bool_tensor(thunk()))
+        elif value:
+            return value
+        else:
+            value = thunk()
+    return value
+
+
+def not_(value):
+    if _symbolic_now(value):
+        from ...ops import functional as F
+        return F.logical_not(_as_bool_tensor(value))
+    return not value
+
+
+def live(*flags):
+    """`not (brk or cont)` for the flags that replace break/continue: True while the loop body should run."""
+    out = True
+    for flag in flags:
+        out = and_(out, (lambda f: lambda: not_(f))(flag))
+    return out

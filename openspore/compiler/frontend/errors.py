@@ -1,0 +1,55 @@
+"""Errors of graph capture. Both name the user's `file:line` first, then the reason, as MindSpore's do.
+
+* `GraphSyntaxError`: the source uses syntax outside the graph subset (`try`, `yield`, `with`, ...), found
+  while rewriting the function, before anything runs.
+* `GraphCaptureError`: tracing met something that needs a tensor's value (`int(x)`, `x.asnumpy()`,
+  `range(x)`), a tensor escaping the branch that computed it, or branches / loop iterations that disagree.
+"""
+import linecache
+
+from ...common.errors import user_frame
+
+SYNTAX_HELP = "More details please refer to syntax support at https://www.mindspore.cn"
+
+
+class GraphSyntaxError(RuntimeError):
+    """Python syntax that graph mode does not compile (MindSpore raises RuntimeError for these)."""
+
+
+class GraphCaptureError(RuntimeError):
+    """Something in the traced code needs a value that is only known when the graph runs."""
+
+
+def frame_location(frame):
+    """'file:line' of a frame ('' for None)."""
+    if frame is None:
+        return ""
+    return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+
+
+def user_location():
+    """'file:line' of the innermost frame outside the openspore package."""
+    return frame_location(user_frame(2))
+
+
+def located(message, loc=None):
+    """`file:line: message`, followed by the source line when it can be read."""
+    if loc is None:
+        loc = user_location()
+    if not loc:
+        return message
+    text = f"{loc}: {message}"
+    filename, _, lineno = loc.rpartition(":")
+    if lineno.isdigit():
+        line = linecache.getline(filename, int(lineno)).strip()
+        if line:
+            text += f"\n    {line}"
+    return text
+
+
+def syntax_error(filename, lineno, what, reason=""):
+    """GraphSyntaxError for an AST node kind outside the subset (`what`: "statement 'Try'")."""
+    if reason and not reason.endswith("."):
+        reason += "."
+    message = f"Unsupported {what}." + (f" {reason}" if reason else "") + f" {SYNTAX_HELP}"
+    return GraphSyntaxError(located(message, f"{filename}:{lineno}"))

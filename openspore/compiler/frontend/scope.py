@@ -1,0 +1,67 @@
+"""Scope names of traced nodes, from the Cell call stack: `Default/<attr>-<Class>/.../<PrimName>-op<N>`.
+
+The traced root contributes nothing: tracing `LeNet5().construct` gives `Default/conv1-Conv2d/Conv2D-op0`, and
+tracing a `TrainOneStepCell` whose `network` attribute holds the LeNet5 gives
+`Default/network-WithLossCell/_backbone-LeNet5/conv1-Conv2d/Conv2D-op0`, as MindSpore names them. A cell that
+is not an attribute of the calling cell (created or passed in at call time) is named by its class alone.
+`N` counts the ops of one trace (subgraphs included) from 0.
+"""
+import itertools
+
+
+def is_cell(obj):
+    """Duck-typed `nn.Cell` check (the compiler layer sits below nn)."""
+    d = getattr(obj, "__dict__", None)
+    return d is not None and "_cells" in d and "_plain_call" in d and callable(getattr(obj, "construct", None))
+
+
+def _path_to(parent, cell):
+    """[(attr, child), ...] from `parent` down to `cell` through registered child cells, or None."""
+    stack, seen = [(parent, [])], {id(parent)}
+    while stack:
+        node, path = stack.pop(0)
+        for name, child in node.__dict__["_cells"].items():
+            if child is None or id(child) in seen:
+                continue
+            step = path + [(name, child)]
+            if child is cell:
+                return step
+            seen.add(id(child))
+            stack.append((child, step))
+    return None
+
+
+def child_segment(parent, cell):
+    """The scope text a call of `cell` adds below `parent` (`fc-Dense`, `layers-CellList/0-Dense`); nothing for
+    the traced root cell itself."""
+    if cell is parent:
+        return ""
+    path = _path_to(parent, cell) if parent is not None and is_cell(parent) else None
+    if not path:
+        return type(cell).__name__
+    return "/".join(f"{name}-{type(child).__name__}" for name, child in path)
+
+
+class ScopeStack:
+    """The cells being called while tracing, and the op counter; shared by a trace and all its subgraphs."""
+
+    def __init__(self, root_cell=None):
+        self.cells = [root_cell]
+        self.names = ["Default"]
+        self._ops = itertools.count()
+
+    @property
+    def current(self):
+        return self.names[-1]
+
+    def op_scope(self, op_name):
+        return f"{self.names[-1]}/{op_name}-op{next(self._ops)}"
+
+    def enter(self, cell):
+        segment = child_segment(self.cells[-1], cell)
+        self.names.append(f"{self.names[-1]}/{segment}" if segment else self.names[-1])
+        self.cells.append(cell)
+
+    def exit(self):
+        self.names.pop()
+        self.cells.pop()

@@ -1,0 +1,106 @@
+"""SymbolicTensor: a Tensor whose value is an IR node of the graph being traced.
+
+It has a shape and a dtype (from the node's abstract) but no data, so every Tensor method that computes works
+(it calls ops → `bind` → the tracer appends a node), while anything that needs the value raises
+`GraphCaptureError` at the user's line.
+"""
+from ...core.dispatch import current_tracer
+from ...core.tensor import Tensor
+from .errors import GraphCaptureError, located
+
+_HELP = ("a tensor's value is not known while the graph is being compiled. Use the tensor in an `if`/`while` "
+         "condition (compiled into graph control flow) or in ops, or compute on Python values (shapes, "
+         "attributes, constants) instead.")
+
+
+def _no_value(what):
+    return GraphCaptureError(located(f"{what}: {_HELP}"))
+
+
+class SymbolicTensor(Tensor):
+    """`SymbolicTensor(node, builder)`: the value of `node` in the graph `builder` is building."""
+
+    def __init__(self, node, builder):
+        abstract = node.abstract
+        self._data = None
+        self._init = None
+        self._nodes = None
+        self._dtype = abstract.dtype
+        self._shape_hint = abstract.shape
+        self.node = node
+        self.builder = builder
+
+    # --- what the abstract knows -------------------------------------------------------------------
+    @property
+    def shape(self):
+        return self._shape_hint
+
+    @property
+    def has_init(self):
+        return False
+
+    def init_data(self, slice_index=None, shape=None, opt_shard_group=None):
+        return self
+
+    def _alias(self):
+        return SymbolicTensor(self.node, self.builder)
+
+    def _rebind(self, other):
+        if not isinstance(other, SymbolicTensor):
+            raise _no_value("an in-place update of a traced tensor with a concrete value")
+        tracer = current_tracer()
+        if tracer is not None and tracer is not self.builder:
+            tracer.note_rebind(self)  # a branch updating an outer tensor: undone when the branch is traced
+        self.node, self.builder = other.node, other.builder
+        self._dtype, self._shape_hint = other._dtype, other._shape_hint
+        self._nodes = other._nodes
+
+    # --- what needs a value ------------------------------------------------------------------------
+    def data_ref(self):
+        raise _no_value("the data of a traced tensor was requested (data_ref)")
+
+    def _set_data_ref(self, data, dtype=None):
+        raise _no_value("a traced tensor's data can not be replaced")
+
+    def asnumpy(self):
+        raise _no_value("Tensor.asnumpy() on a traced tensor")
+
+    numpy = asnumpy
+
+    def __array__(self, dtype=None, copy=None):
+        raise _no_value("conversion of a traced tensor to a numpy array")
+
+    def item(self, index=None):
+        raise _no_value("Tensor.item() on a traced tensor")
+
+    def tolist(self):
+        raise _no_value("Tensor.tolist() on a traced tensor")
+
+    def __bool__(self):
+        raise _no_value("the truth value of a traced tensor (bool(), or a condition outside `if`/`while`)")
+
+    def __int__(self):
+        raise _no_value("int() of a traced tensor")
+
+    def __float__(self):
+        raise _no_value("float() of a traced tensor")
+
+    def __complex__(self):
+        raise _no_value("complex() of a traced tensor")
+
+    def __index__(self):
+        raise _no_value("a traced tensor used as a Python integer (range(), a slice bound, a list index...)")
+
+    def __reduce__(self):
+        raise _no_value("pickling a traced tensor")
+
+    def __deepcopy__(self, memo):
+        raise _no_value("copy.deepcopy of a traced tensor")
+
+    def __repr__(self):
+        return f"SymbolicTensor(shape={list(self.shape)}, dtype={self.dtype}, node={self.node!r})"
+
+    __str__ = __repr__
+
+    def __format__(self, spec):
+        return format(repr(self), spec)

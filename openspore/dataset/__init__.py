@@ -1,0 +1,28 @@
+"""`mindspore.dataset`: the data pipeline (sources, samplers, pipeline operations, iterators).
+
+>>> import numpy as np
+>>> import openspore.dataset as ds
+>>> data = ds.NumpySlicesDataset({"x": np.arange(6)}, shuffle=False).batch(4)
+>>> [b[0].shape for b in data.create_tuple_iterator(output_numpy=True)]
+[(4,), (2,)]
+"""
+from . import config, transforms, vision  # noqa: F401
+from .engine import (BatchInfo, Dataset, DistributedSampler, RandomSampler, Sampler, SequentialSampler,  # noqa: F401
+                     Shuffle, SubsetRandomSampler, SubsetSampler, WeightedRandomSampler)
+from .engine.samplers import BuiltinSampler  # noqa: F401
+from .sources import (Cifar10Dataset, Cifar100Dataset, FashionMnistDataset, GeneratorDataset,  # noqa: F401
+                      ImageFolderDataset, MappableDataset, MnistDataset, NumpySlicesDataset, Schema)
+from .sources import CSVDataset, TextFileDataset  # noqa: F401
+
+
+def zip(datasets):  # noqa: A001 - MindSpore's name
+    """`zip(datasets)`: a tuple of datasets zipped column-wise (rows until the shortest ends)."""
+    if not isinstance(datasets, tuple) or len(datasets) < 1:
+        raise TypeError(f"For 'zip', 'datasets' must be a tuple of Dataset, but got {type(datasets).__name__}.")
+    return datasets[0].zip(datasets[1:])
+
+
+__all__ = ["config", "transforms", "vision", "zip", "BatchInfo", "Dataset", "MappableDataset", "GeneratorDataset",
+           "NumpySlicesDataset", "MnistDataset", "FashionMnistDataset", "Cifar10Dataset", "Cifar100Dataset",
+           "ImageFolderDataset", "CSVDataset", "TextFileDataset", "Schema", "Sampler", "BuiltinSampler", "DistributedSampler", "RandomSampler",
+           "SequentialSampler", "SubsetRandomSampler", "SubsetSampler", "WeightedRandomSampler", "Shuffle"]

@@ -1,0 +1,185 @@
+"""`mindspore.dataset.config`: global settings of the data pipeline (facts §1.17).
+
+The seed drives every random choice the pipeline makes (shuffles, random samplers, random transforms).
+Until `set_seed` is called the pipeline draws fresh entropy each run, as MindSpore does with its
+default seed; after it, every run of the same pipeline yields the same rows in the same order.
+"""
+import os
+
+import numpy as np
+
+_DEFAULT_SEED = 5489  # std::mt19937::default_seed, what MindSpore's get_seed reports before set_seed
+
+_state = {
+    "seed": _DEFAULT_SEED,
+    "seed_set": False,
+    "num_parallel_workers": min(8, os.cpu_count() or 1),
+    "prefetch_size": 16,
+    "enable_shared_mem": True,
+    "debug_mode": False,
+    "debug_hooks": [],
+    "multiprocessing_timeout_interval": 300,
+    "callback_timeout": 60,
+    "monitor_sampling_interval": 1000,
+    "auto_num_workers": False,
+    "numa_enable": False,
+}
+# One generator for eager and in-process random transforms; worker processes re-seed their copy.
+_op_rng = [np.random.default_rng()]
+
+
+def _check_int(name, value, low, high=2 ** 31 - 1):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
+        raise ValueError(f"For '{name}', the input must be an int in [{low}, {high}], but got {value!r}.")
+    return int(value)
+
+
+def _check_bool(name, value):
+    if not isinstance(value, bool):
+        raise TypeError(f"For '{name}', the input must be of type bool, but got {type(value).__name__}.")
+    return value
+
+
+def set_seed(seed):
+    """`set_seed(seed)`: seed the pipeline's shuffles, random samplers and random transforms."""
+    seed = _check_int("set_seed", seed, 0, 2 ** 32 - 1)
+    _state["seed"] = seed
+    _state["seed_set"] = True
+    _op_rng[0] = np.random.default_rng([seed, 0x5EED])
+
+
+def get_seed():
+    """`get_seed()`: the seed set by `set_seed`, else MindSpore's default 5489."""
+    return _state["seed"]
+
+
+def set_num_parallel_workers(num):
+    """`set_num_parallel_workers(num)`: default worker count of ops that run in parallel."""
+    _state["num_parallel_workers"] = _check_int("set_num_parallel_workers", num, 1, 1024)
+
+
+def get_num_parallel_workers():
+    """`get_num_parallel_workers()`: default worker count (min(8, CPU count) until set)."""
+    return _state["num_parallel_workers"]
+
+
+def set_prefetch_size(size):
+    """`set_prefetch_size(size)`: rows kept in flight ahead of the consumer by parallel ops."""
+    _state["prefetch_size"] = _check_int("set_prefetch_size", size, 1)
+
+
+def get_prefetch_size():
+    """`get_prefetch_size()`: default 16."""
+    return _state["prefetch_size"]
+
+
+def set_enable_shared_mem(enable):
+    """`set_enable_shared_mem(enable)`: pass worker results through shared memory instead of pipes."""
+    _state["enable_shared_mem"] = _check_bool("set_enable_shared_mem", enable)
+
+
+def get_enable_shared_mem():
+    """`get_enable_shared_mem()`: default True."""
+    return _state["enable_shared_mem"]
+
+
+def set_debug_mode(debug_mode_flag, debug_hook_list=None):
+    """`set_debug_mode(debug_mode_flag, debug_hook_list=None)`: run every op in this process, in order.
+
+    Each hook is called as `hook(op, inputs, outputs)` after each map operation while debug mode is on.
+    """
+    _check_bool("set_debug_mode", debug_mode_flag)
+    hooks = list(debug_hook_list or [])
+    for hook in hooks:
+        if not callable(hook):
+            raise TypeError(f"For 'set_debug_mode', each debug hook must be callable, but got {type(hook).__name__}.")
+    _state["debug_mode"] = debug_mode_flag
+    _state["debug_hooks"] = hooks
+
+
+def get_debug_mode():
+    """`get_debug_mode()`: whether debug mode is on."""
+    return _state["debug_mode"]
+
+
+def set_multiprocessing_timeout_interval(interval):
+    """`set_multiprocessing_timeout_interval(interval)`: seconds between 'still waiting on a worker' warnings."""
+    _state["multiprocessing_timeout_interval"] = _check_int("set_multiprocessing_timeout_interval", interval, 1)
+
+
+def get_multiprocessing_timeout_interval():
+    """`get_multiprocessing_timeout_interval()`: default 300 seconds."""
+    return _state["multiprocessing_timeout_interval"]
+
+
+def set_callback_timeout(timeout):
+    """`set_callback_timeout(timeout)`: kept for API compatibility with sync_wait callbacks."""
+    _state["callback_timeout"] = _check_int("set_callback_timeout", timeout, 1)
+
+
+def get_callback_timeout():
+    """`get_callback_timeout()`: default 60 seconds."""
+    return _state["callback_timeout"]
+
+
+def set_monitor_sampling_interval(interval):
+    """`set_monitor_sampling_interval(interval)`: profiler sampling interval in milliseconds."""
+    _state["monitor_sampling_interval"] = _check_int("set_monitor_sampling_interval", interval, 0)
+
+
+def get_monitor_sampling_interval():
+    """`get_monitor_sampling_interval()`: default 1000 ms."""
+    return _state["monitor_sampling_interval"]
+
+
+def set_auto_num_workers(enable):
+    """`set_auto_num_workers(enable)`: let parallel ops size their own worker counts."""
+    _state["auto_num_workers"] = _check_bool("set_auto_num_workers", enable)
+
+
+def get_auto_num_workers():
+    """`get_auto_num_workers()`: default False."""
+    return _state["auto_num_workers"]
+
+
+def set_numa_enable(numa_enable):
+    """`set_numa_enable(numa_enable)`: accepted for compatibility; one NUMA node is assumed."""
+    _state["numa_enable"] = _check_bool("set_numa_enable", numa_enable)
+
+
+def get_numa_enable():
+    """`get_numa_enable()`: default False."""
+    return _state["numa_enable"]
+
+
+def _rng(*keys):
+    """A generator for one pipeline decision: reproducible from the seed and `keys` once a seed is set."""
+    if _state["seed_set"]:
+        return np.random.default_rng([_state["seed"], *[int(k) & 0xFFFFFFFF for k in keys]])
+    return np.random.default_rng()
+
+
+def _fixed_rng(*keys):
+    """Like `_rng` but reproducible even without `set_seed` (shards in separate processes must agree)."""
+    return np.random.default_rng([_state["seed"], *[int(k) & 0xFFFFFFFF for k in keys]])
+
+
+def _op_random():
+    """The generator random transforms draw from."""
+    return _op_rng[0]
+
+
+def _reseed_ops(*keys):
+    """Give this process (a worker) its own transform stream: reproducible when a seed is set."""
+    _op_rng[0] = _rng(0x0B5, *keys)
+
+
+def _snapshot():
+    return dict(_state, debug_hooks=list(_state["debug_hooks"]))
+
+
+def _restore(snapshot):
+    _state.clear()
+    _state.update(snapshot)
+    if _state["seed_set"]:
+        _op_rng[0] = np.random.default_rng([_state["seed"], 0x5EED])

@@ -1,0 +1,89 @@
+"""Iterators over a pipeline: tuples (lists) or dicts of openspore Tensors or numpy arrays, for num_epochs epochs."""
+import numpy as np
+
+from .rows import Context, check_columns_exist
+
+
+def _as_tensor(array, do_copy):
+    if array.dtype.kind in "USO":  # Tensor holds no strings; string columns stay numpy arrays
+        return array
+    from ...core.tensor import Tensor  # late: the dataset package itself needs neither torch nor the core
+    if do_copy:
+        return Tensor(array)
+    return Tensor.from_numpy(array)
+
+
+class TupleIterator:
+    """`for row in iterator` yields one row; each full pass is an epoch, at most `num_epochs` of them (-1: unlimited)."""
+
+    _as_dict = False
+
+    def __init__(self, dataset, columns, num_epochs, output_numpy, do_copy):
+        if isinstance(num_epochs, bool) or not isinstance(num_epochs, int) or (num_epochs < 1 and num_epochs != -1):
+            raise ValueError(f"For 'create_tuple_iterator', 'num_epochs' must be -1 or a positive int, but got {num_epochs!r}.")
+        dataset._check_tree()
+        self.dataset = dataset
+        names = dataset.get_col_names()
+        if columns is not None:
+            columns = [columns] if isinstance(columns, str) else list(columns)
+            check_columns_exist(columns, names, "create_tuple_iterator")
+        self._names = columns or names
+        self._index = [names.index(c) for c in self._names]
+        self._num_epochs = num_epochs
+        self._output_numpy = output_numpy
+        self._do_copy = do_copy
+        self._ctx = Context(dataset)
+        self._epoch = 0
+        self._gen = None
+        self._stopped = False
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self._gen is None:
+            if self._stopped or (self._num_epochs != -1 and self._epoch >= self._num_epochs):
+                raise StopIteration
+            self._ctx.epoch = self._epoch
+            self._gen = self.dataset._iter_rows(self._ctx)
+        try:
+            row = next(self._gen)
+        except StopIteration:
+            self._gen = None
+            self._epoch += 1
+            raise
+        except BaseException:
+            self.stop()
+            raise
+        return self._convert(row)
+
+    def _convert(self, row):
+        values = [row[i] for i in self._index]
+        if self._output_numpy:
+            values = [np.array(v) if self._do_copy else v for v in values]
+        else:
+            values = [_as_tensor(v, self._do_copy) for v in values]
+        if self._as_dict:
+            return dict(zip(self._names, values))
+        return values
+
+    def get_col_names(self):
+        return list(self._names)
+
+    def stop(self):
+        """Stop the pipeline now: worker processes end, the iterator yields nothing more."""
+        if self._gen is not None:
+            self._gen.close()
+            self._gen = None
+        self._stopped = True
+
+    def __del__(self):
+        gen = getattr(self, "_gen", None)
+        if gen is not None:
+            gen.close()
+
+
+class DictIterator(TupleIterator):
+    """Yields dicts column name → value."""
+
+    _as_dict = True

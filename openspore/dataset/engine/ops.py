@@ -1,0 +1,338 @@
+"""Pipeline nodes: map, shuffle, repeat, take, skip, zip, concat, project, rename, filter."""
+import collections
+import functools
+import itertools
+import types
+
+import numpy as np
+
+from .. import config
+from .datasets import Dataset
+from .rows import INFINITE, check_columns_exist, names_list, to_array
+from .workers import TaskError, describe_failure, make_pool
+
+
+def op_name(op):
+    """How an operation is named in errors: the function's qualified name, or the transform's class name."""
+    if isinstance(op, functools.partial):
+        op = op.func
+    if isinstance(op, (types.FunctionType, types.BuiltinFunctionType, types.MethodType)):
+        return op.__qualname__
+    return type(op).__name__
+
+
+class _ApplyOps:
+    """Runs a map's operations on one row's input columns (in this process or in a worker)."""
+
+    def __init__(self, operations, where="map"):
+        self.operations = operations
+        self.where = where
+
+    def __call__(self, args):
+        hooks = config._state["debug_hooks"] if config.get_debug_mode() else ()
+        for op in self.operations:
+            try:
+                out = op(*args)
+            except Exception as exc:  # noqa: BLE001 - re-raised with the operation's name
+                raise TaskError(op_name(op), exc) from exc
+            new_args = out if isinstance(out, tuple) else (out,)
+            for hook in hooks:
+                hook(op, args, new_args)
+            args = new_args
+        return tuple(to_array(a, self.where) for a in args)
+
+
+def _row_error(where, what, in_cols):
+    def on_error(row_index, failed_op, summary, tb):
+        op_text = f"operation '{failed_op}'" if failed_op else what
+        detail = f"\n{tb}" if tb else ""
+        return RuntimeError(f"For '{where}', {op_text} failed on row {row_index} of its input (input columns "
+                            f"{in_cols}): {summary}{detail}")
+    return on_error
+
+
+def run_rows(fn, payloads, pool, on_error):
+    """fn(payload) for each payload, in order: through the pool when there is one, else inline."""
+    if pool is not None:
+        yield from pool.imap(payloads)
+        return
+    for i, payload in enumerate(payloads):
+        try:
+            result = fn(payload)
+        except Exception as exc:  # noqa: BLE001
+            raise on_error(i, *describe_failure(exc)) from exc
+        yield result
+
+
+class MapDataset(Dataset):
+    """Applies `operations` to `input_columns` of every row."""
+
+    def __init__(self, child, operations, input_columns, output_columns, num_parallel_workers,
+                 python_multiprocessing, max_rowsize, cache, callbacks, offload):
+        super().__init__([child], num_parallel_workers, cache)
+        ops = list(operations) if isinstance(operations, (list, tuple)) else [operations]
+        if not ops:
+            raise ValueError("For 'map', 'operations' must not be empty.")
+        for op in ops:
+            if not callable(op):
+                raise TypeError(f"For 'map', each operation must be callable, but got {type(op).__name__}.")
+        if num_parallel_workers is not None and (isinstance(num_parallel_workers, bool)
+                                                 or not isinstance(num_parallel_workers, int)
+                                                 or num_parallel_workers < 1):
+            raise ValueError(f"For 'map', 'num_parallel_workers' must be a positive int, but got {num_parallel_workers!r}.")
+        self.operations = ops
+        self.input_columns = names_list(input_columns, "input_columns", "map")
+        self.output_columns = names_list(output_columns, "output_columns", "map")
+        self.python_multiprocessing = bool(python_multiprocessing)
+        self.max_rowsize = max_rowsize
+        self.callbacks = callbacks
+        self.offload = offload
+
+    def _layout(self):
+        child_cols = self.children[0].get_col_names()
+        in_cols = self.input_columns or child_cols[:1]
+        check_columns_exist(in_cols, child_cols, "map")
+        out_cols = self.output_columns or in_cols
+        if len(in_cols) == len(out_cols):  # same count: the outputs take the inputs' places
+            names = list(child_cols)
+            for i, o in zip(in_cols, out_cols):
+                names[child_cols.index(i)] = o
+        else:  # otherwise the outputs go first, then the untouched columns
+            names = list(out_cols) + [c for c in child_cols if c not in in_cols]
+        if len(set(names)) != len(names):
+            raise ValueError(f"For 'map', the output columns {out_cols} clash with existing columns {child_cols}.")
+        return child_cols, in_cols, out_cols, names
+
+    def _column_names(self):
+        return self._layout()[3]
+
+    def _iter_rows(self, ctx):
+        child_cols, in_cols, out_cols, names = self._layout()
+        in_idx = [child_cols.index(c) for c in in_cols]
+        key, pass_no = ctx.key(self), ctx.next_pass(self)
+        fn = _ApplyOps(self.operations)
+        on_error = _row_error("map", "an operation", in_cols)
+        same = len(in_cols) == len(out_cols)
+        rest_idx = [i for i, c in enumerate(child_cols) if c not in in_cols]
+        pool = make_pool(fn, self.num_parallel_workers, self.python_multiprocessing, on_error,
+                         (key, pass_no), self.max_rowsize)
+        rows = self.children[0]._iter_rows(ctx)
+        pending = collections.deque()  # rows whose inputs are in flight, to rebuild the full rows in order
+
+        def payloads():
+            for row in rows:
+                pending.append(row)
+                yield tuple(row[i] for i in in_idx)
+
+        for out in run_rows(fn, payloads(), pool, on_error):
+            row = pending.popleft()
+            if len(out) != len(out_cols):
+                raise RuntimeError(f"For 'map', the operations returned {len(out)} column(s) but 'output_columns' "
+                                   f"has {len(out_cols)}: {out_cols}.")
+            if same:
+                new = list(row)
+                for j, i in enumerate(in_idx):
+                    new[i] = out[j]
+                yield tuple(new)
+            else:
+                yield tuple(out) + tuple(row[i] for i in rest_idx)
+
+
+class ShuffleDataset(Dataset):
+    """Shuffles through a buffer: each output row is drawn at random from the next `buffer_size` rows."""
+
+    def __init__(self, child, buffer_size, fixed_seed=None):
+        if isinstance(buffer_size, bool) or not isinstance(buffer_size, int) or not 2 <= buffer_size <= 2 ** 31 - 1:
+            raise ValueError(f"For 'shuffle', 'buffer_size' must be an int in [2, 2147483647], but got {buffer_size!r}.")
+        super().__init__([child])
+        self.buffer_size = buffer_size
+        self.fixed_seed = fixed_seed
+
+    def _iter_rows(self, ctx):
+        rng = np.random.default_rng(self.fixed_seed) if self.fixed_seed is not None else ctx.rng(self)
+        buffer = []
+        for row in self.children[0]._iter_rows(ctx):
+            if len(buffer) < self.buffer_size:
+                buffer.append(row)
+                continue
+            j = int(rng.integers(len(buffer)))
+            buffer[j], row = row, buffer[j]
+            yield row
+        for j in rng.permutation(len(buffer)):
+            yield buffer[j]
+
+
+class RepeatDataset(Dataset):
+    def __init__(self, child, count):
+        if count is None:
+            count = -1
+        if isinstance(count, bool) or not isinstance(count, int) or (count <= 0 and count != -1):
+            raise ValueError(f"For 'repeat', 'count' must be -1, None or a positive int, but got {count!r}.")
+        super().__init__([child])
+        self.count = count
+
+    def _size(self):
+        n = self.children[0]._size()
+        if self.count == -1:
+            return 0 if n == 0 else INFINITE
+        return None if n is None else n * self.count
+
+    def _iter_rows(self, ctx):
+        repeats = itertools.count() if self.count == -1 else range(self.count)
+        for _ in repeats:
+            produced = False
+            for row in self.children[0]._iter_rows(ctx):
+                produced = True
+                yield row
+            if not produced:  # an empty child repeated forever would spin
+                return
+
+
+class TakeDataset(Dataset):
+    def __init__(self, child, count):
+        if isinstance(count, bool) or not isinstance(count, int) or (count <= 0 and count != -1):
+            raise ValueError(f"For 'take', 'count' must be -1 or a positive int, but got {count!r}.")
+        super().__init__([child])
+        self.count = count
+
+    def _size(self):
+        n = self.children[0]._size()
+        if self.count == -1:
+            return n
+        return None if n is None else min(n, self.count)
+
+    def _iter_rows(self, ctx):
+        rows = self.children[0]._iter_rows(ctx)
+        yield from rows if self.count == -1 else itertools.islice(rows, self.count)
+
+
+class SkipDataset(Dataset):
+    def __init__(self, child, count):
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            raise ValueError(f"For 'skip', 'count' must be a non-negative int, but got {count!r}.")
+        super().__init__([child])
+        self.count = count
+
+    def _size(self):
+        n = self.children[0]._size()
+        return None if n is None else max(0, n - self.count)
+
+    def _iter_rows(self, ctx):
+        yield from itertools.islice(self.children[0]._iter_rows(ctx), self.count, None)
+
+
+class ZipDataset(Dataset):
+    def __init__(self, datasets):
+        for d in datasets:
+            if not isinstance(d, Dataset):
+                raise TypeError(f"For 'zip', every element must be a Dataset, but got {type(d).__name__}.")
+        super().__init__(datasets)
+
+    def _column_names(self):
+        names = []
+        for child in self.children:
+            for c in child.get_col_names():
+                if c in names:
+                    raise ValueError(f"For 'zip', column names must be unique across the zipped datasets, but "
+                                     f"'{c}' appears twice; rename it first.")
+                names.append(c)
+        return names
+
+    def _size(self):
+        sizes = [c._size() for c in self.children]
+        return None if any(s is None for s in sizes) else min(sizes)
+
+    def _iter_rows(self, ctx):
+        self.get_col_names()
+        for parts in zip(*(c._iter_rows(ctx) for c in self.children)):
+            yield tuple(itertools.chain.from_iterable(parts))
+
+
+class ConcatDataset(Dataset):
+    def __init__(self, datasets):
+        for d in datasets:
+            if not isinstance(d, Dataset):
+                raise TypeError(f"For 'concat', every element must be a Dataset, but got {type(d).__name__}.")
+        super().__init__(datasets)
+
+    def _column_names(self):
+        names = self.children[0].get_col_names()
+        for child in self.children[1:]:
+            if child.get_col_names() != names:
+                raise ValueError(f"For 'concat', all datasets must have the same columns, but got {names} and "
+                                 f"{child.get_col_names()}.")
+        return names
+
+    def _size(self):
+        sizes = [c._size() for c in self.children]
+        return None if any(s is None for s in sizes) else sum(sizes)
+
+    def _iter_rows(self, ctx):
+        self.get_col_names()
+        for child in self.children:
+            yield from child._iter_rows(ctx)
+
+
+class ProjectDataset(Dataset):
+    def __init__(self, child, columns):
+        super().__init__([child])
+        self.columns = columns
+        check_columns_exist(columns, child.get_col_names(), "project")
+
+    def _column_names(self):
+        return list(self.columns)
+
+    def _iter_rows(self, ctx):
+        names = self.children[0].get_col_names()
+        idx = [names.index(c) for c in self.columns]
+        for row in self.children[0]._iter_rows(ctx):
+            yield tuple(row[i] for i in idx)
+
+
+class RenameDataset(Dataset):
+    def __init__(self, child, input_columns, output_columns):
+        if len(input_columns) != len(output_columns):
+            raise ValueError(f"For 'rename', 'input_columns' and 'output_columns' must have the same length, but got "
+                             f"{input_columns} and {output_columns}.")
+        super().__init__([child])
+        check_columns_exist(input_columns, child.get_col_names(), "rename")
+        self.mapping = dict(zip(input_columns, output_columns))
+
+    def _column_names(self):
+        names = [self.mapping.get(c, c) for c in self.children[0].get_col_names()]
+        if len(set(names)) != len(names):
+            raise ValueError(f"For 'rename', the new names {names} contain duplicates.")
+        return names
+
+    def _iter_rows(self, ctx):
+        yield from self.children[0]._iter_rows(ctx)
+
+
+class FilterDataset(Dataset):
+    def __init__(self, child, predicate, input_columns, num_parallel_workers):
+        if not callable(predicate):
+            raise TypeError(f"For 'filter', 'predicate' must be callable, but got {type(predicate).__name__}.")
+        super().__init__([child], num_parallel_workers)
+        self.predicate = predicate
+        self.input_columns = names_list(input_columns, "input_columns", "filter")
+        if self.input_columns:
+            check_columns_exist(self.input_columns, child.get_col_names(), "filter")
+
+    def _size(self):
+        return None
+
+    def _iter_rows(self, ctx):
+        names = self.children[0].get_col_names()
+        cols = self.input_columns or names
+        idx = [names.index(c) for c in cols]
+        for i, row in enumerate(self.children[0]._iter_rows(ctx)):
+            try:
+                keep = self.predicate(*(row[j] for j in idx))
+            except Exception as exc:  # noqa: BLE001
+                raise RuntimeError(f"For 'filter', predicate '{op_name(self.predicate)}' failed on row {i} of its "
+                                   f"input (input columns {cols}): {type(exc).__name__}: {exc}") from exc
+            keep = np.asarray(keep)
+            if keep.size != 1 or keep.dtype.kind not in "biu":
+                raise TypeError(f"For 'filter', the predicate must return a bool, but got {keep!r} on row {i}.")
+            if bool(keep.reshape(())):
+                yield row

@@ -1,0 +1,96 @@
+"""Rows: conversion of Python values to column arrays, column-name checks, the per-run context."""
+import numpy as np
+
+from .. import config
+
+INFINITE = float("inf")
+
+
+def to_array(value, where="GeneratorDataset"):
+    """One column value as a numpy array (Python int → int64, float → float64, str/bytes → string arrays)."""
+    if isinstance(value, np.ndarray):
+        return value
+    if isinstance(value, bool):
+        return np.array(value, dtype=np.bool_)
+    if isinstance(value, int):
+        return np.array(value, dtype=np.int64)
+    if isinstance(value, float):
+        return np.array(value, dtype=np.float64)
+    if isinstance(value, (str, bytes, np.generic)):
+        return np.array(value)
+    if hasattr(value, "asnumpy"):
+        return value.asnumpy()
+    if isinstance(value, dict):
+        raise TypeError(f"For '{where}', a column value must be a numpy array, a Python scalar, str, bytes or a "
+                        f"list of them, but got dict.")
+    if isinstance(value, (list, tuple)) or hasattr(value, "__array_interface__") or hasattr(value, "__array__"):
+        array = np.asarray(value)
+        if array.dtype == object:
+            raise TypeError(f"For '{where}', a column value must convert to a numeric or string array, but got "
+                            f"a ragged or mixed {type(value).__name__}: {value!r:.80}")
+        return array
+    raise TypeError(f"For '{where}', a column value must be a numpy array, a Python scalar, str, bytes or a list of "
+                    f"them, but got {type(value).__name__}.")
+
+
+def to_row(item, num_columns, where="GeneratorDataset"):
+    """A source item as a tuple of arrays; a tuple or list is a row of columns, anything else one column."""
+    if isinstance(item, dict):
+        raise TypeError(f"For '{where}', each item of the source must be a tuple of columns (numpy arrays or Python "
+                        f"scalars), but got dict.")
+    if not isinstance(item, (tuple, list)):
+        item = (item,)
+    if num_columns is not None and len(item) != num_columns:
+        raise RuntimeError(f"For '{where}', the source returned {len(item)} column(s) per row, but {num_columns} "
+                           f"column name(s) were given.")
+    return tuple(to_array(v, where) for v in item)
+
+
+def names_list(value, arg, where):
+    """A str or list of str column names as a list (None stays None)."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, (list, tuple)) and value and all(isinstance(v, str) for v in value):
+        if len(set(value)) != len(value):
+            raise ValueError(f"For '{where}', '{arg}' must not contain duplicate names, but got {list(value)}.")
+        return list(value)
+    raise TypeError(f"For '{where}', '{arg}' must be a str or a non-empty list of str, but got {value!r}.")
+
+
+def check_columns_exist(columns, available, where):
+    for c in columns:
+        if c not in available:
+            raise ValueError(f"For '{where}', column '{c}' does not exist in the dataset columns {available}.")
+
+
+class Context:
+    """State of one iterator: the epoch number and how many passes each node has made (for seeding)."""
+
+    def __init__(self, root):
+        self.epoch = 0
+        self._keys = {}
+        self._passes = {}
+        stack = [root]
+        while stack:  # preorder numbering: the same pipeline shape gives the same keys, hence the same draws
+            node = stack.pop()
+            if id(node) not in self._keys:
+                self._keys[id(node)] = len(self._keys)
+                stack.extend(reversed(node.children))
+
+    def key(self, node):
+        return self._keys.setdefault(id(node), len(self._keys))
+
+    def next_pass(self, node):
+        k = self._passes.get(id(node), 0)
+        self._passes[id(node)] = k + 1
+        return k
+
+    def pass_count(self, node):
+        """How many passes of `node` have started (the current pass is number pass_count - 1)."""
+        return self._passes.get(id(node), 0)
+
+    def rng(self, node):
+        """A generator for the next pass of `node` (reproducible when the dataset seed is set)."""
+        return config._rng(self.key(node), self.next_pass(node))

@@ -1,0 +1,287 @@
+"""Ordered worker pools that run the pipeline's Python work (map operations, generator reads, per_batch_map).
+
+Tasks go round-robin to the workers, so task k always runs on worker k % n: results come back in input
+order, and a seeded pipeline gives every worker the same tasks (hence the same random draws) each run.
+At most `window` tasks are in flight. Worker failures become one clear exception in the consumer;
+a worker that dies is noticed by polling, so the consumer never waits forever.
+
+Processes are forked where the platform allows (operations need not be picklable then); their results
+come back through an anonymous shared mapping made before the fork, one slot per in-flight task,
+or pickled when a row does not fit its slot.
+"""
+import collections
+import concurrent.futures
+import mmap
+import multiprocessing as mp
+import os
+import pickle
+import queue
+import signal
+import time
+import traceback
+import warnings
+import weakref
+
+import numpy as np
+
+from .. import config
+
+_POLL_S = 0.2
+
+
+def _dumps(obj):
+    # pickled here, not in the queue's feeder thread, where a failure would be printed and the item lost
+    return pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+class TaskError(Exception):
+    """Raised inside a task to name the operation that failed (its name travels back to the consumer)."""
+
+    def __init__(self, op_name, exc):
+        super().__init__(op_name, f"{type(exc).__name__}: {exc}")
+        self.op_name = op_name
+        self.summary = f"{type(exc).__name__}: {exc}"
+        self.tb = "".join(traceback.format_exception(exc))
+
+
+def describe_failure(exc):
+    """(op_name or None, 'Type: message', traceback text) for an exception raised by a task."""
+    if isinstance(exc, TaskError):
+        return exc.op_name, exc.summary, exc.tb
+    return None, f"{type(exc).__name__}: {exc}", "".join(traceback.format_exception(exc))
+
+
+def _fits_slot(result, slot_size):
+    if not isinstance(result, tuple) or not all(isinstance(a, np.ndarray) and a.dtype.kind in "biufcSUV"
+                                                for a in result):
+        return False
+    return sum(a.nbytes + 64 for a in result) <= slot_size
+
+
+def _pack(result, shm, slot, slot_size):
+    """Put a row into its shared slot when it fits; else pickle it."""
+    if shm is not None and slot >= 0 and _fits_slot(result, slot_size):
+        base = slot * slot_size
+        offset = 0
+        layout = []
+        for a in result:
+            a = a if a.flags.c_contiguous else a.copy(order="C")  # ascontiguousarray would make 0-d 1-d
+            dst = np.frombuffer(shm, dtype=np.uint8, count=a.nbytes, offset=base + offset)
+            dst[...] = a.reshape(-1).view(np.uint8)
+            del dst
+            layout.append((a.dtype.str, a.shape, base + offset))
+            offset += (a.nbytes + 63) // 64 * 64
+        return ("shm", layout)
+    return ("obj", result)
+
+
+def _unpack(shm, layout):
+    out = []
+    for dtype, shape, offset in layout:
+        dtype = np.dtype(dtype)
+        count = int(np.prod(shape, dtype=np.int64))
+        view = np.frombuffer(shm, dtype=dtype, count=count, offset=offset)
+        out.append(view.reshape(shape).copy())
+        del view
+    return tuple(out)
+
+
+def _worker_main(wid, fn, in_q, out_q, shm, slot_size, parent_pid, seed_keys, current):
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the consumer's to handle; it then stops us
+    config._reseed_ops(*seed_keys, wid)
+    while True:
+        try:
+            task = in_q.get(timeout=1.0)
+        except queue.Empty:
+            if os.getppid() != parent_pid:  # orphaned: the consumer died without stopping us
+                return
+            continue
+        if task is None:
+            return
+        task_no, payload, slot = pickle.loads(task)
+        current[wid] = task_no  # read by the consumer if this process dies mid-task
+        try:
+            message = (task_no,) + _pack(fn(payload), shm, slot, slot_size)
+            data = _dumps(message)
+        except Exception as exc:  # noqa: BLE001 - every failure must reach the consumer
+            data = _dumps((task_no, "err", describe_failure(exc)))
+        out_q.put(data)
+
+
+def _shutdown(procs, queues, shm_holder):
+    for q in queues[0]:
+        try:
+            q.put(None)
+        except (OSError, ValueError):
+            pass
+    deadline = time.monotonic() + 0.5
+    for p in procs:
+        p.join(max(0.0, deadline - time.monotonic()))
+    for p in procs:
+        if p.is_alive():
+            p.kill()
+            p.join(1.0)
+    for qs in queues:
+        for q in qs:
+            q.cancel_join_thread()
+            q.close()
+    if shm_holder:
+        try:
+            shm_holder[0].close()
+        except BufferError:  # a view is still alive somewhere; the mapping goes with the process
+            pass
+        shm_holder.clear()
+
+
+def _start_method():
+    return "fork" if "fork" in mp.get_all_start_methods() else "spawn"
+
+
+class ProcessPool:
+    """`num_workers` processes running `fn(payload)`; `imap` yields results in payload order."""
+
+    def __init__(self, fn, num_workers, on_error, seed_keys=(), max_rowsize=None):
+        self.num_workers = num_workers
+        self.window = max(config.get_prefetch_size(), 2 * num_workers)
+        self._on_error = on_error
+        method = _start_method()
+        ctx = mp.get_context(method)
+        self._shm = None
+        self._slot_size = 0
+        if method == "fork" and config.get_enable_shared_mem():
+            mb = 16 if max_rowsize is None or max_rowsize < 0 else max_rowsize
+            if mb > 0:
+                self._slot_size = int(mb * 1024 * 1024)
+                try:  # shared, anonymous, pages on demand; inherited by the forked workers
+                    self._shm = mmap.mmap(-1, self._slot_size * self.window)
+                except (OSError, ValueError, OverflowError):  # too large for this machine: rows go pickled
+                    self._shm, self._slot_size = None, 0
+        self._in = [ctx.Queue() for _ in range(num_workers)]
+        self._out = [ctx.Queue() for _ in range(num_workers)]
+        self._procs = []
+        self._current = ctx.RawArray("q", num_workers)  # task each worker is running, shared memory
+        for wid in range(num_workers):
+            self._current[wid] = -1
+        shm_holder = [self._shm] if self._shm is not None else []
+        for wid in range(num_workers):
+            p = ctx.Process(target=_worker_main, daemon=True,
+                            args=(wid, fn, self._in[wid], self._out[wid], self._shm, self._slot_size,
+                                  os.getpid(), tuple(seed_keys), self._current))
+            p.start()
+            self._procs.append(p)
+        self._finalizer = weakref.finalize(self, _shutdown, self._procs, (self._in, self._out), shm_holder)
+
+    def close(self):
+        self._finalizer()
+
+    def _receive(self, wid, task_no):
+        proc = self._procs[wid]
+        interval = config.get_multiprocessing_timeout_interval()
+        started = last_warn = time.monotonic()
+        while True:
+            try:
+                return pickle.loads(self._out[wid].get(timeout=_POLL_S))
+            except queue.Empty:
+                pass
+            if not proc.is_alive():
+                try:  # it may have sent the result just before exiting
+                    return pickle.loads(self._out[wid].get(timeout=_POLL_S))
+                except queue.Empty:
+                    running = self._current[wid]
+                    raise self._on_error(running if running >= task_no else task_no, None,
+                                         f"worker process {proc.pid} exited unexpectedly (exit code {proc.exitcode})",
+                                         "") from None
+            now = time.monotonic()
+            if now - last_warn >= interval:
+                last_warn = now
+                warnings.warn(f"Dataset worker process {proc.pid} has not returned task {task_no} after "
+                              f"{now - started:.0f} s; still waiting.", RuntimeWarning, stacklevel=2)
+
+    def imap(self, payloads):
+        it = iter(payloads)
+        pending = collections.deque()
+        task_no = 0
+        exhausted = False
+        try:
+            while True:
+                while not exhausted and len(pending) < self.window:
+                    try:
+                        payload = next(it)
+                    except StopIteration:
+                        exhausted = True
+                        break
+                    wid = task_no % self.num_workers
+                    slot = task_no % self.window if self._shm is not None else -1
+                    try:
+                        data = _dumps((task_no, payload, slot))
+                    except Exception as exc:  # noqa: BLE001
+                        raise self._on_error(task_no, None, f"its input could not be sent to a worker "
+                                             f"({type(exc).__name__}: {exc})", "") from exc
+                    self._in[wid].put(data)
+                    pending.append((task_no, wid))
+                    task_no += 1
+                if not pending:
+                    return
+                done_no, wid = pending.popleft()
+                message = self._receive(wid, done_no)
+                if message[1] == "err":
+                    op_name, summary, tb = message[2]
+                    raise self._on_error(done_no, op_name, summary, tb)
+                yield _unpack(self._shm, message[2]) if message[1] == "shm" else message[2]
+        finally:
+            self.close()
+
+
+class ThreadPool:
+    """Same contract as ProcessPool, with threads (python_multiprocessing=False)."""
+
+    def __init__(self, fn, num_workers, on_error):
+        self.window = max(config.get_prefetch_size(), 2 * num_workers)
+        self._fn = fn
+        self._on_error = on_error
+        self._executor = concurrent.futures.ThreadPoolExecutor(num_workers, thread_name_prefix="openspore-dataset")
+
+    def close(self):
+        self._executor.shutdown(wait=False, cancel_futures=True)
+
+    def imap(self, payloads):
+        it = iter(payloads)
+        pending = collections.deque()
+        task_no = 0
+        exhausted = False
+        try:
+            while True:
+                while not exhausted and len(pending) < self.window:
+                    try:
+                        payload = next(it)
+                    except StopIteration:
+                        exhausted = True
+                        break
+                    pending.append((task_no, self._executor.submit(self._fn, payload)))
+                    task_no += 1
+                if not pending:
+                    return
+                done_no, future = pending.popleft()
+                try:
+                    result = future.result()
+                except Exception as exc:  # noqa: BLE001
+                    op_name, summary, tb = describe_failure(exc)
+                    raise self._on_error(done_no, op_name, summary, tb) from exc
+                yield result
+        finally:
+            self.close()
+
+
+def make_pool(fn, num_workers, use_processes, on_error, seed_keys=(), max_rowsize=None):
+    """A pool for `num_workers` > 1, or None when the work should run inline (debug mode, one worker).
+
+    With processes asked for and no count given, the count is config.get_num_parallel_workers(); without
+    processes and no count, Python work runs inline (threads would only contend for the GIL).
+    """
+    if num_workers is None and use_processes:
+        num_workers = config.get_num_parallel_workers()
+    if num_workers is None or num_workers <= 1 or config.get_debug_mode():
+        return None
+    if use_processes:
+        return ProcessPool(fn, num_workers, on_error, seed_keys, max_rowsize)
+    return ThreadPool(fn, num_workers, on_error)

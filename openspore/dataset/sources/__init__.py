@@ -1,0 +1,6 @@
+"""Dataset sources: rows from Python objects and from standard dataset files."""
+from .generator import GeneratorDataset, NumpySlicesDataset, Schema  # noqa: F401
+from .mappable import MappableDataset  # noqa: F401
+from .vision_files import (Cifar10Dataset, Cifar100Dataset, FashionMnistDataset, ImageFolderDataset,  # noqa: F401
+                           MnistDataset)
+from .text_files import CSVDataset, TextFileDataset  # noqa: F401

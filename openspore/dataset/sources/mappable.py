@@ -1,0 +1,84 @@
+"""`MappableDataset`: a source whose rows are read by index, in the order a sampler chooses."""
+import numpy as np
+
+from .. import config
+from ..engine.datasets import Dataset, _split_sizes
+from ..engine.ops import run_rows
+from ..engine.samplers import DistributedSampler, RandomSampler, SubsetRandomSampler, SubsetSampler, build_sampler
+
+
+class MappableDataset(Dataset):
+    """Base of random-access sources: subclasses define `_num_rows()` and `_read(index)`."""
+
+    _where = "MappableDataset"
+
+    def __init__(self, num_samples=None, num_parallel_workers=None, shuffle=None, sampler=None, num_shards=None,
+                 shard_id=None, cache=None):
+        super().__init__([], num_parallel_workers, cache)
+        if num_parallel_workers is not None and (isinstance(num_parallel_workers, bool)
+                                                 or not isinstance(num_parallel_workers, int)
+                                                 or num_parallel_workers < 1):
+            raise ValueError(f"For '{self._where}', 'num_parallel_workers' must be a positive int, but got "
+                             f"{num_parallel_workers!r}.")
+        self.sampler = build_sampler(self._where, num_samples, shuffle, sampler, num_shards, shard_id)
+        self.num_samples, self.shuffle_flag, self.num_shards, self.shard_id = num_samples, shuffle, num_shards, shard_id
+
+    # --- what a source defines --------------------------------------------------------------------------------------
+    def _num_rows(self):
+        raise NotImplementedError
+
+    def _read(self, index):
+        raise NotImplementedError
+
+    def _pool(self, ctx, on_error):
+        """A pool to read rows in parallel, or None to read them inline."""
+        return None
+
+    # --- shared behaviour -------------------------------------------------------------------------------------------
+    def _size(self):
+        return self.sampler._count(self._num_rows())
+
+    def _epoch_indices(self, ctx):
+        n = self._num_rows()
+        key, pass_no = ctx.key(self), ctx.next_pass(self)
+        idx = self.sampler._indices(n, config._rng(key, pass_no), pass_no)
+        if idx.size and (idx.min() < 0 or idx.max() >= n):
+            bad = int(idx.min()) if idx.min() < 0 else int(idx.max())
+            raise RuntimeError(f"For '{self._where}', the sampler produced index {bad}, outside the dataset's "
+                               f"{n} rows.")
+        return idx
+
+    def _iter_rows(self, ctx):
+        idx = self._epoch_indices(ctx)
+
+        def on_error(task_no, op, summary, tb):
+            detail = f"\n{tb}" if tb else ""
+            return RuntimeError(f"For '{self._where}', reading sample index {int(idx[task_no])} failed: "
+                                f"{summary}{detail}")
+
+        pool = self._pool(ctx, on_error)
+        yield from run_rows(self._read, (int(i) for i in idx), pool, on_error)
+
+    def use_sampler(self, new_sampler):
+        """`use_sampler(new_sampler)`: read the rows `new_sampler` chooses from now on."""
+        self.sampler = build_sampler(self._where, None, None, new_sampler, None, None)
+        self._meta = {}
+
+    def split(self, sizes, randomize=True):
+        """`split(sizes, randomize=True)`: disjoint subsets of the rows, each read through a subset sampler."""
+        if isinstance(self.sampler, DistributedSampler):
+            raise RuntimeError(f"For 'split', a sharded {self._where} cannot be split; split first, then shard.")
+        n = self.get_dataset_size()
+        sizes = _split_sizes(sizes, n)
+        base = self.sampler._indices(self._num_rows(), np.random.default_rng(0), 0)
+        if randomize:
+            base = config._rng(0x5B117).permutation(base)
+        shuffled = isinstance(self.sampler, RandomSampler)
+        parts, start = [], 0
+        for size in sizes:
+            node = self._clone()
+            piece = base[start:start + size].tolist()
+            node.sampler = SubsetRandomSampler(piece) if shuffled else SubsetSampler(piece)
+            parts.append(node)
+            start += size
+        return parts

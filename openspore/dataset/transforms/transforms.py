@@ -1,0 +1,215 @@
+"""`mindspore.dataset.transforms`: transforms that apply to any tensor (not only images)."""
+import enum
+
+import numpy as np
+
+from .base import TensorOperation, check_prob, check_transforms, rng, run_chain
+
+
+def _np_dtype(data_type, where):
+    if getattr(data_type, "np_dtype", None) is not None:
+        return data_type.np_dtype
+    try:
+        return np.dtype(data_type)
+    except TypeError:
+        raise TypeError(f"For '{where}', 'data_type' must be an openspore or numpy dtype, but got {data_type!r}.") from None
+
+
+class Compose(TensorOperation):
+    """`Compose(transforms)`: the transforms applied in order, as one operation."""
+
+    def __init__(self, transforms):
+        self.transforms = check_transforms(transforms, "Compose")
+
+    def __call__(self, *args):
+        return run_chain(self.transforms, args)
+
+
+class RandomApply(TensorOperation):
+    """`RandomApply(transforms, prob=0.5)`: all transforms in order with probability `prob`, else none."""
+
+    def __init__(self, transforms, prob=0.5):
+        self.transforms = check_transforms(transforms, "RandomApply")
+        self.prob = check_prob(prob, "RandomApply")
+
+    def __call__(self, *args):
+        if rng().random() < self.prob:
+            return run_chain(self.transforms, args)
+        return args[0] if len(args) == 1 else args
+
+
+class RandomChoice(TensorOperation):
+    """`RandomChoice(transforms)`: one transform, chosen uniformly."""
+
+    def __init__(self, transforms):
+        self.transforms = check_transforms(transforms, "RandomChoice")
+
+    def __call__(self, *args):
+        return run_chain([self.transforms[int(rng().integers(len(self.transforms)))]], args)
+
+
+class RandomOrder(TensorOperation):
+    """`RandomOrder(transforms)`: all transforms, in a random order."""
+
+    def __init__(self, transforms):
+        self.transforms = check_transforms(transforms, "RandomOrder")
+
+    def __call__(self, *args):
+        return run_chain([self.transforms[i] for i in rng().permutation(len(self.transforms))], args)
+
+
+class TypeCast(TensorOperation):
+    """`TypeCast(data_type)`: cast to an openspore dtype (e.g. ms.int32) or a numpy dtype."""
+
+    def __init__(self, data_type):
+        self.data_type = data_type
+        self._dtype = _np_dtype(data_type, "TypeCast")
+
+    def _execute(self, x):
+        return np.asarray(x).astype(self._dtype)
+
+
+class OneHot(TensorOperation):
+    """`OneHot(num_classes, smoothing_rate=0.0)`: integer labels → one-hot rows (smoothed rows are float32)."""
+
+    def __init__(self, num_classes, smoothing_rate=0.0):
+        if isinstance(num_classes, bool) or not isinstance(num_classes, int) or num_classes < 1:
+            raise ValueError(f"For 'OneHot', 'num_classes' must be a positive int, but got {num_classes!r}.")
+        if not isinstance(smoothing_rate, (int, float)) or not 0.0 <= smoothing_rate <= 1.0:
+            raise ValueError(f"For 'OneHot', 'smoothing_rate' must be in [0.0, 1.0], but got {smoothing_rate!r}.")
+        self.num_classes, self.smoothing_rate = num_classes, float(smoothing_rate)
+
+    def _execute(self, x):
+        x = np.asarray(x)
+        if x.dtype.kind not in "iu" or x.ndim > 1:
+            raise TypeError(f"For 'OneHot', the input must be an integer scalar or 1-D array, but got {x.dtype} "
+                            f"with shape {x.shape}.")
+        if x.size and (x.min() < 0 or x.max() >= self.num_classes):
+            raise ValueError(f"For 'OneHot', every label must be in [0, {self.num_classes}), but got {x.tolist()}.")
+        eye = np.eye(self.num_classes, dtype=np.float32)[x]
+        if self.smoothing_rate:
+            return eye * (1 - self.smoothing_rate) + self.smoothing_rate / self.num_classes
+        return eye.astype(x.dtype)
+
+
+class Fill(TensorOperation):
+    """`Fill(fill_value)`: an array of the input's shape and dtype, filled with `fill_value`."""
+
+    def __init__(self, fill_value):
+        if not isinstance(fill_value, (int, float, str, bytes, bool, np.generic)):
+            raise TypeError(f"For 'Fill', 'fill_value' must be a number, str or bytes, but got {type(fill_value).__name__}.")
+        self.fill_value = fill_value
+
+    def _execute(self, x):
+        if isinstance(self.fill_value, (str, bytes)) != (x.dtype.kind in "SU"):
+            raise TypeError(f"For 'Fill', 'fill_value' {self.fill_value!r} does not match the input dtype {x.dtype}.")
+        return np.full(x.shape, self.fill_value, dtype=x.dtype)
+
+
+class PadEnd(TensorOperation):
+    """`PadEnd(pad_shape, pad_value=None)`: pad (or cut) each dimension at its end to `pad_shape` (None keeps a size)."""
+
+    def __init__(self, pad_shape, pad_value=None):
+        if not isinstance(pad_shape, (list, tuple)) or not all(
+                s is None or (isinstance(s, int) and s > 0) for s in pad_shape):
+            raise TypeError(f"For 'PadEnd', 'pad_shape' must be a list of positive int or None, but got {pad_shape!r}.")
+        self.pad_shape, self.pad_value = list(pad_shape), pad_value
+
+    def _execute(self, x):
+        if x.ndim != len(self.pad_shape):
+            raise ValueError(f"For 'PadEnd', the input rank {x.ndim} must equal len(pad_shape) {len(self.pad_shape)}.")
+        shape = tuple(d if s is None else s for d, s in zip(x.shape, self.pad_shape))
+        value = self.pad_value if self.pad_value is not None else ("" if x.dtype.kind in "SU" else 0)
+        out = np.full(shape, value, dtype=x.dtype)
+        region = tuple(slice(0, min(a, b)) for a, b in zip(x.shape, shape))
+        out[region] = x[region]
+        return out
+
+
+class Duplicate(TensorOperation):
+    """`Duplicate()`: the input and a copy of it (two columns)."""
+
+    def _execute(self, x):
+        return x, np.array(x, copy=True)
+
+
+class Concatenate(TensorOperation):
+    """`Concatenate(axis=0, prepend=None, append=None)`: `prepend`, the input and `append` joined along `axis`."""
+
+    def __init__(self, axis=0, prepend=None, append=None):
+        if isinstance(axis, bool) or not isinstance(axis, int):
+            raise TypeError(f"For 'Concatenate', 'axis' must be an int, but got {axis!r}.")
+        self.axis = axis
+        self.prepend = None if prepend is None else np.asarray(prepend)
+        self.append = None if append is None else np.asarray(append)
+
+    def _execute(self, *xs):
+        parts = ([self.prepend] if self.prepend is not None else []) + [np.asarray(x) for x in xs] + \
+            ([self.append] if self.append is not None else [])
+        return np.concatenate(parts, axis=self.axis)
+
+
+class Slice(TensorOperation):
+    """`Slice(*slices)`: one selector per dimension (int, list of int, slice, None or Ellipsis keep all)."""
+
+    def __init__(self, *slices):
+        for s in slices:
+            if not (s is None or s is Ellipsis or isinstance(s, (int, slice)) or
+                    (isinstance(s, (list, tuple)) and all(isinstance(i, int) for i in s))):
+                raise TypeError(f"For 'Slice', each selector must be int, list of int, slice, None or Ellipsis, "
+                                f"but got {s!r}.")
+        self.slices = slices
+
+    def _execute(self, x):
+        if len(self.slices) > x.ndim:
+            raise ValueError(f"For 'Slice', {len(self.slices)} selectors for a {x.ndim}-D input.")
+        out = x
+        for axis, s in enumerate(self.slices):
+            if s is None or s is Ellipsis:
+                continue
+            if isinstance(s, slice):
+                out = out[(slice(None),) * axis + (s,)]
+            else:
+                out = np.take(out, [s] if isinstance(s, int) else list(s), axis=axis)
+        return np.array(out)
+
+
+class Relational(enum.Enum):
+    EQ = "EQ"
+    NE = "NE"
+    GT = "GT"
+    GE = "GE"
+    LT = "LT"
+    LE = "LE"
+
+
+_COMPARE = {Relational.EQ: np.equal, Relational.NE: np.not_equal, Relational.GT: np.greater,
+            Relational.GE: np.greater_equal, Relational.LT: np.less, Relational.LE: np.less_equal}
+
+
+class Mask(TensorOperation):
+    """`Mask(operator, constant, dtype=mstype.bool_)`: elementwise `input <operator> constant`, cast to `dtype`."""
+
+    def __init__(self, operator, constant, dtype=None):
+        if not isinstance(operator, Relational):
+            raise TypeError(f"For 'Mask', 'operator' must be a Relational, but got {operator!r}.")
+        self.operator, self.constant = operator, constant
+        self.dtype = dtype
+        self._dtype = np.dtype(np.bool_) if dtype is None else _np_dtype(dtype, "Mask")
+
+    def _execute(self, x):
+        return _COMPARE[self.operator](x, self.constant).astype(self._dtype)
+
+
+class Unique(TensorOperation):
+    """`Unique()`: (distinct values in order of first appearance, index of each input in them, their counts)."""
+
+    def _execute(self, x):
+        x = np.asarray(x)
+        if x.ndim != 1:
+            raise ValueError(f"For 'Unique', the input must be 1-D, but got shape {x.shape}.")
+        values, first, inverse, counts = np.unique(x, return_index=True, return_inverse=True, return_counts=True)
+        order = np.argsort(first, kind="stable")
+        rank = np.empty_like(order)
+        rank[order] = np.arange(len(order))
+        return values[order], rank[inverse].astype(np.int32), counts[order].astype(np.int32)
