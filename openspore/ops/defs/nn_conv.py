@@ -4,6 +4,7 @@ Conv2D(x, w) is bilinear, so its backward rule is two linear maps that are primi
 Conv2DBackpropInput (the input gradient, i.e. the transposed convolution) and Conv2DBackpropFilter. Each of the
 three differentiates into the other two with the same attributes, which closes the family under grad-of-grad.
 """
+from ...core.autograd import needs_input_grad
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
 from ._nn_util import (check_format, hw_pair, np_col2im, np_crop, np_pad, np_windows, pad_four, pad_mode_of, set_attr,
                        symmetric, torch_fit, torch_pad, window_geometry)
@@ -187,8 +188,8 @@ class Conv2D(_ConvFamily):
 
     def bprop(self, x, w, out, dout):
         attrs = self.conv_attrs()
-        dx = Conv2DBackpropInput(**attrs)(dout, w, tuple(x.shape))
-        dw = Conv2DBackpropFilter(**attrs)(dout, x, tuple(w.shape))
+        dx = Conv2DBackpropInput(**attrs)(dout, w, tuple(x.shape)) if needs_input_grad(0) else None
+        dw = Conv2DBackpropFilter(**attrs)(dout, x, tuple(w.shape)) if needs_input_grad(1) else None
         return dx, dw
 
     def numpy(self, np, x, w):
