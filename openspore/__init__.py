@@ -13,6 +13,8 @@ from . import ops  # noqa: F401
 from .common.dtype import int, float, bool  # noqa: F401,A004  (MindSpore exports these names)
 from .train.serialization import save_checkpoint, load_checkpoint, load_param_into_net  # noqa: F401
 from .serialization import load, load_mindir  # noqa: F401
+from . import amp, train  # noqa: F401
+from .train import *  # noqa: F401,F403  (mindspore re-exports Model, callbacks, metrics, loss-scale managers)
 from .runtime import jit, jit_class, mutable, JitConfig, lazy_inline, no_inline  # noqa: F401
 from .runtime import install_cell_runner as _install_cell_runner
 from .nn import cell as _cell, _cell_call

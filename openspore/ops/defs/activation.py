@@ -99,10 +99,12 @@ class ReluGrad(ActivationGrad):
         return ReluGrad()(dout, x), prim("ZerosLike")(x)
 
     def numpy(self, np, dy, x):
-        return np.where(x <= 0, dy.dtype.type(0), dy)  # NaN x passes dy, as torch's threshold_backward does
+        return np.where(x > 0, dy, dy.dtype.type(0))
 
     def torch(self, torch, dy, x):
-        return torch.ops.aten.threshold_backward(dy, x, 0)  # torch's own ReLU backward: ~25x faster than where
+        if dy.dtype.is_floating_point and dy.dtype == x.dtype:
+            return torch.ops.aten.threshold_backward(dy, x, 0)  # one fused pass; torch.where was 6x slower
+        return torch.where(x > 0, dy, torch.zeros((), dtype=dy.dtype, device=dy.device))
 
 
 @register
