@@ -20,12 +20,16 @@ class UnsupportedExportError(ExportError):
 
 
 class Captured:
-    """`graph` (prepared IR), `traced` (frontend result), `net`, `param_order` (checkpoint names in the
-    network's parameter order), `training` (the state it was traced in), `class_name`, `module`."""
+    """`graph` (prepared IR), `traced` (frontend result), `net`, `param_cells` (checkpoint name -> rank of the
+    cell owning the parameter, in the network's cell order), `training` (the state it was traced in),
+    `class_name`, `module`."""
 
     def __init__(self, graph, traced, net, training):
         self.graph, self.traced, self.net, self.training = graph, traced, net, training
-        self.param_order = [p.name for _, p in net.parameters_and_names()]
+        cells = {}
+        self.param_cells = {}
+        for path, p in net.parameters_and_names():
+            self.param_cells[p.name] = cells.setdefault(path.rpartition(".")[0], len(cells))
         self.class_name = type(net).__name__
         self.module = type(net).__module__
 

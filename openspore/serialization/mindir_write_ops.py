@@ -93,7 +93,7 @@ def _function(node, spec):
         args.append(Const(arg.default))
     for arg in spec.attrs:
         value = _attr_value(arg, node.attrs[arg.ours])
-        if node.op_name in ("Softmax", "LogSoftmax") and arg.name == "axis" and isinstance(value, int):
+        if node.op_name == "Softmax" and arg.name == "axis" and isinstance(value, int):
             value = (value,)  # MindSpore passes the softmax axis as a tuple
         args.append(Const(value))
     abstract = node.abstract

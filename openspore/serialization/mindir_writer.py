@@ -119,8 +119,10 @@ class _ModelWriter:
         w.write_nodes()
         out, abstract = w.finish(graph.output)
         value_info(gp.output.add(), out, abstract)
-        order = {n: i for i, n in enumerate(self.cap.param_order)}
-        for pname in sorted(self.params, key=lambda n: (order.get(n, len(order)), n)):
+        # MindSpore's order: the owning cells in network order, each cell's parameters as its construct reads them.
+        cells = self.cap.param_cells
+        use = {n: i for i, n in enumerate(self.params)}
+        for pname in sorted(self.params, key=lambda n: (cells.get(n, len(cells)), use[n])):
             tp = gp.parameter.add()
             try:
                 fill_tensor(tp, self.params[pname], name=f"{gp.name}:{pname}")
