@@ -2,6 +2,9 @@
 from .cell import Cell  # noqa: F401
 from .container import SequentialCell, CellList, CellDict  # noqa: F401
 from .layer import *  # noqa: F401,F403
+from . import loss, wrap  # noqa: F401
+from .loss import *  # noqa: F401,F403
+from .wrap import *  # noqa: F401,F403
 from .optim import Optimizer, Momentum, SGD, Adam, AdamWeightDecay, RMSProp, Adagrad, Lamb  # noqa: F401
 from .learning_rate_schedule import (LearningRateSchedule, ExponentialDecayLR, NaturalExpDecayLR,  # noqa: F401
                                      InverseDecayLR, CosineDecayLR, PolynomialDecayLR, WarmUpLR)

@@ -1,0 +1,10 @@
+"""Training wrappers (`mindspore.nn.wrap`): loss/eval/grad cells, one-step trainers, loss scaling, grad reducer."""
+from .cell_wrapper import (WithLossCell, WithEvalCell, WithGradCell, ForwardValueAndGrad,  # noqa: F401
+                           TrainOneStepCell)
+from .loss_scale import (TrainOneStepWithLossScaleCell, DynamicLossScaleUpdateCell,  # noqa: F401
+                         FixedLossScaleUpdateCell)
+from .grad_reducer import DistributedGradReducer  # noqa: F401
+
+__all__ = ["WithLossCell", "WithEvalCell", "WithGradCell", "ForwardValueAndGrad", "TrainOneStepCell",
+           "TrainOneStepWithLossScaleCell", "DynamicLossScaleUpdateCell", "FixedLossScaleUpdateCell",
+           "DistributedGradReducer"]
