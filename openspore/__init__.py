@@ -19,6 +19,6 @@ from .serialization import export, save_mindir  # noqa: F401
 def __getattr__(name):
     """Subpackages a script may reach as `ms.dataset` etc. without importing them first (PEP 562)."""
     import importlib
-    if name in ("dataset", "train", "nn", "amp", "experimental", "communication"):
+    if name in ("dataset", "train", "nn", "amp", "experimental", "communication", "onnx"):
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'openspore' has no attribute {name!r}")

@@ -185,3 +185,32 @@ def value_info(vi, name, abstract):
     else:
         set_abstract(vi.attr_info, abstract)
     return vi
+
+
+def closure_attribute(names):
+    """A Partial's `shape` is FUNCGRAPHCLOSURE{s: graph}; a Switch's UNIONFUNCCLOSURE of its two closures."""
+    attr = _ATTR(name="shape")
+    target = attr
+    if len(names) > 1:
+        attr.type = _ATTR.UNIONFUNCCLOSURE
+    for g in names:
+        if len(names) > 1:
+            target = attr.values.add()
+        target.type = _ATTR.FUNCGRAPHCLOSURE
+        target.s = g.encode("utf-8")
+    return attr
+
+
+def const_key(value):
+    """A hashable key telling constants apart exactly (True vs 1 vs 1.0, -0.0 vs 0.0, tensor bytes)."""
+    if value is MONAD or value is None:
+        return (repr(value),)
+    if isinstance(value, (bool, int, float, str)):
+        return (type(value).__name__, repr(value) if isinstance(value, float) else value)
+    if isinstance(value, (tuple, list)):
+        return (type(value).__name__,) + tuple(const_key(v) for v in value)
+    if isinstance(value, Tensor):
+        return ("tensor", str(value.dtype), tuple(value.shape), value.asnumpy().tobytes())
+    if hasattr(value, "dtype") and hasattr(value, "tobytes"):
+        return ("array", str(value.dtype), tuple(value.shape), value.tobytes())
+    return ("object", id(value))

@@ -23,7 +23,8 @@ from ..core.primitive import AbstractTensor
 from ..core.tensor import Tensor
 from . import mind_ir_pb2 as pb
 from .export_graph import ExportError, unsupported_report
-from .mindir_encode import EncodeError, fill_tensor, primitive_attribute, set_constant, shape_attribute, value_info
+from .mindir_encode import (EncodeError, closure_attribute, const_key, fill_tensor, primitive_attribute, set_constant,
+                            shape_attribute, value_info)
 from .mindir_values import MONAD
 from .mindir_write_ops import ALIASES, PRIMITIVE, Const, encode, supported
 
@@ -192,7 +193,7 @@ class _GraphWriter:
         target = ref or self.mw.primitive(op_type, prim_type, instance_name, attrs)
         node = self.gp.node.add(input=inputs, output=[name], name=name, op_type=f"REF::{target}")
         if isinstance(abstract, _Closure):
-            node.attribute.append(_closure_attribute(abstract))
+            node.attribute.append(closure_attribute(abstract))
         elif abstract is not None:
             node.attribute.append(shape_attribute(abstract))
         node.domain = domain if domain is not None else self.mw.domain(scope, op_type)
@@ -204,7 +205,7 @@ class _GraphWriter:
         return self.emit(op_type, inputs, abstract, scope, attrs=_PLUMBING_ATTRS.get(op_type, ()))
 
     def constant(self, value):
-        key = _const_key(value)
+        key = const_key(value)
         name = self.consts.get(key)
         if name is None:
             attr = _ATTR(name="value")
@@ -368,36 +369,8 @@ class _Closure(tuple):
         return super().__new__(cls, names)
 
 
-def _closure_attribute(names):
-    """A Partial's `shape` is FUNCGRAPHCLOSURE{s: graph}; a Switch's UNIONFUNCCLOSURE of its two closures."""
-    attr = _ATTR(name="shape")
-    target = attr
-    if len(names) > 1:
-        attr.type = _ATTR.UNIONFUNCCLOSURE
-    for g in names:
-        if len(names) > 1:
-            target = attr.values.add()
-        target.type = _ATTR.FUNCGRAPHCLOSURE
-        target.s = g.encode("utf-8")
-    return attr
-
-
 def _const_abstract(entry):
     if isinstance(entry, _Const) and isinstance(entry.value, Tensor):
         return AbstractTensor(entry.value.shape, entry.value.dtype)
     raise ExportError("For 'export', the network must return tensors, but it returns a constant "
                       f"{getattr(entry, 'value', entry)!r:.60}.")
-
-
-def _const_key(value):
-    if value is MONAD or value is None:
-        return (repr(value),)
-    if isinstance(value, (bool, int, float, str)):
-        return (type(value).__name__, repr(value) if isinstance(value, float) else value)
-    if isinstance(value, (tuple, list)):
-        return (type(value).__name__,) + tuple(_const_key(v) for v in value)
-    if isinstance(value, Tensor):
-        return ("tensor", str(value.dtype), tuple(value.shape), value.asnumpy().tobytes())
-    if hasattr(value, "dtype") and hasattr(value, "tobytes"):
-        return ("array", str(value.dtype), tuple(value.shape), value.tobytes())
-    return ("object", id(value))

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..core.tensor import Tensor
 from .export import _write_atomic
-from .export_graph import ExportError, capture, unsupported_report
+from .export_graph import ExportError, UnsupportedExportError, capture, unsupported_report
 from .onnx_ops import CONVERTERS, OPSET, Py
 
 _IR_VERSION = 8  # the ONNX IR version that goes with opset 18 (accepted by every onnxruntime since 1.14)
@@ -75,7 +75,7 @@ class _OnnxBuilder:
         self.count = 0
 
     def unsupported(self, node, why):
-        return ExportError(f"For '{self.where}', {node.op_name} at {node.scope or self.graph.name} cannot be exported "
+        return UnsupportedExportError(f"For '{self.where}', {node.op_name} at {node.scope or self.graph.name} cannot be exported "
                            f"to ONNX: {why}.")
 
     def fresh(self, base):

@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from ..common import dtype as mstype
 from ..ops.defs._nn_util import window_geometry
 
 OPSET = 18
@@ -34,22 +35,47 @@ def _dtype_of(node):
     return a.dtype.np_dtype if a is not None and not isinstance(a, tuple) else np.dtype(np.float32)
 
 
-def _elementwise(op_type):
+def _common_dtype(node):
+    """The dtype MindSpore computes a mixed-type elementwise op in (tensor dtypes, Python numbers weak)."""
+    operands = []
+    for i in node.inputs:
+        if i.abstract is not None and not isinstance(i.abstract, tuple):
+            operands.append(i.abstract.dtype)
+        elif i.op == "const" and isinstance(i.value, (bool, int, float)):
+            operands.append(i.value)
+    return mstype.result_type(*operands).np_dtype if operands else _dtype_of(node)
+
+
+def _cast_to(b, node, index, entry, dtype):
+    """Input `index` as an ONNX value of numpy dtype `dtype` (a Cast when its dtype differs)."""
+    source = node.inputs[index].abstract
+    name = b.tensor(entry, dtype)
+    if source is None or isinstance(source, tuple) or source.dtype.np_dtype == dtype:
+        return name
+    from onnx import helper
+    return b.op("Cast", [name], to=helper.np_dtype_to_tensor_dtype(np.dtype(dtype)))
+
+
+def _elementwise(op_type, operand="common"):
+    """Binary ops: operands cast to the promoted dtype ('common'), the output's ('out') or bool ('bool')."""
     def convert(b, node, ins):
-        dtype = _operand_dtype(node)
-        return b.op(op_type, [b.tensor(e, dtype) for e in ins])
+        dtype = {"common": _common_dtype, "out": _dtype_of}.get(operand, lambda n: np.dtype(np.bool_))(node)
+        return b.op(op_type, [_cast_to(b, node, i, e, dtype) for i, e in enumerate(ins)])
     return convert
 
 
-def _operand_dtype(node):
-    for i in node.inputs:
-        if i.abstract is not None and not isinstance(i.abstract, tuple):
-            return i.abstract.dtype.np_dtype
-    return _dtype_of(node)
-
-
-def _unary(op_type):
-    return lambda b, node, ins: b.op(op_type, [b.tensor(ins[0])])
+def _unary(op_type, operand="out", **attrs):
+    """Unary ops: the input cast to the output dtype ('out'), to bool ('bool') or to a float ('float')."""
+    def convert(b, node, ins):
+        if operand == "bool":
+            dtype = np.dtype(np.bool_)
+        elif operand == "float":
+            src = node.inputs[0].abstract.dtype
+            dtype = src.np_dtype if src.kind == "float" else np.dtype(np.float32)
+        else:
+            dtype = _dtype_of(node)
+        return b.op(op_type, [_cast_to(b, node, 0, ins[0], dtype)], **attrs)
+    return convert
 
 
 # ---- linear algebra ------------------------------------------------------------------------------------------
@@ -114,6 +140,8 @@ def _max_pool(b, node, ins):
 def _avg_pool(b, node, ins):
     kernel, strides, pads = _pool_geometry(node)
     a = node.attrs
+    if a.get("divisor_override"):
+        raise b.unsupported(node, "divisor_override")
     include = int(bool(a.get("count_include_pad", False)) and str(a["pad_mode"]).lower() == "pad")
     return b.op("AveragePool", [b.tensor(ins[0])], kernel_shape=kernel, strides=strides, pads=_onnx_pads(pads),
                 count_include_pad=include, ceil_mode=int(bool(a.get("ceil_mode", False))))
@@ -181,12 +209,21 @@ def _gelu_ext(b, node, ins):
     return b.op("Mul", [b.op("Mul", [x, b.const(np.array(0.5, dt))]), b.op("Add", [erf, b.const(np.array(1.0, dt))])])
 
 
+def _rounding(op_type):
+    """Floor / Ceil leave integers as they are (ONNX defines them for floats only)."""
+    def convert(b, node, ins):
+        if node.inputs[0].abstract.dtype.kind != "float":
+            return b.op("Identity", [b.tensor(ins[0])])
+        return b.op(op_type, [b.tensor(ins[0])])
+    return convert
+
+
 def _rsqrt(b, node, ins):
-    return b.op("Reciprocal", [b.op("Sqrt", [b.tensor(ins[0])])])
+    return b.op("Reciprocal", [b.op("Sqrt", [_cast_to(b, node, 0, ins[0], _dtype_of(node))])])
 
 
 def _square(b, node, ins):
-    x = b.tensor(ins[0])
+    x = _cast_to(b, node, 0, ins[0], _dtype_of(node))
     return b.op("Mul", [x, x])
 
 
@@ -204,7 +241,8 @@ def _reshape(b, node, ins):
 
 
 def _transpose(b, node, ins):
-    return b.op("Transpose", [b.tensor(ins[0])], perm=[int(p) for p in b.py(ins[1], node, "perm")])
+    rank = len(node.inputs[0].abstract.shape)
+    return b.op("Transpose", [b.tensor(ins[0])], perm=[int(p) % rank for p in b.py(ins[1], node, "perm")])
 
 
 def _flatten(b, node, ins):
@@ -249,7 +287,15 @@ def _stack(b, node, ins):
 
 
 def _tile(b, node, ins):
-    return b.op("Tile", [b.tensor(ins[0]), b.const(np.array(b.py(ins[1], node, "multiples"), np.int64))])
+    """MindSpore aligns `multiples` and the input shape on the right, padding the shorter with ones."""
+    reps = tuple(b.py(ins[1], node, "multiples"))
+    shape = tuple(node.inputs[0].abstract.shape)
+    x = b.tensor(ins[0])
+    if len(reps) > len(shape):
+        shape = (1,) * (len(reps) - len(shape)) + shape
+        x = b.op("Reshape", [x, b.const(np.array(shape, np.int64))])
+    reps = (1,) * (len(shape) - len(reps)) + reps
+    return b.op("Tile", [x, b.const(np.array(reps, np.int64))])
 
 
 def _broadcast_to(b, node, ins):
@@ -270,7 +316,7 @@ def _reduce(op_type):
     def convert(b, node, ins):
         axis = b.py(ins[1], node, "axis") if len(ins) > 1 else ()
         axis = (axis,) if isinstance(axis, int) else tuple(axis)
-        inputs = [b.tensor(ins[0])] + ([b.const(np.array(axis, np.int64))] if axis else [])
+        inputs = [_cast_to(b, node, 0, ins[0], _dtype_of(node))] + ([b.const(np.array(axis, np.int64))] if axis else [])
         return b.op(op_type, inputs, keepdims=int(bool(node.attrs["keep_dims"])))
     return convert
 
@@ -279,26 +325,30 @@ def _identity(b, node, ins):
     return b.op("Identity", [b.tensor(ins[0])])
 
 
-_UNARY = {"ReLU": "Relu", "Sigmoid": "Sigmoid", "Tanh": "Tanh", "Exp": "Exp", "Log": "Log", "Sqrt": "Sqrt",
-          "Abs": "Abs", "Neg": "Neg", "Erf": "Erf", "Floor": "Floor", "Ceil": "Ceil", "Reciprocal": "Reciprocal",
-          "Sin": "Sin", "Cos": "Cos", "Tan": "Tan", "Asin": "Asin", "Acos": "Acos", "Atan": "Atan",
-          "Sinh": "Sinh", "Cosh": "Cosh", "Asinh": "Asinh", "Acosh": "Acosh", "Atanh": "Atanh", "Sign": "Sign",
-          "LogicalNot": "Not", "IsNan": "IsNaN", "Softsign": "Softsign", "Mish": "Mish", "HSigmoid": "HardSigmoid",
-          "HSwish": "HardSwish"}
-_BINARY = {"Add": "Add", "Sub": "Sub", "Mul": "Mul", "Div": "Div", "RealDiv": "Div", "Maximum": "Max",
-           "Minimum": "Min", "Pow": "Pow", "Greater": "Greater", "GreaterEqual": "GreaterOrEqual", "Less": "Less",
-           "LessEqual": "LessOrEqual", "Equal": "Equal", "LogicalAnd": "And", "LogicalOr": "Or"}
+_FLOAT_UNARY = {"Sigmoid": "Sigmoid", "Tanh": "Tanh", "Exp": "Exp", "Log": "Log", "Sqrt": "Sqrt", "Erf": "Erf",
+                "Reciprocal": "Reciprocal", "Sin": "Sin", "Cos": "Cos", "Tan": "Tan",
+                "Asin": "Asin", "Acos": "Acos", "Atan": "Atan", "Sinh": "Sinh", "Cosh": "Cosh", "Asinh": "Asinh",
+                "Acosh": "Acosh", "Atanh": "Atanh", "Softsign": "Softsign", "Mish": "Mish", "HSwish": "HardSwish"}
+_SAME_UNARY = {"ReLU": "Relu", "Abs": "Abs", "Neg": "Neg", "Sign": "Sign"}
+_BINARY = {"Add": "Add", "Sub": "Sub", "Mul": "Mul", "Maximum": "Max", "Minimum": "Min", "Pow": "Pow",
+           "Greater": "Greater", "GreaterEqual": "GreaterOrEqual", "Less": "Less", "LessEqual": "LessOrEqual",
+           "Equal": "Equal"}
 _REDUCE = {"ReduceSum": "ReduceSum", "ReduceMean": "ReduceMean", "ReduceMax": "ReduceMax", "ReduceMin": "ReduceMin",
            "ReduceProd": "ReduceProd"}
 
-CONVERTERS = {name: _unary(op) for name, op in _UNARY.items()}
+CONVERTERS = {name: _unary(op) for name, op in {**_FLOAT_UNARY, **_SAME_UNARY}.items()}
 CONVERTERS.update({name: _elementwise(op) for name, op in _BINARY.items()})
+CONVERTERS.update({"Div": _elementwise("Div", "out"), "RealDiv": _elementwise("Div", "out"),
+                   "LogicalAnd": _elementwise("And", "bool"), "LogicalOr": _elementwise("Or", "bool"),
+                   "LogicalNot": _unary("Not", "bool"), "IsNan": _unary("IsNaN", "float"),
+                   # HSigmoid = relu6(x + 3) / 6
+                   "HSigmoid": _unary("HardSigmoid", alpha=1.0 / 6.0, beta=0.5)})
 CONVERTERS.update({name: _reduce(op) for name, op in _REDUCE.items()})
 CONVERTERS.update({
     "MatMul": _matmul, "BatchMatMul": _batch_matmul, "BiasAdd": _bias_add, "Conv2D": _conv2d, "MaxPool": _max_pool,
     "AvgPool": _avg_pool, "AvgPool2D": _avg_pool, "AdaptiveAvgPool2D": _adaptive_avg_pool, "BatchNorm": _batch_norm,
     "LayerNorm": _layer_norm, "Softmax": _softmax("Softmax"), "LogSoftmax": _softmax("LogSoftmax"),
-    "GeLU": _gelu_tanh, "GeluExt": _gelu_ext, "Rsqrt": _rsqrt, "Square": _square, "LeakyReLU": _leaky_relu,
+    "Floor": _rounding("Floor"), "Ceil": _rounding("Ceil"), "GeLU": _gelu_tanh, "GeluExt": _gelu_ext, "Rsqrt": _rsqrt, "Square": _square, "LeakyReLU": _leaky_relu,
     "Elu": _elu, "Reshape": _reshape, "Transpose": _transpose, "Flatten": _flatten, "ExpandDims": _expand_dims,
     "Squeeze": _squeeze, "Gather": _gather, "Split": _split, "Concat": _concat, "Stack": _stack, "Tile": _tile,
     "BroadcastTo": _broadcast_to, "Select": _select, "Cast": _cast, "Identity": _identity,
