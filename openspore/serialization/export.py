@@ -10,7 +10,8 @@ The network is traced by the graph frontend in its current train/eval state (cal
 for inference, as in MindSpore). Files are written atomically: to a temporary name in the target directory,
 made read-only (0400), then renamed, so a failure leaves no half-written model behind. Models whose parameters
 exceed `PARAMETER_SPLIT_SIZE` (1 GiB) use MindSpore's external-data layout: `<name>_graph.mindir` holds the graph
-and `<name>_variables/data_<k>` the weights (64-byte aligned, a new file every `EXTERNAL_FILE_SIZE` bytes).
+and `<name>_variables/data_<k>` the weights (after a 64-byte header holding the byte-order flag, each tensor
+64-byte aligned, a new file every `EXTERNAL_FILE_SIZE` bytes).
 """
 import os
 import shutil
@@ -23,6 +24,9 @@ PARAMETER_SPLIT_SIZE = 1 << 30   # total parameter bytes above which the weights
 EXTERNAL_FILE_SIZE = 1 << 30     # a new `data_<k>` file starts when the current one would exceed this
 EXTERNAL_ALIGN = 64              # every tensor starts at a multiple of this offset
 
+# Each data file starts with a byte-order flag (1: little endian), padded to the alignment: MindSpore's loader
+# checks it ("The byte order of export MindIr device and load MindIr device is not same!" otherwise).
+_HEADER = b"\x01" + b"\0" * (EXTERNAL_ALIGN - 1)
 _FORMATS = ("AIR", "ONNX", "MINDIR")
 _MINDIR_OPTIONS = ("enc_key", "enc_mode", "custom_func", "dataset", "incremental")
 
@@ -121,7 +125,9 @@ def _write_external(model, tmp_dir, var_name):
                 if f is not None:
                     _close_read_only(f)
                     k += 1
-                f, pos = open(os.path.join(tmp_dir, f"data_{k}"), "wb"), 0
+                f = open(os.path.join(tmp_dir, f"data_{k}"), "wb")
+                f.write(_HEADER)
+                pos = len(_HEADER)
             f.write(data)
             tp.ClearField("raw_data")
             tp.external_data.location = f"{var_name}/data_{k}"

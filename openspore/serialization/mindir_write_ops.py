@@ -93,8 +93,8 @@ def _function(node, spec):
         args.append(Const(arg.default))
     for arg in spec.attrs:
         value = _attr_value(arg, node.attrs[arg.ours])
-        if node.op_name == "Softmax" and arg.name == "axis" and isinstance(value, int):
-            value = (value,)  # MindSpore passes the softmax axis as a tuple
+        if node.op_name in ("Softmax", "Squeeze") and arg.name == "axis" and isinstance(value, int):
+            value = (value,)  # MindSpore passes these axes as tuples (its Squeeze rejects a plain int)
         args.append(Const(value))
     abstract = node.abstract
     if node.op_name == "BatchNorm":
