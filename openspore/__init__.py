@@ -13,6 +13,8 @@ from . import ops  # noqa: F401
 from .common.dtype import int, float, bool  # noqa: F401,A004  (MindSpore exports these names)
 from .train.serialization import save_checkpoint, load_checkpoint, load_param_into_net  # noqa: F401
 from .serialization import load, load_mindir  # noqa: F401
+from . import amp, train  # noqa: F401
+from .train import *  # noqa: F401,F403  (mindspore re-exports Model, callbacks, metrics, loss-scale managers)
 from .serialization import export, save_mindir  # noqa: F401
 
 

@@ -1,4 +1,4 @@
-"""The `openspore` command: `openspore --version`, `openspore info`."""
+"""The `openspore` command: `openspore --version`, `openspore info`, `openspore serve SERVABLE_DIR`."""
 import argparse
 import sys
 
@@ -23,6 +23,12 @@ def _info(args):
     return 0
 
 
+def _serve_command():
+    # Lazy: the serving stack (grpc, uvicorn) loads only for `openspore serve`.
+    from openspore.serving import serve_command
+    return serve_command
+
+
 def main(argv=None):
     from openspore.version import __version__
     parser = argparse.ArgumentParser(prog="openspore", description="openspore: the MindSpore 2.x system in Python.")
@@ -30,6 +36,10 @@ def main(argv=None):
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     info = sub.add_parser("info", help="print version, backend, device target and thread count")
     info.set_defaults(func=_info)
+    serve = sub.add_parser("serve", help="serve servables over gRPC and REST (MindSpore Serving API)",
+                           description="Serve the servables of SERVABLE_DIR until Ctrl-C / SIGTERM.")
+    _serve_command().add_arguments(serve)
+    serve.set_defaults(func=lambda a: _serve_command().run(a))
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

@@ -14,6 +14,14 @@ from .parameter import Parameter
 from .tensor import Tensor
 
 ACTIVE = []  # active levels, innermost last
+_WANTED = [None]  # input indices whose gradient the running backward rule must produce (None: all)
+
+
+def needs_input_grad(index):
+    """Inside a backward rule: whether input `index` needs a gradient. Rules of expensive ops skip the rest
+    (e.g. a network's first Conv2D never computes the gradient of the data batch)."""
+    wanted = _WANTED[0]
+    return wanted is None or index in wanted
 _level_ids = itertools.count()
 
 
@@ -120,8 +128,7 @@ def ones_like(t):
     return PRIMITIVES["OnesLike"]()(t)
 
 
-def backward(roots):
-    """roots: list of (Node, output index, sensitivity Tensor). Returns {id(node): [grad per output]}."""
+def _walk(roots):
     grads = {}
     for node, k, sens in roots:
         slot = grads.setdefault(id(node), [None] * len(node.outputs))
@@ -141,6 +148,7 @@ def backward(roots):
         douts = [d if d is not None else zeros_like(o) for d, o in zip(douts, outs)]
         out = node.result
         dout = douts[0] if not isinstance(out, tuple) else tuple(douts)
+        _WANTED[0] = {p[0] if isinstance(p, tuple) else p for p, _, _ in node.parents}
         try:
             if node.bprop_fn is not None:
                 in_grads = node.bprop_fn(*node.args, out, dout)
@@ -165,7 +173,18 @@ def backward(roots):
                                 "expected a Tensor or None")
             slot = grads.setdefault(id(parent), [None] * len(parent.outputs))
             slot[k] = _add(slot[k], g)
+    _WANTED[0] = None
     return leaves
+
+
+def backward(roots):
+    """roots: list of (Node, output index, sensitivity Tensor). Returns {id(leaf node): gradient}.
+    Keeps the caller's wanted-set intact across nested backward passes (control-flow backward rules)."""
+    saved = _WANTED[0]
+    try:
+        return _walk(roots)
+    finally:
+        _WANTED[0] = saved
 
 
 def release(roots, level):

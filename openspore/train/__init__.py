@@ -1,3 +1,14 @@
-"""openspore.train: checkpoints now; Model, callbacks and metrics as they arrive."""
+"""openspore.train: Model, callbacks, metrics, loss-scale managers and checkpoints."""
 from .serialization import (save_checkpoint, load_checkpoint, load_param_into_net,  # noqa: F401
                             ckpt_to_safetensors, safetensors_to_ckpt)
+from . import metrics  # noqa: F401
+from .metrics import *  # noqa: F401,F403
+from . import callback  # noqa: F401
+from .callback import *  # noqa: F401,F403
+from . import loss_scale_manager  # noqa: F401
+from .loss_scale_manager import LossScaleManager, FixedLossScaleManager, DynamicLossScaleManager  # noqa: F401
+from . import model  # noqa: F401
+from .model import Model  # noqa: F401
+__all__ = ["save_checkpoint", "load_checkpoint", "load_param_into_net", "ckpt_to_safetensors",  # noqa: F405
+           "safetensors_to_ckpt", "Model", "LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager",
+           *metrics.__all__, *callback.__all__]

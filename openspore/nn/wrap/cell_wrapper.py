@@ -59,7 +59,7 @@ class WithLossCell(Cell):
 
 class WithEvalCell(Cell):
     """`WithEvalCell(network, loss_fn, add_cast_fp32=False)`: `construct(data, label)` returns
-    `(loss, outputs, label)`; with add_cast_fp32 the outputs and label are cast to float32 first."""
+    `(loss, outputs, label)`; with add_cast_fp32 the outputs (and a floating label) are cast to float32 first."""
 
     def __init__(self, network, loss_fn, add_cast_fp32=False):
         super().__init__(auto_prefix=False)
@@ -75,7 +75,9 @@ class WithEvalCell(Cell):
     def construct(self, data, label):
         outputs = self._network(data)
         if self.add_cast_fp32:
-            label = self._cast(label, mstype.float32)
+            # only floating values go back to float32: class-index labels must stay integers
+            if label.dtype.is_floating_point:
+                label = self._cast(label, mstype.float32)
             outputs = self._cast(outputs, mstype.float32)
         loss = self._loss_fn(outputs, label)
         return loss, outputs, label

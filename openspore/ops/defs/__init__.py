@@ -18,3 +18,4 @@ from . import activation_smooth  # noqa: F401
 from . import softmax  # noqa: F401
 from . import loss  # noqa: F401
 from . import loss_nll  # noqa: F401
+from . import layout  # noqa: F401

@@ -102,6 +102,8 @@ class ReluGrad(ActivationGrad):
         return np.where(x > 0, dy, dy.dtype.type(0))
 
     def torch(self, torch, dy, x):
+        if dy.dtype.is_floating_point and dy.dtype == x.dtype:
+            return torch.ops.aten.threshold_backward(dy, x, 0)  # one fused pass; torch.where was 6x slower
         return torch.where(x > 0, dy, torch.zeros((), dtype=dy.dtype, device=dy.device))
 
 

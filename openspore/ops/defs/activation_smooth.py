@@ -287,6 +287,9 @@ class GeluGradExt(ActivationGrad):
         return (dy * _gelu_slope_numpy(np, x, self.approximate)).astype(dy.dtype)
 
     def torch(self, torch, dy, x):
+        if dy.dtype == x.dtype and dy.dtype.is_floating_point:
+            # torch's fused kernel: one pass instead of ~10 elementwise ops (it was the largest cost of a GPT step)
+            return torch.ops.aten.gelu_backward(dy, x, approximate=self.approximate)
         return dy * _gelu_slope_torch(torch, x, self.approximate)
 
     @classmethod

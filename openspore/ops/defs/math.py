@@ -2,6 +2,7 @@
 import numpy as np
 
 from ...common import dtype as mstype
+from ...core.autograd import needs_input_grad
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
 from ._util import (broadcast_shape, check_dtype, check_same_dtype, check_tensor, normalize_axes, prim,
                     rand_float, reduced_shape, same_as, sum_to_shape)
@@ -190,14 +191,11 @@ class MatMul(Primitive):
 
     def bprop(self, a, b, out, dout):
         ta, tb = self.transpose_a, self.transpose_b
-        if not ta:
-            da = MatMul(False, not tb)(dout, b)
-        else:
-            da = MatMul(tb, True)(b, dout)
-        if not tb:
-            db = MatMul(not ta, False)(a, dout)
-        else:
-            db = MatMul(True, ta)(dout, a)
+        da = db = None
+        if needs_input_grad(0):
+            da = MatMul(False, not tb)(dout, b) if not ta else MatMul(tb, True)(b, dout)
+        if needs_input_grad(1):
+            db = MatMul(not ta, False)(a, dout) if not tb else MatMul(True, ta)(dout, a)
         return da, db
 
     def numpy(self, np, a, b):

@@ -240,8 +240,8 @@ class BatchNormGrad(Primitive):
             count = math.prod(x.shape[a] for a in axes)
             dx = dx + (dbm / count).reshape(shape) + (xc - bm.reshape(shape)) * (dbv * (2.0 / count)).reshape(shape)
         if axis != 1:
-            dx = dx.movedim(1, axis)
-        return dx.contiguous().to(x.dtype), dscale, dbias
+            dx = dx.movedim(1, axis).contiguous()
+        return dx.to(x.dtype), dscale, dbias  # a channels-last dx stays channels-last (layout_channels_last)
 
     @classmethod
     def samples(cls, rng):

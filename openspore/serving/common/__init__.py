@@ -1,0 +1,1 @@
+"""Pieces shared by the serving master, workers and the client: status codes, tensor codecs, addresses."""

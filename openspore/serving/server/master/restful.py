@@ -1,0 +1,233 @@
+"""The REST server (Starlette on uvicorn, in a thread of the master):
+
+* MindSpore Serving's `POST /model/<servable>[/version/<N>]:<method>` with `{"instances": [...]}`. Errors keep
+  MindSpore Serving's body (`{"error_msg": ...}`) but come with a 4xx status; per-instance errors stay in place.
+* KServe v2: `GET /v2`, `/v2/health/live`, `/v2/health/ready`, `/v2/models/{name}[/versions/{v}]`, `.../ready`,
+  `POST .../infer`, with HTTP status codes for errors.
+* `GET /metrics`: Prometheus metrics.
+"""
+import asyncio
+import json
+import logging
+import socket
+import threading
+import time
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from ...common.status import ServingError, StatusCode
+from ...version_info import SERVER_NAME, server_version
+from . import kserve, rest_codec
+from .replies import outcome
+
+logger = logging.getLogger("openspore.serving")
+
+
+class _TooLarge(Exception):
+    pass
+
+
+async def _read_body(request, limit):
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise _TooLarge()
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise _TooLarge()
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def _wait(pending):
+    loop = asyncio.get_running_loop()
+    future = loop.create_future()
+
+    def wake(_):
+        loop.call_soon_threadsafe(lambda: future.done() or future.set_result(None))
+    pending.add_done_callback(wake)
+    await future
+
+
+def parse_model_url(path):
+    """MindSpore Serving's URL rules → (servable, version, method); ServingError with its texts."""
+    if "model/" not in path:
+        raise ServingError("please check url, the keyword:[model] must contain.")
+    rest = path.split("model/", 1)[1]
+    end = min([i for i in (rest.find("/"), rest.find(":")) if i >= 0], default=len(rest))
+    name = rest[:end]
+    if not name:
+        raise ServingError("please check url, the keyword:[model] must contain.")
+    version = 0
+    if "version/" in rest:
+        text = rest.split("version/", 1)[1].split(":", 1)[0]
+        if not text.isdigit():
+            raise ServingError(f"please check url, the keyword:[version] value invalid: {text!r}")
+        version = int(text)
+        if version >= 2 ** 32 - 1:
+            raise ServingError("please check url, the keyword:[version] version number range failed")
+    if ":" not in rest or not rest.split(":", 1)[1]:
+        raise ServingError("please check url, the keyword:[service method] must contain.")
+    return name, version, rest.split(":", 1)[1]
+
+
+class RestServer:
+    def __init__(self, master, address, max_msg_mb_size, ssl_config):
+        self.master = master
+        self.limit = max_msg_mb_size << 20
+        host, _, port = address.rpartition(":")
+        if not host or not port.isdigit():
+            raise RuntimeError(f"Serving Error: RESTful server address should be 'ip:port', but got {address!r}")
+        family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        try:
+            sock.bind((host.strip("[]"), int(port)))
+        except OSError as exc:
+            sock.close()
+            raise RuntimeError(f"Serving Error: RESTful server start failed, bind {address} failed: {exc.strerror}") \
+                from None
+        sock.listen(256)
+        self.address = f"{host}:{sock.getsockname()[1]}"
+        routes = [
+            Route("/model/{rest:path}", self.mindspore_predict, methods=["POST"]),
+            Route("/model/{rest:path}", self.mindspore_wrong_method, methods=["GET", "PUT", "DELETE", "PATCH"]),
+            Route("/v2", self.server_metadata, methods=["GET"]),
+            Route("/v2/health/live", self.live, methods=["GET"]),
+            Route("/v2/health/ready", self.ready, methods=["GET"]),
+            Route("/v2/models/{model}", self.model_metadata, methods=["GET"]),
+            Route("/v2/models/{model}/versions/{version}", self.model_metadata, methods=["GET"]),
+            Route("/v2/models/{model}/ready", self.model_ready, methods=["GET"]),
+            Route("/v2/models/{model}/versions/{version}/ready", self.model_ready, methods=["GET"]),
+            Route("/v2/models/{model}/infer", self.infer, methods=["POST"]),
+            Route("/v2/models/{model}/versions/{version}/infer", self.infer, methods=["POST"]),
+            Route("/metrics", self.metrics, methods=["GET"]),
+        ]
+        app = Starlette(routes=routes)
+        ssl = {} if ssl_config is None else ssl_config.uvicorn_options()
+        config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_keep_alive=100,
+                                timeout_graceful_shutdown=5, lifespan="off", **ssl)
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [sock]}, name="serving-rest",
+                                       daemon=True)
+        self.thread.start()
+        deadline = time.monotonic() + 10
+        while not self.server.started:
+            if not self.thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError(f"Serving Error: RESTful server start failed on {address}")
+            time.sleep(0.01)
+        self._sock = sock
+
+    def stop(self):
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+        self._sock.close()
+
+    # -- MindSpore Serving endpoint --------------------------------------------------------------------------------
+    @staticmethod
+    def _ms_error(message, status=400):
+        # MindSpore Serving answers errors with 200 + error_msg; we keep its body (clients read error_msg) but
+        # use a 4xx status so HTTP tooling sees the failure (issue 7: bad input gets a 4xx).
+        return JSONResponse({"error_msg": message}, status_code=status)
+
+    async def mindspore_wrong_method(self, request):
+        return self._ms_error("http message only support POST right now", 405)
+
+    async def mindspore_predict(self, request: Request):
+        start = time.perf_counter()
+        name, method, count, ok, status = "", "", 0, False, 200
+        try:
+            name, version, method = parse_model_url(request.url.path)
+            try:
+                body = await _read_body(request, self.limit)
+            except _TooLarge:
+                raise ServingError(f"http message is bigger than {self.limit}") from None
+            instances = rest_codec.parse_instances(body)
+            pending = self.master.dispatcher.submit(name, version, method, instances)
+            count = len(instances)
+            await _wait(pending)
+            kind = outcome(pending)
+            if kind[0] == "error":
+                payload, status = {"error_msg": kind[2]}, 400
+            else:
+                ok = kind[0] == "ok"
+                payload = {"instances": [{"error_msg": r[1]} if isinstance(r, tuple) else
+                                         rest_codec.render_instance(r) for r in kind[1]]}
+        except ServingError as exc:
+            payload, status = {"error_msg": exc.message}, getattr(exc, "http_status", 400) or 400
+        self.master.metrics.request(name, method, "rest", ok, time.perf_counter() - start, count)
+        return JSONResponse(payload, status_code=status)
+
+    # -- KServe v2 ---------------------------------------------------------------------------------------------------
+    @staticmethod
+    def _kserve_error(exc):
+        return JSONResponse({"error": exc.message}, status_code=exc.http_status)
+
+    async def server_metadata(self, request):
+        return JSONResponse({"name": SERVER_NAME, "version": server_version(), "extensions": []})
+
+    async def live(self, request):
+        return JSONResponse({"live": True})
+
+    def _all_ready(self):
+        workers = self.master.workers.workers
+        return bool(workers) and all(w.ready for w in workers) and self.master.dispatcher.accepting
+
+    async def ready(self, request):
+        ready = self._all_ready()
+        return JSONResponse({"ready": ready}, status_code=200 if ready else 503)
+
+    def _resolve(self, request, method=None):
+        with self.master.cv:     # workers registering meanwhile add servables
+            return kserve.resolve_model(self.master.dispatcher, request.path_params["model"],
+                                        request.path_params.get("version"), method)
+
+    async def model_metadata(self, request):
+        try:
+            info, method = self._resolve(request)
+        except ServingError as exc:
+            return self._kserve_error(exc)
+        return JSONResponse(kserve.metadata(info, method))
+
+    async def model_ready(self, request):
+        try:
+            info, _ = self._resolve(request)
+        except ServingError as exc:
+            return self._kserve_error(exc)
+        ready = any(w.ready for w in info.workers) and self.master.dispatcher.accepting
+        return JSONResponse({"name": info.name, "ready": ready}, status_code=200 if ready else 503)
+
+    async def infer(self, request):
+        start = time.perf_counter()
+        name, method_name, count, ok = request.path_params["model"], "", 0, False
+        try:
+            try:
+                raw = await _read_body(request, self.limit)
+            except _TooLarge:
+                raise ServingError(f"the request body is larger than the limit of {self.limit} bytes",
+                                   StatusCode.INVALID_INPUTS, http_status=413) from None
+            try:
+                body = json.loads(raw)
+            except (ValueError, UnicodeDecodeError) as exc:
+                raise ServingError(f"the request body is not valid JSON: {exc}") from None
+            params = body.get("parameters") if isinstance(body, dict) else None
+            wanted = params.get("method") if isinstance(params, dict) else None
+            info, method = self._resolve(request, wanted)
+            name, method_name = info.name, method.name
+            instances, outputs, request_id = kserve.parse_request(body, method)
+            count = len(instances)
+            pending = self.master.dispatcher.submit(info.name, info.version, method.name, instances)
+            await _wait(pending)
+            response = JSONResponse(kserve.build_response(pending, info, outputs, request_id))
+            ok = True
+        except ServingError as exc:
+            response = self._kserve_error(exc)
+        self.master.metrics.request(name, method_name, "kserve", ok, time.perf_counter() - start, count)
+        return response
+
+    async def metrics(self, request):
+        return Response(self.master.metrics.render(), media_type=self.master.metrics.content_type)

@@ -1,0 +1,6 @@
+"""`python -m openspore.serving.server.worker ...`: the worker process entry point (started by the master)."""
+import sys
+
+from ._worker import run
+
+sys.exit(run())

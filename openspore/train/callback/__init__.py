@@ -1,0 +1,15 @@
+"""openspore.train.callback (also re-exported by `openspore.train`): training callbacks (facts §1.14)."""
+from ._callback import Callback, RunContext, CallbackList, InternalCallbackParam
+from ._loss_monitor import LossMonitor
+from ._time_monitor import TimeMonitor
+from ._checkpoint import CheckpointConfig, ModelCheckpoint
+from ._early_stop import EarlyStopping
+from ._reduce_lr_on_plateau import ReduceLROnPlateau
+from ._lambda_callback import LambdaCallback
+from ._history import History
+from ._lr_scheduler_callback import LearningRateScheduler
+from ._progress import ProgressBar
+
+__all__ = ["Callback", "RunContext", "CallbackList", "LossMonitor", "TimeMonitor", "CheckpointConfig",
+           "ModelCheckpoint", "EarlyStopping", "ReduceLROnPlateau", "LambdaCallback", "History",
+           "LearningRateScheduler", "ProgressBar"]
