@@ -15,6 +15,7 @@ from .train.serialization import save_checkpoint, load_checkpoint, load_param_in
 from .serialization import load, load_mindir  # noqa: F401
 from . import amp, train  # noqa: F401
 from .train import *  # noqa: F401,F403  (mindspore re-exports Model, callbacks, metrics, loss-scale managers)
+from .serialization import export, save_mindir  # noqa: F401
 from .runtime import jit, jit_class, mutable, JitConfig, lazy_inline, no_inline  # noqa: F401
 from .runtime import install_cell_runner as _install_cell_runner
 from .nn import cell as _cell, _cell_call
@@ -24,6 +25,6 @@ _install_cell_runner(_cell.set_graph_runner, _cell_call.complex_call)
 def __getattr__(name):
     """Subpackages a script may reach as `ms.dataset` etc. without importing them first (PEP 562)."""
     import importlib
-    if name in ("dataset", "train", "nn", "amp", "experimental", "communication"):
+    if name in ("dataset", "train", "nn", "amp", "experimental", "communication", "onnx"):
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'openspore' has no attribute {name!r}")

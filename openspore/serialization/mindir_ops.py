@@ -239,6 +239,10 @@ CONVERTERS.update({
                                               "shrink_axis_mask")]),
     "Select": Spec("Select", ("cond", "x", "y")),
     "OneHot": Spec("OneHot", ("indices", "depth", "on_value", "off_value"), [Arg("axis", -1)]),
+    # In-place writes of training-mode exports (BatchNorm's moving statistics); the monad input is dropped.
+    "Assign": Spec("Assign", ("variable", "value")),
+    "AssignAdd": Spec("AssignAdd", ("variable", "value")),
+    "AssignSub": Spec("AssignSub", ("variable", "value")),
 })
 
 
