@@ -420,3 +420,18 @@ def test_jit_class_lazy_inline_no_inline():
     assert ms.no_inline(init) is init and ms.no_inline()(init) is init
     from openspore.common.api import jit
     assert jit is ms.jit
+
+
+def test_import_installs_the_runner_and_env_turns_on_recompile_logs():
+    import subprocess
+    import sys
+    code = ("import numpy as np, openspore as ms\n"
+            "from openspore.nn import cell\n"
+            "assert cell._graph_runner is not None\n"
+            "f = ms.jit(lambda x: x + 1)\n"
+            "f(ms.Tensor(np.ones(2, np.float32))); f(ms.Tensor(np.ones(3, np.float32)))\n")
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, OPENSPORE_LOG_RECOMPILE="1", PYTHONPATH=repo)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "recompiling" in proc.stderr and "input 0 shape (2,) -> (3,)" in proc.stderr
