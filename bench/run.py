@@ -43,7 +43,8 @@ def main(argv=None):
     ap.add_argument("--json", help="also write all rows to this file")
     args = ap.parse_args(argv)
     rows = []
-    print(f"{'workload':<13}{'framework':<22}{'ms/step':>10}{'steps/s':>10}{'peak MB':>10}{'compile s':>11}{'vs torch':>10}")
+    print(f"{'workload':<13}{'framework':<22}{'ms/step':>10}{'steps/s':>10}{'peak MB':>10}{'compile s':>11}"
+          f"{'vs torch':>10}")
     for workload in args.workloads:
         results = {}
         for _ in range(max(1, args.rounds)):

@@ -23,7 +23,6 @@ from ..core import autograd
 from ..core.dispatch import current_tracer
 from .cache import GraphCache
 from .grad_call import call_recording
-from .signature import mutable  # noqa: F401  (re-exported by the package)
 
 DEFAULT_LEVEL = "O1"
 _LEVELS = ("O0", "O1", "O2")
@@ -309,7 +308,8 @@ def lazy_inline(fn=None, attrs=None, policy=None):
     here, so the cell is unchanged."""
     def wrap(f):
         if not callable(f):
-            raise TypeError(f"For 'lazy_inline', the decorated object should be a function, but got {type(f).__name__}.")
+            raise TypeError("For 'lazy_inline', the decorated object should be a function, "
+                            f"but got {type(f).__name__}.")
         return f
     return wrap if fn is None else wrap(fn)
 

@@ -159,12 +159,6 @@ class _Ident:
         return f"<{type(self.obj).__name__} at {id(self.obj):#x}>"
 
 
-def _number_kind(a):
-    if isinstance(a, _MutableBool):
-        return "bool"
-    return "float" if isinstance(a, float) else "int"
-
-
 def replace_mutables(args, kwargs):
     """The arguments a graph is traced with: mutable numbers become 0-d Tensors (variable graph inputs)."""
     return tuple(_replace(a, False) for a in args), {k: _replace(v, False) for k, v in kwargs.items()}

@@ -25,7 +25,8 @@ class Builder:
         return n
 
     def weight(self, param):
-        return self._add(Node("weight", value=param, name=param.name, abstract=AbstractTensor(param.shape, param.dtype)))
+        abstract = AbstractTensor(param.shape, param.dtype)
+        return self._add(Node("weight", value=param, name=param.name, abstract=abstract))
 
     def const(self, value):
         abstract = AbstractTensor(value.shape, value.dtype) if isinstance(value, ms.Tensor) else None

@@ -380,7 +380,8 @@ def test_random_graph_under_grad_runs_op_by_op():
     ms.set_seed(5)
     value, grad = ms.value_and_grad(noisy)(x)
     kept = grad.asnumpy() != 0
-    np.testing.assert_allclose(value.asnumpy(), 2.0 * kept.sum(), rtol=1e-6)  # the mask of the gradient is the forward's
+    # the mask of the gradient is the forward's: the draws were not repeated
+    np.testing.assert_allclose(value.asnumpy(), 2.0 * kept.sum(), rtol=1e-6)
     np.testing.assert_allclose(grad.asnumpy()[kept], 4.0, rtol=1e-6)
     assert _entries(noisy) == 1 and noisy.graph_cache.last_entry.vjp is None
 
