@@ -1,6 +1,6 @@
 """Throughput of `Dataset.map` with an expensive per-row Python operation: 1 worker vs N worker processes.
 
-    python bench/dataset_map.py                 # 300 rows, ~3 ms of numpy work per row, workers 1 vs 2
+    python bench/dataset_map.py                 # 300 rows, ~3 ms of single-threaded numpy work per row, 1 vs 2 workers
     python bench/dataset_map.py --rows 800 --workers 4 --size 160
 
 Prints rows/s for each setting and the speedup of the parallel run over the single-worker run.
@@ -52,7 +52,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rows", type=int, default=300)
     ap.add_argument("--size", type=int, default=160, help="image side; the per-row work grows with its square")
-    ap.add_argument("--rounds", type=int, default=8, help="passes of elementwise work per row")
+    ap.add_argument("--rounds", type=int, default=24, help="passes of elementwise work per row")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--repeats", type=int, default=3)
     args = ap.parse_args(argv)
