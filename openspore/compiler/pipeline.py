@@ -2,7 +2,7 @@
 
     O0  inline, dce         (the graph as traced: calls inlined for the executor, dead values dropped)
     O1  inline, dead_branch, constant_folding, dead_branch (conditions folding made constant),
-        algebraic_simplify, cse, dce, layout_channels_last
+        algebraic_simplify, cse, pool_argmax_reuse, dce, layout_channels_last
     O2  O1, then a second round of simplification on what the first round exposed
 
 Every pass is a pure function Graph -> Graph (openspore/compiler/passes/, one per file).
@@ -20,6 +20,7 @@ from .passes.dce import dce
 from .passes.dead_branch import dead_branch
 from .passes.inline import inline
 from .passes.layout_channels_last import layout_channels_last
+from .passes.pool_argmax_reuse import pool_argmax_reuse
 
 _SIMPLIFY = [
     ("dead_branch", dead_branch),
@@ -27,6 +28,7 @@ _SIMPLIFY = [
     ("dead_branch_after_folding", dead_branch),
     ("algebraic_simplify", algebraic_simplify),
     ("cse", cse),
+    ("pool_argmax_reuse", pool_argmax_reuse),
     ("dce", dce),
 ]
 
