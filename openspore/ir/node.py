@@ -133,13 +133,3 @@ class Graph:
         from .printer import print_graph
         return print_graph(self)
 
-
-def abstract_str(abstract):
-    if abstract is None:
-        return "py"
-    if isinstance(abstract, AbstractTensor):
-        from .printer import dtype_short
-        return f"{dtype_short(abstract.dtype)}[{','.join(str(s) for s in abstract.shape)}]"
-    if isinstance(abstract, tuple):
-        return "(" + ", ".join(abstract_str(a) for a in abstract) + ")"
-    return str(abstract)
