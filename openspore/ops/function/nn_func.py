@@ -8,6 +8,8 @@ from .. import operations as P
 from .loss_func import *  # noqa: F401,F403
 from .loss_func import __all__ as _loss_all
 
+from .math_elementwise_func import sigmoid, tanh  # noqa: F401  (one definition; nn_func re-exports it)
+
 __all__ = ["relu", "relu6", "leaky_relu", "elu", "selu", "celu", "gelu", "fast_gelu", "silu", "mish",
            "hardswish", "hardsigmoid", "softplus", "softsign", "prelu", "softmax", "log_softmax", "softmin",
            "logsigmoid", "sigmoid", "tanh", "glu"] + list(_loss_all)
@@ -153,16 +155,6 @@ def softmin(x, axis=-1, *, dtype=None):
 def logsigmoid(x):
     """logsigmoid(x) = log(1 / (1 + exp(-x))) = -softplus(-x)."""
     return P.Neg()(_softplus(P.Neg()(x)))
-
-
-def sigmoid(input):
-    """sigmoid(input) = 1 / (1 + exp(-input)) (the math family's Sigmoid primitive)."""
-    return prim("Sigmoid")(input)
-
-
-def tanh(input):
-    """tanh(input) (the math family's Tanh primitive)."""
-    return prim("Tanh")(input)
 
 
 def glu(x, axis=-1):
