@@ -92,30 +92,31 @@ class _Loss(LossBase):
     """Deprecated alias base kept for 1.x code (`nn.loss.loss._Loss`)."""
 
 
-class L1Loss(LossBase):
+class _DifferenceLoss(LossBase):
+    """A loss f(logits - labels) reduced by `reduction`; subclasses name the elementwise f."""
+
+    _elementwise = None  # primitive class applied to the difference
+
+    def __init__(self, reduction="mean"):
+        super().__init__(reduction)
+        self._fn, self._sub = self._elementwise(), P.Sub()
+
+    def construct(self, logits, labels):
+        check_is_tensor(self.cls_name, "logits", logits)
+        check_is_tensor(self.cls_name, "labels", labels)
+        return self.get_loss(self._fn(self._sub(logits, labels)))
+
+
+class L1Loss(_DifferenceLoss):
     """`L1Loss(reduction='mean')`: |logits - labels|, reduced."""
 
-    def __init__(self, reduction="mean"):
-        super().__init__(reduction)
-        self._abs, self._sub = P.Abs(), P.Sub()
-
-    def construct(self, logits, labels):
-        check_is_tensor(self.cls_name, "logits", logits)
-        check_is_tensor(self.cls_name, "labels", labels)
-        return self.get_loss(self._abs(self._sub(logits, labels)))
+    _elementwise = P.Abs
 
 
-class MSELoss(LossBase):
+class MSELoss(_DifferenceLoss):
     """`MSELoss(reduction='mean')`: (logits - labels)^2, reduced."""
 
-    def __init__(self, reduction="mean"):
-        super().__init__(reduction)
-        self._square, self._sub = P.Square(), P.Sub()
-
-    def construct(self, logits, labels):
-        check_is_tensor(self.cls_name, "logits", logits)
-        check_is_tensor(self.cls_name, "labels", labels)
-        return self.get_loss(self._square(self._sub(logits, labels)))
+    _elementwise = P.Square
 
 
 class RMSELoss(LossBase):
