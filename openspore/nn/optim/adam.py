@@ -24,6 +24,18 @@ def _check_betas(op, beta1, beta2, eps):
         raise ValueError(f"For '{op}', the 'eps' must be greater than 0, but got {eps}.")
 
 
+def _init_moment_state(opt, beta1, beta2, eps, prefix):
+    """beta/eps hyper-parameters and zero first/second moments named `<prefix>_m.<p>` / `<prefix>_v.<p>`
+    (AdamWeightDecay and Lamb keep the same state under different names)."""
+    _check_betas(opt.cls_name, beta1, beta2, eps)
+    opt.beta1 = Tensor(beta1, mstype.float32)
+    opt.beta2 = Tensor(beta2, mstype.float32)
+    opt.eps = Tensor(eps, mstype.float32)
+    opt._hyper = _float32_values(beta1, beta2, eps)
+    opt.moments1 = opt._parameters.clone(prefix=f"{prefix}_m", init="zeros")
+    opt.moments2 = opt._parameters.clone(prefix=f"{prefix}_v", init="zeros")
+
+
 def _float32_values(*values):
     """Hyper-parameters as Python numbers holding their float32 values: the update kernels then compute
     (1 - beta1) etc. as MindSpore does from its float32 Tensors, without a Tensor per call."""
@@ -97,19 +109,11 @@ class AdamWeightDecay(Optimizer):
 
     def __init__(self, params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-6, weight_decay=0.0):
         super().__init__(learning_rate, params, weight_decay)
-        _check_betas(self.cls_name, beta1, beta2, eps)
-        self.beta1 = Tensor(beta1, mstype.float32)
-        self.beta2 = Tensor(beta2, mstype.float32)
-        self.eps = Tensor(eps, mstype.float32)
-        self._hyper = _float32_values(beta1, beta2, eps)
-        self.moments1 = self._parameters.clone(prefix="adam_m", init="zeros")
-        self.moments2 = self._parameters.clone(prefix="adam_v", init="zeros")
+        _init_moment_state(self, beta1, beta2, eps, "adam")
         self.opt = P.AdamWeightDecay()
 
     def construct(self, gradients):
-        if len(gradients) != self.param_length:
-            raise ValueError(f"For '{self.cls_name}', the number of gradients ({len(gradients)}) must equal the "
-                             f"number of parameters ({self.param_length}).")
+        self._check_gradient_count(gradients)
         lr = self.get_lr()
         self.assignadd(self.global_step, self.global_step_increase_tensor)
         beta1, beta2, eps = self._hyper

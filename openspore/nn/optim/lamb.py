@@ -1,8 +1,6 @@
 """`nn.Lamb`: layer-wise adaptive moments (Adam steps scaled per parameter by a trust ratio), fused `Lamb`."""
-from ...common import dtype as mstype
-from ...core.tensor import Tensor
 from ...ops import operations as P
-from .adam import _check_betas, _float32_values
+from .adam import _init_moment_state
 from .optimizer import Optimizer
 
 __all__ = ["Lamb"]
@@ -19,19 +17,11 @@ class Lamb(Optimizer):
 
     def __init__(self, params, learning_rate, beta1=0.9, beta2=0.999, eps=1e-6, weight_decay=0.0):
         super().__init__(learning_rate, params, weight_decay)
-        _check_betas(self.cls_name, beta1, beta2, eps)
-        self.beta1 = Tensor(beta1, mstype.float32)
-        self.beta2 = Tensor(beta2, mstype.float32)
-        self.eps = Tensor(eps, mstype.float32)
-        self._hyper = _float32_values(beta1, beta2, eps)
-        self.moments1 = self._parameters.clone(prefix="lamb_m", init="zeros")
-        self.moments2 = self._parameters.clone(prefix="lamb_v", init="zeros")
+        _init_moment_state(self, beta1, beta2, eps, "lamb")
         self.opt = P.Lamb()
 
     def construct(self, gradients):
-        if len(gradients) != self.param_length:
-            raise ValueError(f"For '{self.cls_name}', the number of gradients ({len(gradients)}) must equal the "
-                             f"number of parameters ({self.param_length}).")
+        self._check_gradient_count(gradients)
         lr = self.get_lr()
         self.assignadd(self.global_step, self.global_step_increase_tensor)
         gradients = self.gradients_centralization(gradients)

@@ -309,12 +309,15 @@ class Optimizer(Cell):
             out.append(lr.learning_rate if isinstance(lr, (_ConvertToCell, _IteratorLearningRate)) else lr)
         return out if isinstance(param, list) else out[0]
 
-    def _begin_step(self, gradients, decay=True):
-        """The common start of a step: checks, decay, centralization, scaling; returns (gradients, lr) and
-        advances `global_step` after reading the learning rate."""
+    def _check_gradient_count(self, gradients):
         if len(gradients) != self.param_length:
             raise ValueError(f"For '{self.cls_name}', the number of gradients ({len(gradients)}) must equal the "
                              f"number of parameters ({self.param_length}).")
+
+    def _begin_step(self, gradients, decay=True):
+        """The common start of a step: checks, decay, centralization, scaling; returns (gradients, lr) and
+        advances `global_step` after reading the learning rate."""
+        self._check_gradient_count(gradients)
         if decay:
             gradients = self.decay_weight(gradients)
         gradients = self.gradients_centralization(gradients)
