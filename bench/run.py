@@ -22,7 +22,7 @@ FRAMEWORKS = ["openspore-pynative", "torch-eager"]
 
 def run_one(framework, workload, args):
     cmd = [sys.executable, os.path.join(HERE, "worker.py"), "--framework", framework, "--workload", workload,
-           "--threads", str(args.threads), "--repeats", str(args.repeats), "--warmup", str(args.warmup)]
+           "--threads", str(args.threads), "--repeats", str(args.repeats), "--warmup", str(args.warmup), "--device", args.device]
     env = dict(os.environ, OMP_NUM_THREADS=str(args.threads))
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=args.timeout)
     if proc.returncode != 0:
@@ -39,6 +39,8 @@ def main(argv=None):
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--timeout", type=int, default=900)
+    ap.add_argument("--device", default="CPU", choices=["CPU", "GPU"],
+                    help="GPU: openspore with device_target='GPU' and the torch peers on CUDA")
     ap.add_argument("--rounds", type=int, default=1, help="round-robin runs per framework; the fastest is kept")
     ap.add_argument("--json", help="also write all rows to this file")
     args = ap.parse_args(argv)

@@ -120,8 +120,10 @@ def build(name):
     raise ValueError(name)
 
 
-def make_step(name, compiled=False):
+def make_step(name, compiled=False, device="cpu"):
     model, opt, x, y = build(name)
+    # Module.to moves each parameter's data in place, so the optimizer built over them stays valid
+    model, x, y = model.to(device), x.to(device), y.to(device)
     if name == "infer_resnet":
         model.eval()
         fwd = torch.compile(model) if compiled else model

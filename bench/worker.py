@@ -19,25 +19,32 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--device", default="CPU", choices=["CPU", "GPU"])
     args = ap.parse_args()
     import torch
     torch.set_num_threads(args.threads)
     sync = lambda: None  # noqa: E731
+    if args.device == "GPU":
+        sync = torch.cuda.synchronize  # kernels run asynchronously: time to their end, not their launch
     compile_s = None
     if args.framework.startswith("torch"):
         import time
         import torch_models
-        step = torch_models.make_step(args.workload, compiled=args.framework == "torch-compile")
+        step = torch_models.make_step(args.workload, compiled=args.framework == "torch-compile",
+                                       device="cuda" if args.device == "GPU" else "cpu")
         if args.framework == "torch-compile":
             t0 = time.perf_counter()
             step()
             compile_s = time.perf_counter() - t0
     else:
         import ms_models
+        import openspore as ms
+        ms.set_context(device_target=args.device)
         step, compile_s = ms_models.make_step(args.workload, mode=args.framework.split("-", 1)[1])
     n = STEPS[args.workload]
     median, samples = measure(step, args.warmup, n, args.repeats, sync)
-    print(json.dumps({"framework": args.framework, "workload": args.workload, "s_per_step": median,
+    print(json.dumps({"framework": args.framework, "workload": args.workload, "device": args.device,
+                      "s_per_step": median,
                       "samples": samples, "peak_rss_mb": peak_rss_mb(), "compile_s": compile_s}))
 
 

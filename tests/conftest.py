@@ -4,16 +4,29 @@ import numpy as np
 import pytest
 
 import openspore as ms
+from tests.device import TEST_DEVICE, use_backend
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "fixtures", "mindspore")
 if not os.path.isdir(FIXTURES):
     FIXTURES = os.environ.get("OPENSPORE_FIXTURES", FIXTURES)
 
 
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def child_env(**extra):
+    """Environment for a child Python process: this checkout first on PYTHONPATH, the caller's entries kept
+    (a machine may add packages through PYTHONPATH), plus `extra`."""
+    path = os.pathsep.join(p for p in (REPO, os.environ.get("PYTHONPATH")) if p)
+    return dict(os.environ, PYTHONPATH=path, **extra)
+
+
 @pytest.fixture(autouse=True)
 def _fresh_context():
     """Each test starts in PyNative on the default backend with a fixed seed."""
     saved = {k: ms.get_context(k) for k in ("mode", "backend", "device_target")}
+    if TEST_DEVICE != "CPU" and ms.get_context("backend") == "torch":
+        ms.set_context(device_target=TEST_DEVICE)
     ms.set_seed(0)
     yield
     ms.set_context(**saved)
@@ -21,7 +34,7 @@ def _fresh_context():
 
 @pytest.fixture(params=["torch", "numpy"])
 def backend(request):
-    ms.set_context(backend=request.param)
+    use_backend(request.param)
     return request.param
 
 

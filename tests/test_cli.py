@@ -8,12 +8,13 @@ import pytest
 
 import openspore as ms
 from openspore import cli
+from tests.conftest import child_env
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def run(*args, backend=None, module="openspore.cli"):
-    env = dict(os.environ, PYTHONPATH=REPO)
+    env = child_env()
     if backend:
         env["OPENSPORE_BACKEND"] = backend
     return subprocess.run([sys.executable, "-m", module, *args], capture_output=True, text=True, env=env, cwd=REPO,
@@ -71,7 +72,7 @@ def test_unknown_command_fails():
 def test_info_on_the_numpy_backend_does_not_import_torch():
     code = ("import sys; from openspore.cli import main; rc = main(['info']); "
             "print('torch-loaded' if 'torch' in sys.modules else 'torch-free'); sys.exit(rc)")
-    env = dict(os.environ, PYTHONPATH=REPO, OPENSPORE_BACKEND="numpy")
+    env = child_env(OPENSPORE_BACKEND="numpy")
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=REPO, timeout=120)
     assert res.returncode == 0, res.stderr
     assert res.stdout.splitlines()[-1] == "torch-free"

@@ -14,6 +14,8 @@ import sys
 
 import pytest
 
+from tests.conftest import child_env
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGE = os.path.join(REPO, "openspore")
 
@@ -208,7 +210,7 @@ print('torch' in sys.modules)
 
 
 def test_the_numpy_backend_never_imports_torch():
-    env = dict(os.environ, OPENSPORE_BACKEND="numpy", PYTHONPATH=REPO)
+    env = child_env(OPENSPORE_BACKEND="numpy")
     res = subprocess.run([sys.executable, "-c", NUMPY_ONLY_SCRIPT], capture_output=True, text=True, env=env,
                          cwd=REPO, timeout=120)
     assert res.returncode == 0, res.stderr

@@ -27,6 +27,11 @@ class TorchBackend(Backend):
         super().__init__()
         self.device = torch.device(device)
         self._cuda = self.device.type == "cuda"
+        if self._cuda:
+            # float32 means float32: cuDNN would otherwise run convolutions in TF32 (10-bit mantissa), and
+            # results would drift from the CPU and from MindSpore by ~1e-3. Users who want TF32 turn it back on.
+            torch.backends.cudnn.allow_tf32 = False
+            torch.backends.cuda.matmul.allow_tf32 = False
 
     def is_native(self, arr):
         # is_cuda is a cheap flag; comparing torch.device objects on every op is not

@@ -10,6 +10,7 @@ from openspore.compiler.passes.dead_branch import dead_branch
 from openspore.compiler.passes.inline import inline
 from openspore.ir import print_graph
 from openspore.ir.parser import parse_graph
+from tests.device import use_backend
 
 from .pass_check import check
 
@@ -199,11 +200,11 @@ FOLD_AFTER = """
 @pytest.mark.parametrize("backend", ["numpy", "torch"])
 def test_constant_folding(backend):
     previous = ms.get_context("backend")
-    ms.set_context(backend=backend)
+    use_backend(backend)
     try:
         out = check(constant_folding, FOLD_BEFORE, FOLD_AFTER)
     finally:
-        ms.set_context(backend=previous)
+        use_backend(previous)
     folded = out.nodes[1]
     assert isinstance(folded.value, ms.Tensor) and folded.scope == "Default/Neg-op3" and folded.loc == "net.py:4"
 

@@ -7,6 +7,7 @@ from openspore.compiler.passes.cse import cse
 from openspore.compiler.passes.dce import dce
 from openspore.compiler.passes.layout_channels_last import layout_channels_last
 from openspore.ir import print_graph
+from tests.device import use_backend
 
 from .pass_check import check
 
@@ -195,11 +196,11 @@ LAYOUT_AFTER = """
 @pytest.mark.parametrize("backend", ["numpy", "torch"])
 def test_layout_channels_last(backend):
     previous = ms.get_context("backend")
-    ms.set_context(backend=backend)
+    use_backend(backend)
     try:
         out = check(layout_channels_last, LAYOUT_BEFORE, LAYOUT_AFTER)
     finally:
-        ms.set_context(backend=previous)
+        use_backend(previous)
     assert layout_channels_last(out) is out or print_graph(layout_channels_last(out)) == print_graph(out)
 
 
@@ -218,7 +219,7 @@ def test_layout_leaves_small_or_grouped_convolutions():
 def test_layout_primitives_change_only_the_memory_format():
     from openspore.core.primitive import PRIMITIVES
     previous = ms.get_context("backend")
-    ms.set_context(backend="torch")
+    use_backend("torch")
     try:
         import torch
         x = ms.Tensor(np.arange(2 * 3 * 4 * 5, dtype=np.float32).reshape(2, 3, 4, 5))
@@ -231,12 +232,12 @@ def test_layout_primitives_change_only_the_memory_format():
         grad = ms.grad(lambda t: (PRIMITIVES["ToChannelsLast"]()(t) * 2).sum())(x)
         np.testing.assert_array_equal(grad.asnumpy(), np.full((2, 3, 4, 5), 2, np.float32))
     finally:
-        ms.set_context(backend=previous)
+        use_backend(previous)
 
 
 def test_layout_converts_a_parameter_again_after_it_is_assigned():
     previous = ms.get_context("backend")
-    ms.set_context(backend="torch")
+    use_backend("torch")
     try:
         check(layout_channels_last, """
             graph @main(%0 x: f32[1,8,4,4]) {
@@ -264,4 +265,4 @@ def test_layout_converts_a_parameter_again_after_it_is_assigned():
             }
             """)
     finally:
-        ms.set_context(backend=previous)
+        use_backend(previous)

@@ -13,6 +13,7 @@ from openspore.core.primitive import PRIMITIVES, AbstractTensor
 from openspore.ir import Graph, Node, print_graph
 from openspore.ir.parser import parse_graph
 from openspore.ir.verifier import IRVerificationError, verify
+from tests.device import use_backend
 
 from .pass_check import assert_same_values, weights_for
 from .test_passes import FOLD_BEFORE
@@ -206,7 +207,7 @@ graph @body(%0 s: f32[2,3], %1 i: i32[]) {
 @pytest.mark.parametrize("backend", ["numpy", "torch"])
 def test_every_pass_and_level_keeps_values(text, backend):
     previous = ms.get_context("backend")
-    ms.set_context(backend=backend)
+    use_backend(backend)
     try:
         weights = weights_for(text)
         g = parse_graph(text, weights=weights)
@@ -216,7 +217,7 @@ def test_every_pass_and_level_keeps_values(text, backend):
         for level in PIPELINES:
             assert_same_values(g, run_pipeline(g, level, verify=True), weights)
     finally:
-        ms.set_context(backend=previous)
+        use_backend(previous)
 
 
 def test_gpt_graph_values_survive_the_pipeline():
@@ -289,7 +290,7 @@ def test_traced_graphs_verify_and_keep_values(build, backend):
     from openspore.compiler.frontend import trace
     from openspore.ir.interpret import run_graph
     previous = ms.get_context("backend")
-    ms.set_context(backend=backend)
+    use_backend(backend)
     try:
         fn, args = build()
         g = verify(trace(fn, args).graph)
@@ -303,4 +304,4 @@ def test_traced_graphs_verify_and_keep_values(build, backend):
             ops = [n.op_name for n in run_pipeline(g, "O1").nodes]
             assert ops.count("ToChannelsLast") >= 3 and "ToContiguous" in ops
     finally:
-        ms.set_context(backend=previous)
+        use_backend(previous)

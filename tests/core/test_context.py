@@ -10,7 +10,7 @@ import openspore as ms
 from openspore import context
 from openspore.core import random as ms_random
 
-from ..conftest import assert_close
+from ..conftest import assert_close, child_env
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -19,6 +19,8 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 def _restore_every_key():
     saved = dict(context._values)
     seed = ms.get_seed()
+    # these tests are about the context itself, from its defaults: they run on the CPU even in a GPU run
+    ms.set_context(device_target="CPU")
     yield
     ms.set_context(**saved)
     if seed is not None:
@@ -232,7 +234,7 @@ def test_in_place_update_of_a_parameter_across_backends():
 
 
 def _run(code, **env):
-    full_env = dict(os.environ, PYTHONPATH=REPO, **env)
+    full_env = child_env(**env)
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=full_env, cwd=REPO,
                           timeout=120)
 

@@ -9,6 +9,7 @@ from hypothesis.extra import numpy as hnp
 
 import openspore as ms
 from openspore.common import dtype as mstype
+from tests.device import use_backend
 
 # ---- the promotion table, verbatim from facts §3.3 (row ⊕ column) --------------------------------------
 ORDER = ["bool", "u8", "i8", "i16", "i32", "i64", "f16", "f32", "f64"]
@@ -72,7 +73,7 @@ def test_the_table_is_symmetric():
 def test_promoted_values_match_numpy_in_the_result_dtype(a, b, op, shapes, seed, backend_name):
     if op == "sub" and "bool" in (a, b) and TABLE[(a, b)] is ms.bool_:
         return  # Sub has no boolean kernel (as in MindSpore)
-    ms.set_context(backend=backend_name)
+    use_backend(backend_name)
     rng = np.random.default_rng(seed)
     x, y = rand_tensor(a, shapes.input_shapes[0], rng), rand_tensor(b, shapes.input_shapes[1], rng)
     out = {"add": lambda p, q: p + q, "mul": lambda p, q: p * q, "sub": lambda p, q: p - q}[op](ms.Tensor(x), ms.Tensor(y))
@@ -136,7 +137,7 @@ OPS = {"Add": (lambda a, b: a + b, np.add), "Mul": (lambda a, b: a * b, np.multi
 @given(shapes=hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=4, max_side=4),
        name=st.sampled_from(sorted(OPS)), backend_name=st.sampled_from(["numpy", "torch"]), seed=st.integers(0, 999))
 def test_broadcasting_matches_numpy(shapes, name, backend_name, seed):
-    ms.set_context(backend=backend_name)
+    use_backend(backend_name)
     rng = np.random.default_rng(seed)
     a = rng.standard_normal(shapes.input_shapes[0]).astype(np.float32)
     b = rng.standard_normal(shapes.input_shapes[1]).astype(np.float32)
@@ -165,7 +166,7 @@ def incompatible_shapes(draw):
 @settings(max_examples=40, deadline=None)
 @given(shapes=incompatible_shapes(), name=st.sampled_from(sorted(OPS)), backend_name=st.sampled_from(["numpy", "torch"]))
 def test_incompatible_shapes_raise_a_value_error_naming_op_and_shapes(shapes, name, backend_name):
-    ms.set_context(backend=backend_name)
+    use_backend(backend_name)
     sa, sb = shapes
     with pytest.raises(ValueError) as info:
         OPS[name][0](ms.Tensor(np.ones(sa, np.float32)), ms.Tensor(np.ones(sb, np.float32)))

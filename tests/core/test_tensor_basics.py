@@ -72,6 +72,8 @@ def test_construction_copies_the_numpy_array(backend):
 
 
 def test_from_numpy_shares_memory(backend):
+    if ms.get_context("device_target") == "GPU":
+        pytest.skip("memory is shared with numpy on the CPU only; on the GPU from_numpy copies to the device")
     arr = np.array([1.0, 2.0], np.float32)
     t = ms.from_numpy(arr)
     arr[0] = 100.0

@@ -4,6 +4,7 @@ import pytest
 
 import openspore as ms
 from openspore import ops
+from tests.device import use_backend
 
 from ..conftest import assert_close
 
@@ -186,7 +187,7 @@ def test_torch_kernels_with_device_scalars(monkeypatch):
         return value.reshape(()).to(like.dtype) if isinstance(value, torch.Tensor) else \
             torch.tensor(value, dtype=like.dtype)
 
-    ms.set_context(backend="torch")
+    use_backend("torch")
     rng = np.random.default_rng(5)
     shape = (3, 4)
     cases = [

@@ -4,6 +4,7 @@ import numpy as np
 import openspore as ms
 from openspore.core.primitive import PRIMITIVES
 from openspore.core.tensor import Tensor
+from tests.device import use_backend
 
 
 def is_float_array(a):
@@ -29,7 +30,7 @@ def as_tuple(out):
 
 
 def run(prim_cls, sample, backend, upcast=False, seed=1234):
-    ms.set_context(backend=backend)
+    use_backend(backend)
     ms.set_seed(seed)
     prim = prim_cls(**sample.attrs)
     return prim(*to_args(sample.args, upcast))
@@ -47,7 +48,7 @@ def grad_indices(prim_cls, sample):
 
 def vjp_numpy64(prim_cls, sample, cotangent_seed=7):
     """Analytic input gradients (float64, numpy backend) for a random cotangent; returns (grads, cotangents)."""
-    ms.set_context(backend="numpy")
+    use_backend("numpy")
     idx = grad_indices(prim_cls, sample)
     args = to_args(sample.args, upcast=True)
     prim = prim_cls(**sample.attrs)
@@ -75,7 +76,7 @@ def vjp_numpy64(prim_cls, sample, cotangent_seed=7):
 
 
 def numeric_grad(prim_cls, sample, cots, idx, eps=1e-6):
-    ms.set_context(backend="numpy")
+    use_backend("numpy")
     base = [a.astype(np.float64) if is_float_array(a) else a for a in sample.args]
     prim = prim_cls(**sample.attrs)
 

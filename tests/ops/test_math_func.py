@@ -7,6 +7,7 @@ import pytest
 
 import openspore as ms
 from openspore import Tensor, ops
+from tests.device import use_backend
 
 
 def T(a, dtype=None):
@@ -91,7 +92,7 @@ def test_pow_and_unary_functions(backend):
 
 
 def test_erf_numpy_kernel_is_accurate():
-    ms.set_context(backend="numpy")
+    use_backend("numpy")
     x = np.concatenate([np.linspace(-6, 6, 2001), [0.0, np.inf, -np.inf]])
     got_erf = np_of(ops.erf(T(x)))
     got_erfc = np_of(ops.erfc(T(x)))
@@ -308,7 +309,7 @@ def test_matmul_family_errors_and_variants(backend):
 
 # ---- gradients of composites (float64, numpy backend, central differences) ----------------------------------
 def _check_grad(fn, *arrays, eps=1e-6, rtol=1e-5, atol=1e-7):
-    ms.set_context(backend="numpy")
+    use_backend("numpy")
     arrays = [np.array(a, np.float64) for a in arrays]  # copies: each is perturbed alone
     out = fn(*[T(a) for a in arrays])
     outs = out if isinstance(out, tuple) else (out,)
@@ -374,7 +375,7 @@ def test_composite_gradients_match_finite_differences(name, fn, arrays):
 
 
 def test_second_derivatives():
-    ms.set_context(backend="numpy")
+    use_backend("numpy")
     x = T(np.array([0.3, -1.2, 2.0]))
     d2 = ms.grad(ms.grad(lambda t: ops.sum(ops.tanh(t))))(x)
     th = np.tanh(np_of(x))

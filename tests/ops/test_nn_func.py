@@ -11,6 +11,7 @@ import openspore as ms
 from openspore import ops
 from openspore.core.primitive import PRIMITIVES
 from tests.conftest import assert_close
+from tests.device import use_backend
 
 from .op_harness import as_tuple, grad_indices, to_args
 
@@ -330,7 +331,7 @@ SECOND_ORDER = [(name, k, cls, s) for name, cls in PRIMITIVES.items()
 @pytest.mark.parametrize("name,k,cls,sample", SECOND_ORDER, ids=[f"{n}-{k}" for n, k, _, _ in SECOND_ORDER])
 def test_second_order_gradient_matches_finite_differences(name, k, cls, sample):
     """grad of <v, grad f> (built by differentiating the backward rules) vs central differences of <v, grad f>."""
-    ms.set_context(backend="numpy")
+    use_backend("numpy")
     idx = grad_indices(cls, sample)
     args = to_args(sample.args, upcast=True)
     prim = cls(**sample.attrs)

@@ -7,6 +7,7 @@ import torch.nn.functional as F
 
 import openspore as ms
 from openspore import ops
+from tests.device import use_backend
 
 RNG = np.random.default_rng(42)
 
@@ -235,7 +236,7 @@ def test_dropout_same_mask_on_both_backends_and_scaling():
     x = np.ones((200, 50), np.float32)
     outs = []
     for backend in ("numpy", "torch"):
-        ms.set_context(backend=backend)
+        use_backend(backend)
         ms.set_seed(7)
         outs.append(ops.dropout(ms.Tensor(x), p=0.3).asnumpy())
     np.testing.assert_array_equal(outs[0], outs[1])
@@ -296,7 +297,7 @@ def test_interpolate_1d_and_errors(backend):
 # ---- second derivatives ------------------------------------------------------------------------------------
 def _second_order(fn, arrays, eps=1e-6, rtol=1e-5, atol=1e-7):
     """d/dargs of <grad_x0 f, v> equals the finite differences of that inner product (numpy backend, float64)."""
-    ms.set_context(backend="numpy")
+    use_backend("numpy")
     v = RNG.standard_normal(np.shape(arrays[0]))
 
     def inner(*xs):

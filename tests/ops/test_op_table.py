@@ -5,6 +5,7 @@ import pytest
 
 import openspore as ms
 from openspore.core.primitive import PRIMITIVES, AbstractTensor, Primitive
+from tests.device import use_backend
 
 from .op_harness import all_samples, as_tuple, grad_indices, numeric_grad, numpy_outputs, run, vjp_numpy64
 
@@ -53,7 +54,7 @@ def test_forward_matches_float64_reference(name, k, cls, sample):
 def test_infer_matches_kernels_and_backends_agree(name, k, cls, sample):
     outs = {}
     for backend in ("numpy", "torch"):
-        ms.set_context(backend=backend)
+        use_backend(backend)
         from .op_harness import to_args
         args = to_args(sample.args)
         prim = cls(**sample.attrs)
@@ -87,7 +88,7 @@ def test_gradient_backends_agree(name, k, cls, sample):
     from .op_harness import to_args
     results = {}
     for backend in ("numpy", "torch"):
-        ms.set_context(backend=backend)
+        use_backend(backend)
         idx = grad_indices(cls, sample)
         args = to_args(sample.args)
         prim = cls(**sample.attrs)

@@ -5,6 +5,7 @@ import pytest
 
 import openspore as ms
 from openspore import ops
+from tests.device import use_backend
 
 CALLS = {
     "rand": lambda: ops.rand(3, 4),
@@ -30,7 +31,7 @@ CALLS = {
 def test_same_seed_same_numbers_on_both_backends(name):
     results = {}
     for backend in ("numpy", "torch"):
-        ms.set_context(backend=backend)
+        use_backend(backend)
         ms.set_seed(42)
         first = CALLS[name]().asnumpy()
         second = CALLS[name]().asnumpy()

@@ -10,6 +10,7 @@ import pytest
 import openspore as ms
 from openspore import nn, ops
 from openspore.runtime.jit import JitFunction
+from tests.conftest import child_env
 
 
 def _t(*shape, fill=None, dtype=np.float32):
@@ -431,8 +432,7 @@ def test_import_installs_the_runner_and_env_turns_on_recompile_logs():
             "assert cell._graph_runner is not None\n"
             "f = ms.jit(lambda x: x + 1)\n"
             "f(ms.Tensor(np.ones(2, np.float32))); f(ms.Tensor(np.ones(3, np.float32)))\n")
-    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    env = dict(os.environ, OPENSPORE_LOG_RECOMPILE="1", PYTHONPATH=repo)
+    env = child_env(OPENSPORE_LOG_RECOMPILE="1")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert "recompiling" in proc.stderr and "input 0 shape (2,) -> (3,)" in proc.stderr

@@ -12,6 +12,7 @@ import openspore as ms
 from openspore import nn
 from openspore.core.primitive import AbstractTensor
 from openspore.serialization import MindIRError
+from tests.device import use_backend
 
 MODELS = ["mlp", "lenet5", "resblock", "encoder", "branchy"]
 CASES_PER_MODEL = 100
@@ -59,7 +60,7 @@ def _runnable(graph):
 
 @pytest.mark.parametrize("name", MODELS)
 def test_damaged_files_fail_cleanly(fixtures_dir, tmp_path, name):
-    ms.set_context(backend="numpy")
+    use_backend("numpy")
     data = open(os.path.join(fixtures_dir, f"{name}.mindir"), "rb").read()
     x = ms.Tensor(np.load(os.path.join(fixtures_dir, f"{name}_input0.npy")))
     spans = _weight_spans(data, ms.load_mindir(os.path.join(fixtures_dir, f"{name}.mindir")))

@@ -10,13 +10,14 @@ import sys
 import threading
 import time
 
+from tests.conftest import child_env
 from tests.serving.conftest import REPO
 
 EXAMPLE = os.path.join(REPO, "examples", "serving")
 
 
 def _env():
-    return dict(os.environ, PYTHONPATH=REPO)
+    return child_env()
 
 
 def _processes_mentioning(text):

@@ -5,6 +5,7 @@ import pytest
 import openspore as ms
 from openspore import amp, nn, ops
 from openspore.train import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager
+from tests.device import use_backend
 
 
 class Net(nn.Cell):
@@ -71,7 +72,7 @@ def test_o3_casts_everything():
 
 
 def test_bfloat16_on_torch_forward_and_gradients():
-    ms.set_context(backend="torch")
+    use_backend("torch")
     net = Net()
     seen = _record_dtypes(net)
     wrapped = amp.auto_mixed_precision(net, "O2", dtype=ms.bfloat16)
