@@ -2,7 +2,7 @@
 
     O0  inline, dce         (the graph as traced: calls inlined for the executor, dead values dropped)
     O1  inline, dead_branch, constant_folding, dead_branch (conditions folding made constant),
-        algebraic_simplify, cse, pool_argmax_reuse, dce, layout_channels_last
+        algebraic_simplify, cse, pool_argmax_reuse, dce, dense_fusion, layout_channels_last
     O2  O1, then a second round of simplification on what the first round exposed
 
 Every pass is a pure function Graph -> Graph (openspore/compiler/passes/, one per file).
@@ -18,6 +18,7 @@ from .passes.constant_folding import constant_folding
 from .passes.cse import cse
 from .passes.dce import dce
 from .passes.dead_branch import dead_branch
+from .passes.dense_fusion import dense_fusion
 from .passes.inline import inline
 from .passes.layout_channels_last import layout_channels_last
 from .passes.pool_argmax_reuse import pool_argmax_reuse
@@ -35,9 +36,10 @@ _SIMPLIFY = [
 PIPELINES = {
     "O0": [("inline", inline), ("dce", dce)],
     # channels-last pays off for convolution training steps on torch's CPU kernels (layout_channels_last.py)
-    "O1": [("inline", inline)] + _SIMPLIFY + [("layout_channels_last", layout_channels_last)],
+    "O1": [("inline", inline)] + _SIMPLIFY + [("dense_fusion", dense_fusion),
+                                              ("layout_channels_last", layout_channels_last)],
     "O2": [("inline", inline)] + _SIMPLIFY + [(f"{name}_2", fn) for name, fn in _SIMPLIFY[1:]]
-    + [("layout_channels_last", layout_channels_last)],
+    + [("dense_fusion", dense_fusion), ("layout_channels_last", layout_channels_last)],
 }
 DEFAULT_LEVEL = "O1"
 

@@ -144,8 +144,8 @@ def _walk(roots):
             continue
         if all(d is None for d in douts):
             continue
-        outs = node.outputs
-        douts = [d if d is not None else zeros_like(o) for d, o in zip(douts, outs)]
+        if not getattr(node.prim, "none_cotangents", False):  # (custom-bprop and jit nodes are not Primitives)
+            douts = [d if d is not None else zeros_like(o) for d, o in zip(douts, node.outputs)]
         out = node.result
         dout = douts[0] if not isinstance(out, tuple) else tuple(douts)
         _WANTED[0] = {p[0] if isinstance(p, tuple) else p for p, _, _ in node.parents}

@@ -67,6 +67,7 @@ class Primitive:
     side_effect = False         # writes into an input (Assign, optimizer updates): never reordered or dropped
     random = False              # consumes the RNG stream
     promote = None              # indices of inputs that take part in implicit dtype promotion, or "all"
+    none_cotangents = False     # bprop takes None for outputs nobody differentiated (else zeros are made for them)
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

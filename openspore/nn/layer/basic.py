@@ -13,6 +13,7 @@ import math
 from ... import ops
 from ...common import dtype as mstype
 from ...common.initializer import HeUniform, Uniform
+from ...core.dispatch import current_tracer
 from ...core.primitive import Primitive
 from ..cell import Cell
 from ._common import check_bool, check_dtype, check_number, compute_cast, int_tuple, is_int, make_param, positive_int
@@ -44,6 +45,7 @@ class Dense(Cell):
             self.bias = make_param(bias_init, (self.out_channels,), dtype, "bias")
             self.bias_add = ops.BiasAdd()
         self.matmul = ops.MatMul(transpose_b=True)
+        self.dense = ops.Dense()
         if isinstance(activation, str):
             activation = get_activation(activation, "Dense")
         if activation is not None and not isinstance(activation, (Cell, Primitive)):
@@ -56,12 +58,21 @@ class Dense(Cell):
         weight = self.weight
         if self._mixed_dtype is not None:
             weight = compute_cast(self, weight)
+        bias = None
+        if self.has_bias:
+            bias = self.bias if self._mixed_dtype is None else compute_cast(self, self.bias)
+        if current_tracer() is None and x.dtype is weight.dtype and x.shape[-1:] == (self.in_channels,):
+            # PyNative: one fused kernel (input @ weight.T + bias at any rank) instead of up to four ops; bad
+            # input takes the path below, which raises MindSpore's own errors (they name MatMul)
+            x = self.dense(x, weight, bias)
+            return self.activation(x) if self.activation_flag else x
+        # A captured graph (GRAPH_MODE, jit, export) keeps MindSpore's structure, so exported MindIR matches
+        # MindSpore's; the dense_fusion pass forms the fused kernel again for execution.
         shape = x.shape
         if len(shape) != 2:
             x = ops.reshape(x, (-1, shape[-1]))
         x = self.matmul(x, weight)
         if self.has_bias:
-            bias = self.bias if self._mixed_dtype is None else compute_cast(self, self.bias)
             x = self.bias_add(x, bias)
         if self.activation_flag:
             x = self.activation(x)

@@ -137,7 +137,9 @@ class Transpose(Primitive):
         return c_array(np.transpose(x, _perm(self.name, perm, x.ndim)))
 
     def torch(self, torch, x, perm):
-        return x.permute(_perm(self.name, perm, x.ndim)).contiguous()
+        # a strided view, as torch's own transpose: consumers (matmul, reshape, elementwise) read strides
+        # directly, and copying here cost one full pass over every attention head per call
+        return x.permute(_perm(self.name, perm, x.ndim))
 
     @classmethod
     def samples(cls, rng):

@@ -1,8 +1,9 @@
-"""Primitives: bias and dropout (the NN-layer family also spans nn_conv, nn_pool, nn_avgpool and nn_norm)."""
+"""Primitives: bias, dense and dropout (the NN-layer family also spans nn_conv, nn_pool, nn_avgpool and nn_norm)."""
 import numpy as np
 
 from ... import context
 from ...common import dtype as mstype
+from ...core.autograd import needs_input_grad
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
 from ...core.random import default_generator, generator_for
 from ._util import check_dtype, check_rank, check_same_dtype, check_tensor, prim, rand_float
@@ -57,6 +58,72 @@ class BiasAdd(Primitive):
         yield Sample(rand_float(rng, (2, 3)), rand_float(rng, (3,)))
         yield Sample(rand_float(rng, (2, 3, 4, 2)), rand_float(rng, (3,)), name="nchw")
         yield Sample(rand_float(rng, (2, 4, 2, 3)), rand_float(rng, (3,)), attrs={"data_format": "NHWC"}, name="nhwc")
+
+
+@register
+class Dense(Primitive):
+    """Dense()(input, weight, bias=None) = input @ weight.T + bias, as MindSpore's `ops.Dense`: `input` of any rank
+    >= 1 with `in_channels` last, `weight` (out_channels, in_channels), `bias` (out_channels,) or None.
+
+    One kernel where `nn.Dense` is MatMul + BiasAdd (plus two reshapes for inputs beyond 2-D): PyNative calls it
+    directly and the `dense_fusion` pass forms it in compiled graphs; captured and exported graphs keep
+    MindSpore's MatMul + BiasAdd."""
+    input_names = ("input", "weight", "bias")
+
+    def __call__(self, x, weight, bias=None):
+        return super().__call__(x, weight, bias)  # bias always bound (None or a Tensor): one input layout
+
+    def infer(self, x, weight, bias):
+        check_tensor(self.name, "input", x)
+        check_tensor(self.name, "weight", weight)
+        check_rank(self.name, "weight", weight, 2)
+        if len(x.shape) < 1:
+            raise ValueError("For 'Dense', 'input' must have at least 1 dimension, but got a scalar.")
+        check_same_dtype(self.name, ("input", "weight"), x, weight)
+        if x.shape[-1] != weight.shape[1]:
+            raise ValueError(f"For 'Dense', the last dimension of 'input' ({x.shape[-1]}) must equal the second "
+                             f"dimension of 'weight' ({weight.shape[1]}); shapes {list(x.shape)} and "
+                             f"{list(weight.shape)}.")
+        if bias is not None:
+            check_tensor(self.name, "bias", bias)
+            check_rank(self.name, "bias", bias, 1)
+            check_same_dtype(self.name, ("input", "bias"), x, bias)
+            if bias.shape[0] != weight.shape[0]:
+                raise ValueError(f"For 'Dense', the length of 'bias' must be out_channels ({weight.shape[0]}), "
+                                 f"but got {bias.shape[0]}.")
+        return AbstractTensor(tuple(x.shape[:-1]) + (weight.shape[0],), x.dtype)
+
+    def bprop(self, x, weight, bias, out, dout):
+        reshape = prim("Reshape")
+        rows = (-1, dout.shape[-1])
+        flat_dout = dout if len(dout.shape) == 2 else reshape(dout, rows)
+        dx = dw = db = None
+        if needs_input_grad(0):
+            dx = prim("MatMul")(flat_dout, weight)
+            if len(x.shape) != 2:
+                dx = reshape(dx, tuple(x.shape))
+        if needs_input_grad(1):
+            flat_x = x if len(x.shape) == 2 else reshape(x, (-1, x.shape[-1]))
+            dw = prim("MatMul", transpose_a=True)(flat_dout, flat_x)
+        if bias is not None and needs_input_grad(2):
+            db = prim("ReduceSum", keep_dims=False)(flat_dout, (0,))
+        return dx, dw, db
+
+    def numpy(self, np, x, weight, bias):
+        # as rows, like MatMul + BiasAdd on the reshaped input: the same BLAS call, so the same bits
+        out = np.matmul(x.reshape(-1, x.shape[-1]), weight.T)
+        if bias is not None:
+            out = out + bias
+        return out.reshape(x.shape[:-1] + (weight.shape[0],))
+
+    def torch(self, torch, x, weight, bias):
+        return torch.nn.functional.linear(x, weight, bias)
+
+    @classmethod
+    def samples(cls, rng):
+        yield Sample(rand_float(rng, (3, 4)), rand_float(rng, (5, 4)), rand_float(rng, (5,)))
+        yield Sample(rand_float(rng, (2, 3, 4)), rand_float(rng, (5, 4)), rand_float(rng, (5,)), name="3d")
+        yield Sample(rand_float(rng, (4,)), rand_float(rng, (2, 4)), None, name="1d-nobias")
 
 
 _SEED_EPOCH = [0]  # bumped by set_seed: op-seeded streams restart, as MindSpore resets op seeds

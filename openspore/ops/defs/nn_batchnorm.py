@@ -83,6 +83,7 @@ class BatchNorm(Primitive):
     it), so `momentum` is carried for export only.
     """
     attr_defaults = {"is_training": False, "epsilon": 1e-5, "momentum": 0.1, "data_format": "NCHW"}
+    none_cotangents = True  # the batch statistics feed only the moving averages: their cotangents stay None
     input_names = ("input_x", "scale", "bias", "mean", "variance")
 
     def check_attrs(self):
@@ -120,9 +121,13 @@ class BatchNorm(Primitive):
         dx = h.scaled(dy, scale, variance)
         dscale = h.sum(mul(dy, xh))
         dbias = h.sum(dy)
-        dmean = add(prim("Neg")(h.sum(dx)), dbm)
+        dmean = prim("Neg")(h.sum(dx))
+        if dbm is not None:
+            dmean = add(dmean, dbm)
         rstd = h.rstd(variance)
-        dvar = add(mul(mul(mul(dscale, scale), mul(rstd, rstd)), -0.5), dbv)
+        dvar = mul(mul(mul(dscale, scale), mul(rstd, rstd)), -0.5)
+        if dbv is not None:
+            dvar = add(dvar, dbv)
         if x_dtype is not scale.dtype:
             dx = cast(dx, x_dtype)
         return dx, dscale, dbias, dmean, dvar
@@ -168,7 +173,7 @@ class BatchNorm(Primitive):
 class BatchNormGrad(Primitive):
     """BatchNormGrad(epsilon=1e-5, data_format='NCHW')(dy, x, scale, batch_mean, batch_variance, d_mean, d_variance)
     → (dx, dscale, dbias): the training-mode gradient of BatchNorm given the cotangents of all three outputs
-    (d_mean, d_variance are those of batch_mean and batch_variance)."""
+    (d_mean, d_variance are those of batch_mean and batch_variance; None when the statistics were not used)."""
     attr_defaults = {"epsilon": 1e-5, "data_format": "NCHW"}
     input_names = ("dy", "x", "scale", "batch_mean", "batch_variance", "d_mean", "d_variance")
 
@@ -180,12 +185,14 @@ class BatchNormGrad(Primitive):
             raise ValueError(f"For '{self.name}', 'dy' and 'x' must have one shape and dtype of rank >= 2, but got "
                              f"Tensor[{dy.dtype}]{list(dy.shape)} and Tensor[{x.dtype}]{list(x.shape)}.")
         channels = x.shape[_layout(self.data_format, len(x.shape))[0]]
-        _check_channel_params(self.name, channels, self.input_names[2:], (scale, bm, bv, dbm, dbv), scale.dtype)
+        named = [(n, t) for n, t in zip(self.input_names[2:], (scale, bm, bv, dbm, dbv)) if t is not None]
+        _check_channel_params(self.name, channels, [n for n, _ in named], [t for _, t in named], scale.dtype)
         stat = AbstractTensor((channels,), scale.dtype)
         return AbstractTensor(x.shape, x.dtype), stat, stat
 
     def bprop(self, dy, x, scale, bm, bv, dbm, dbv, out, dout):
         a, p, q = dout
+        stats_used = (dbm is not None, dbv is not None)
         cast, mul, add, sub = prim("Cast"), prim("Mul"), prim("Add"), prim("Sub")
         x_dtype = x.dtype
         if x_dtype is not scale.dtype:
@@ -204,14 +211,14 @@ class BatchNormGrad(Primitive):
         d_scale = mul(rstd, h.sum(mul(a, sub(sub(dy, mean_dy), mul(xh, mean_dyxh)))))
         # g_xh: the cotangent reaching xh, already multiplied by d xh / d x = rstd.
         g_xh = h.scaled(sub(mul(dy, pc(p)), h.scaled(add(mul(a, mean_dyxh), mul(dy, mean_axh)), scale, bv)), h.ones, bv)
-        d_x = add(g_xh, mul(mul(a, pc(dbv)), 2.0 * inv_m))
+        d_x = add(g_xh, mul(mul(a, pc(dbv)), 2.0 * inv_m)) if dbv is not None else g_xh
         d_bm = prim("Neg")(h.sum(d_x))
         d_bv = mul(add(mul(mul(mul(rstd, rstd), scale), d_scale), mul(rstd, h.sum(mul(g_xh, xh)))), -0.5)
         d_dbm = mul(h.sum(a), inv_m)
         d_dbv = mul(h.sum(mul(a, sub(x, pc(bm)))), 2.0 * inv_m)
         if x_dtype is not scale.dtype:
             d_dy, d_x = cast(d_dy, x_dtype), cast(d_x, x_dtype)
-        return d_dy, d_x, d_scale, d_bm, d_bv, d_dbm, d_dbv
+        return d_dy, d_x, d_scale, d_bm, d_bv, d_dbm if stats_used[0] else None, d_dbv if stats_used[1] else None
 
     def numpy(self, np, dy, x, scale, bm, bv, dbm, dbv):
         _, axes = _layout(self.data_format, x.ndim)
@@ -223,7 +230,10 @@ class BatchNormGrad(Primitive):
         xh = centered * rstd.reshape(bshape)
         dbias, dscale = g.sum(axis=axes), (g * xh).sum(axis=axes)
         dx = (g - (dbias / count).reshape(bshape) - xh * (dscale / count).reshape(bshape)) * (rstd * scale).reshape(bshape)
-        dx = dx + (dbm / count).reshape(bshape) + centered * (dbv * (2.0 / count)).reshape(bshape)
+        if dbm is not None:
+            dx = dx + (dbm / count).reshape(bshape)
+        if dbv is not None:
+            dx = dx + centered * (dbv * (2.0 / count)).reshape(bshape)
         return dx.astype(x.dtype, copy=False), dscale, dbias
 
     def torch(self, torch, dy, x, scale, bm, bv, dbm, dbv):
@@ -234,11 +244,14 @@ class BatchNormGrad(Primitive):
         invstd = torch.rsqrt(bv + self.epsilon)
         dx, dscale, dbias = torch.ops.aten.native_batch_norm_backward(g, xc, scale, None, None, bm, invstd, True,
                                                                       self.epsilon, [True, True, True])
-        if bool((dbm != 0).any()) or bool((dbv != 0).any()):  # only when the batch statistics are used downstream
+        if dbm is not None or dbv is not None:  # only when the batch statistics are used downstream
             shape = [1] * x.ndim
             shape[1] = scale.shape[0]
             count = math.prod(x.shape[a] for a in axes)
-            dx = dx + (dbm / count).reshape(shape) + (xc - bm.reshape(shape)) * (dbv * (2.0 / count)).reshape(shape)
+            if dbm is not None:
+                dx = dx + (dbm / count).reshape(shape)
+            if dbv is not None:
+                dx = dx + (xc - bm.reshape(shape)) * (dbv * (2.0 / count)).reshape(shape)
         if axis != 1:
             dx = dx.movedim(1, axis).contiguous()
         return dx.to(x.dtype), dscale, dbias  # a channels-last dx stays channels-last (layout_channels_last)
@@ -253,3 +266,5 @@ class BatchNormGrad(Primitive):
                      name="2d-zero-stat-cotangents")
         yield Sample(rand_float(rng, (2, 2, 3, 2)), rand_float(rng, (2, 2, 3, 2)), *stats(2),
                      attrs={"data_format": "NHWC"}, name="nhwc")
+        yield Sample(rand_float(rng, (3, 2, 2, 2)), rand_float(rng, (3, 2, 2, 2)), *stats(2)[:3], None, None,
+                     name="unused-stats")

@@ -33,6 +33,7 @@ class LayerNorm(_Axes, Primitive):
     mean and rstd keep the leading axes and have size 1 on the normalized ones."""
     attr_defaults = {"begin_norm_axis": 1, "begin_params_axis": 1, "epsilon": 1e-7}
     input_names = ("input_x", "gamma", "beta")
+    none_cotangents = True  # mean and rstd are rarely used: their cotangents stay None, not zero tensors
 
     def check_attrs(self):
         for name in ("begin_norm_axis", "begin_params_axis"):
@@ -97,12 +98,15 @@ class LayerNorm(_Axes, Primitive):
 @register
 class LayerNormGrad(_Axes, Primitive):
     """LayerNormGrad(begin_norm_axis=1, begin_params_axis=1)(dy, x, gamma, mean, rstd, d_mean, d_rstd)
-    → (dx, dgamma, dbeta): the gradient of LayerNorm given the cotangents of its three outputs."""
+    → (dx, dgamma, dbeta): the gradient of LayerNorm given the cotangents of its three outputs (d_mean and d_rstd
+    may be None: mean and rstd were not used)."""
     attr_defaults = {"begin_norm_axis": 1, "begin_params_axis": 1}
     input_names = ("dy", "x", "gamma", "mean", "rstd", "d_mean", "d_rstd")
 
     def infer(self, dy, x, gamma, mean, rstd, dmean, drstd):
         for name, t in zip(self.input_names, (dy, x, gamma, mean, rstd, dmean, drstd)):
+            if t is None and name in ("d_mean", "d_rstd"):
+                continue
             check_tensor(self.name, name, t)
             if t.dtype is not x.dtype:
                 raise TypeError(f"For '{self.name}', the type of '{name}' should be same as 'x', but got "
@@ -113,7 +117,7 @@ class LayerNormGrad(_Axes, Primitive):
         expected = (("dy", dy, tuple(x.shape)), ("gamma", gamma, tuple(x.shape[params_axis:])),
                     ("mean", mean, stat), ("rstd", rstd, stat), ("d_mean", dmean, stat), ("d_rstd", drstd, stat))
         for name, t, shape in expected:
-            if tuple(t.shape) != shape:
+            if t is not None and tuple(t.shape) != shape:
                 raise ValueError(f"For '{self.name}', the shape of '{name}' must be {list(shape)}, "
                                  f"but got {list(t.shape)}.")
         return AbstractTensor(x.shape, x.dtype), AbstractTensor(gamma.shape, x.dtype), AbstractTensor(gamma.shape, x.dtype)
@@ -121,6 +125,9 @@ class LayerNormGrad(_Axes, Primitive):
     def bprop(self, dy, x, gamma, mean, rstd, dmean, drstd, out, dout):
         a, p, q = dout
         mul, add, sub = prim("Mul"), prim("Add"), prim("Sub")
+        stats_used = (dmean is not None, drstd is not None)
+        dmean = dmean if dmean is not None else prim("ZerosLike")(mean)
+        drstd = drstd if drstd is not None else prim("ZerosLike")(rstd)
         naxes, paxes, inv_n = self._layout(tuple(x.shape))
 
         def row_mean(t):
@@ -145,14 +152,18 @@ class LayerNormGrad(_Axes, Primitive):
                      add(mul(mul(mul(drstd, rstd), mean_axh), -2.0), _reduce(mul(d_xh, centered), naxes, True)))
         d_dmean = mean_a
         d_drstd = prim("Neg")(mul(rstd2, mean_axh))
-        return d_dy, d_x, d_gamma, d_mean, d_rstd, d_dmean, d_drstd
+        return (d_dy, d_x, d_gamma, d_mean, d_rstd, d_dmean if stats_used[0] else None,
+                d_drstd if stats_used[1] else None)
 
     def numpy(self, np, dy, x, gamma, mean, rstd, dmean, drstd):
         naxes, paxes, inv_n = self._layout(x.shape)
         xh = (x - mean) * rstd
         g = dy * gamma
         dx = (g - g.mean(axis=naxes, keepdims=True) - xh * (g * xh).mean(axis=naxes, keepdims=True)) * rstd
-        dx = dx + dmean * np.asarray(inv_n, x.dtype) - drstd * rstd * rstd * xh * np.asarray(inv_n, x.dtype)
+        if dmean is not None:
+            dx = dx + dmean * np.asarray(inv_n, x.dtype)
+        if drstd is not None:
+            dx = dx - drstd * rstd * rstd * xh * np.asarray(inv_n, x.dtype)
         return dx.astype(x.dtype, copy=False), np.asarray((dy * xh).sum(axis=paxes)), np.asarray(dy.sum(axis=paxes))
 
     def torch(self, torch, dy, x, gamma, mean, rstd, dmean, drstd):
@@ -160,15 +171,23 @@ class LayerNormGrad(_Axes, Primitive):
         naxes, paxes, inv_n = self._layout(tuple(x.shape))
         shape = list(x.shape[norm_axis:])
         if params_axis == norm_axis:
-            dx, dgamma, _ = torch.ops.aten.native_layer_norm_backward(dy, x, shape, mean, rstd, gamma, None,
-                                                                      [True, True, False])
-        else:
-            dx = torch.ops.aten.native_layer_norm_backward(dy * gamma, x, shape, mean, rstd, None, None,
-                                                           [True, False, False])[0]
-            dgamma = (dy * ((x - mean) * rstd)).sum(dim=paxes) if paxes else dy * ((x - mean) * rstd)
-        if bool((dmean != 0).any()) or bool((drstd != 0).any()):  # only when mean/rstd are used downstream
-            dx = dx + dmean * inv_n - (drstd * rstd * rstd * inv_n) * ((x - mean) * rstd)
+            # gamma stands in for beta: only its presence matters (dbeta = sum of dy comes from the same pass)
+            return self._with_stats(torch.ops.aten.native_layer_norm_backward(
+                dy, x, shape, mean, rstd, gamma, gamma, [True, True, True]), x, mean, rstd, dmean, drstd, inv_n)
+        dx = torch.ops.aten.native_layer_norm_backward(dy * gamma, x, shape, mean, rstd, None, None,
+                                                       [True, False, False])[0]
+        dgamma = (dy * ((x - mean) * rstd)).sum(dim=paxes) if paxes else dy * ((x - mean) * rstd)
         dbeta = dy.sum(dim=paxes) if paxes else dy.clone()
+        return self._with_stats((dx, dgamma, dbeta), x, mean, rstd, dmean, drstd, inv_n)
+
+    @staticmethod
+    def _with_stats(grads, x, mean, rstd, dmean, drstd, inv_n):
+        """Add the paths through the mean and rstd outputs, when they were used."""
+        dx, dgamma, dbeta = grads
+        if dmean is not None:
+            dx = dx + dmean * inv_n
+        if drstd is not None:
+            dx = dx - (drstd * rstd * rstd * inv_n) * ((x - mean) * rstd)
         return dx, dgamma, dbeta
 
     @classmethod
@@ -182,3 +201,5 @@ class LayerNormGrad(_Axes, Primitive):
             yield Sample(rand_float(rng, x.shape), x, rand_float(rng, gshape), rand_float(rng, sshape),
                          rand_positive(rng, sshape), rand_float(rng, sshape), rand_float(rng, sshape),
                          attrs=attrs, name=name)
+        yield Sample(rand_float(rng, x.shape), x, rand_float(rng, (3, 4)), rand_float(rng, stat),
+                     rand_positive(rng, stat), None, None, name="unused-stats")
