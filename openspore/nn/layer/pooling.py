@@ -10,6 +10,8 @@ ceil mode or returned indices switch to the general ones (`MaxPoolWithArgmaxV2`,
 (1, 1, 2, 2)
 """
 from ... import ops
+from ...core import autograd
+from ...core.dispatch import current_tracer
 from ..cell import Cell
 from ._common import check_bool, int_tuple, is_int, pad_mode_of
 
@@ -99,9 +101,15 @@ class _MaxPool(_Pool):
                                                     dilation=d2, ceil_mode=self.ceil_mode)
         else:
             self.max_pool = ops.MaxPool(kernel_size=self._k2, strides=self._s2, pad_mode=self.pad_mode)
+            self.max_pool_argmax = ops.MaxPoolWithArgmax(kernel_size=self._k2, strides=self._s2,
+                                                         pad_mode=self.pad_mode)
 
     def _pool(self, x):
         if not self._general:
+            if autograd.ACTIVE and current_tracer() is None:
+                # PyNative under a grad transform: keep the argmax now, or MaxPool's backward rule pools again.
+                # (Captured graphs keep MindSpore's MaxPool; the pool_argmax_reuse pass shares the pooling.)
+                return self.max_pool_argmax(x)[0]
             return self.max_pool(x)
         out, indices = self.max_pool(x)
         return (out, indices) if self.return_indices else out

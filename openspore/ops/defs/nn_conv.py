@@ -132,13 +132,16 @@ def _np_conv_filter_grad(np, prim, dy, x, filter_size):
 
 
 # ---- torch kernels ------------------------------------------------------------------------------------
-def _channels_last(torch, prim, weight_shape, *arrays):
+def _channels_last(torch, prim, weight_shape, input_hw, *arrays):
     """oneDNN's channels-last convolutions (forward and both backward halves) ran about twice as fast as NCHW on
     these CPUs for ResNet-sized layers, so wide, ungrouped float convolutions compute in that memory layout. The
-    logical shape stays NCHW (it is only a stride order): every other kernel, and the values, are unaffected."""
+    logical shape stays NCHW (it is only a stride order): every other kernel, and the values, are unaffected.
+    Small layers (under 16 channels on a side and under 16x16 pixels, e.g. LeNet's second convolution) ran no
+    faster, and their channels-last outputs slowed the NCHW kernels around them, so they stay NCHW."""
     first = arrays[0]
+    narrow = min(weight_shape[0], weight_shape[1]) < 16 and input_hw[0] * input_hw[1] < 256
     if (prim.group != 1 or first.dtype not in (torch.float32, torch.bfloat16) or first.is_cuda
-            or max(weight_shape[0], weight_shape[1]) < 8):
+            or max(weight_shape[0], weight_shape[1]) < 8 or narrow):
         return arrays + (False,)
     cl = torch.channels_last
     return tuple(a.contiguous(memory_format=cl) for a in arrays) + (True,)
@@ -148,7 +151,7 @@ def _torch_conv(torch, prim, x, w):
     F = torch.nn.functional
     pads, _ = prim.geometry(x.shape[2:])
     s, d, g = prim.stride[2:], prim.dilation[2:], prim.group
-    x, w, _ = _channels_last(torch, prim, w.shape, x, w)
+    x, w, _ = _channels_last(torch, prim, w.shape, x.shape[2:], x, w)
     if symmetric(pads):
         return F.conv2d(x, w, None, s, (pads[0], pads[2]), d, g)
     return F.conv2d(torch_pad(torch, x, pads), w, None, s, 0, d, g)
@@ -159,7 +162,7 @@ def _torch_conv_input_grad(torch, prim, dy, w, input_size):
     h, wd = input_size[2], input_size[3]
     pads, out = prim.geometry((h, wd))
     (kh, kw), s, d, g = prim.kernel_size, prim.stride[2:], prim.dilation[2:], prim.group
-    dy, w, fast = _channels_last(torch, prim, w.shape, dy, w)
+    dy, w, fast = _channels_last(torch, prim, w.shape, input_size[2:], dy, w)
     if fast and symmetric(pads):
         # convolution_backward sizes the input gradient from a shape-only input (no data is read)
         shape_only = torch.empty(tuple(input_size), dtype=dy.dtype).contiguous(memory_format=torch.channels_last)
@@ -176,7 +179,7 @@ def _torch_conv_input_grad(torch, prim, dy, w, input_size):
 def _torch_conv_filter_grad(torch, prim, dy, x, filter_size):
     pads, _ = prim.geometry(x.shape[2:])
     shape_only = torch.empty(filter_size, dtype=x.dtype, device=x.device)
-    dy, x, fast = _channels_last(torch, prim, filter_size, dy, x)
+    dy, x, fast = _channels_last(torch, prim, filter_size, x.shape[2:], dy, x)
     if fast:
         shape_only = shape_only.contiguous(memory_format=torch.channels_last)
     if symmetric(pads):

@@ -106,6 +106,7 @@ class MaxPool(_ClassicMaxPool):
 class MaxPoolWithArgmax(_ClassicMaxPool):
     """MaxPoolWithArgmax(kernel_size=1, strides=1, pad_mode='valid', data_format='NCHW')(x) → (output, mask):
     mask is the int32 flat index of each maximum in the input's H*W plane."""
+    none_cotangents = True  # the integer mask has no cotangent: none is made for it
 
     def infer(self, x):
         shape = self._out_shape(x)

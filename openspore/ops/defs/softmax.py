@@ -193,11 +193,13 @@ class SparseSoftmaxCrossEntropyWithLogits(Primitive):
     def torch(self, torch, logits, labels):
         n, c = logits.shape
         check_labels_in_range(self.name, labels, c)
-        lsm = torch.log_softmax(logits, dim=1)
         idx = labels.long().unsqueeze(1)
         if self.is_grad:
-            return (torch.exp(lsm).scatter_add(1, idx, -torch.ones_like(idx, dtype=lsm.dtype))) / n
-        return -lsm.gather(1, idx).mean()
+            # one softmax pass, then in place: subtract the one-hot, scale by 1/N
+            grad = torch.softmax(logits, dim=1)
+            grad.scatter_add_(1, idx, torch.full(idx.shape, -1.0, dtype=grad.dtype, device=grad.device))
+            return grad.div_(n)
+        return -torch.log_softmax(logits, dim=1).gather(1, idx).mean()
 
     @classmethod
     def samples(cls, rng):
