@@ -4,6 +4,7 @@ Keys follow MindSpore 2.x (facts §1.2). openspore adds `backend` ('torch' | 'nu
 and `log_recompile` (env `OPENSPORE_LOG_RECOMPILE`).
 """
 import os
+import re
 import threading
 
 GRAPH_MODE = 0
@@ -56,6 +57,20 @@ def _any(v):
     return v
 
 
+def block_size_bytes(text):
+    """'1GB' / '2.5GB' -> bytes (the `mempool_block_size` format: a number of GB, at least 1)."""
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*GB\s*", text) if isinstance(text, str) else None
+    if match is None or float(match.group(1)) < 1.0:
+        raise ValueError("For 'context.set_context', the argument 'mempool_block_size' should be a string like "
+                         f"'1GB' (a number of GB, at least 1GB), but got {text!r}.")
+    return int(float(match.group(1)) * (1 << 30))
+
+
+def _check_block_size(v):
+    block_size_bytes(v)
+    return v
+
+
 # key -> (default, validator). Keys MindSpore accepts but openspore does not act on are kept so scripts run.
 _SPEC = {
     "mode": (PYNATIVE_MODE, _check_mode),
@@ -76,7 +91,7 @@ _SPEC = {
     "compile_cache_path": ("", _check_type("compile_cache_path", str)),
     "memory_optimize_level": ("O0", _check_choice("memory_optimize_level", ("O0", "O1"))),
     "max_device_memory": ("1024GB", _check_type("max_device_memory", str)),
-    "mempool_block_size": ("1GB", _check_type("mempool_block_size", str)),
+    "mempool_block_size": ("1GB", _check_block_size),
     "variable_memory_max_size": ("", _check_type("variable_memory_max_size", str)),
     "op_timeout": (900, _check_nonneg_int("op_timeout")),
     "print_file_path": ("", _check_type("print_file_path", str)),

@@ -33,6 +33,8 @@ def get(name):
 
 
 def _on_context(key, value):
+    if key == "mempool_block_size" and _state["backend"] is not None:
+        _state["backend"].set_host_pool(value)
     if key in ("backend", "device_target", "device_id"):
         _state["backend"] = None
         current()  # fail now (no CUDA, no torch) so set_context can refuse the change

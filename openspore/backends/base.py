@@ -13,6 +13,9 @@ class Backend:
     name = "base"
     xp = None  # the array module handed to kernels
 
+    def set_host_pool(self, block_size):
+        """Host memory pooling (`mempool_block_size`); the torch CPU backend acts on it, others need not."""
+
     def __init__(self):
         self._kernels = {}  # primitive class -> unbound kernel function
 

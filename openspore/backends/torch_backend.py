@@ -6,7 +6,9 @@ backward rules.
 import numpy as np
 import torch
 
+from .. import context
 from ..common import dtype as mstype
+from . import host_memory
 from .base import Backend, _torch_to_numpy
 
 _TO_TORCH = {
@@ -27,11 +29,17 @@ class TorchBackend(Backend):
         super().__init__()
         self.device = torch.device(device)
         self._cuda = self.device.type == "cuda"
+        if not self._cuda:
+            self.set_host_pool(context.get_context("mempool_block_size"))
         if self._cuda:
             # float32 means float32: cuDNN would otherwise run convolutions in TF32 (10-bit mantissa), and
             # results would drift from the CPU and from MindSpore by ~1e-3. Users who want TF32 turn it back on.
             torch.backends.cudnn.allow_tf32 = False
             torch.backends.cuda.matmul.allow_tf32 = False
+
+    def set_host_pool(self, block_size):
+        """CPU tensors come from a pool of `block_size` (MindSpore's `mempool_block_size`): see host_memory."""
+        host_memory.keep_freed_memory(context.block_size_bytes(block_size))
 
     def is_native(self, arr):
         # is_cuda is a cheap flag; comparing torch.device objects on every op is not
