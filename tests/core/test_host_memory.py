@@ -23,7 +23,7 @@ def test_block_size_follows_mindspore_format():
 LOOP = """
 import resource, numpy as np, openspore as ms
 x = ms.Tensor(np.ones((512, 1024), np.float32))
-for _ in range(3):
+for _ in range(5):
     (x * 2.0 + 1.0).sum()
 before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
 for _ in range(20):
@@ -38,4 +38,4 @@ def test_a_training_loop_stops_faulting_pages_in():
     # faults over 20 steps. A fresh process, so nothing else the suite does is counted.
     res = subprocess.run([sys.executable, "-c", LOOP], capture_output=True, text=True, env=child_env(), timeout=120)
     assert res.returncode == 0, res.stderr
-    assert int(res.stdout.strip().splitlines()[-1]) < 500
+    assert int(res.stdout.strip().splitlines()[-1]) < 3000  # a heap growth or two, not one remap per step

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import openspore as ms
-from openspore import ops
+from openspore import nn, ops
 from tests.device import use_backend
 
 from ..conftest import assert_close
@@ -235,3 +235,48 @@ def test_torch_kernels_with_device_scalars(monkeypatch):
             prim(*device)
         for i in written:
             assert_close(device[i], host[i], rtol=1e-6, atol=1e-7, msg=f"{prim.name} input {i}")
+
+
+@pytest.mark.parametrize("nesterov", [False, True])
+def test_foreach_momentum_matches_the_per_parameter_update_bit_for_bit(backend, nesterov):
+    rng = np.random.default_rng(3)
+    shapes = [(4, 3), (7,), (2, 2, 2)]
+    make = lambda: [ms.Tensor(rng.standard_normal(s).astype(np.float32)) for s in shapes]  # noqa: E731
+    params, accums, grads = make(), make(), make()
+    one = [(ms.Tensor(p.asnumpy()), ms.Tensor(a.asnumpy())) for p, a in zip(params, accums)]
+    ops.ForeachApplyMomentum(use_nesterov=nesterov)(tuple(params), tuple(accums), 0.05, tuple(grads), 0.9)
+    for (p, a), g in zip(one, grads):
+        ops.ApplyMomentum(use_nesterov=nesterov)(p, a, 0.05, g, 0.9)
+    for (p1, a1), p2, a2 in zip(one, params, accums):
+        np.testing.assert_array_equal(p1.asnumpy(), p2.asnumpy())
+        np.testing.assert_array_equal(a1.asnumpy(), a2.asnumpy())
+
+
+def test_foreach_adam_matches_the_per_parameter_update_bit_for_bit(backend):
+    rng = np.random.default_rng(4)
+    shapes = [(5, 3), (6,)]
+    make = lambda: [ms.Tensor(rng.standard_normal(s).astype(np.float32)) for s in shapes]  # noqa: E731
+    params, ms_, grads = make(), make(), make()
+    vs = [ms.Tensor(np.abs(rng.standard_normal(s)).astype(np.float32)) for s in shapes]
+    copies = [[ms.Tensor(t.asnumpy()) for t in group] for group in (params, ms_, vs)]
+    hyper = (ms.Tensor(np.float32(0.9 ** 2)), ms.Tensor(np.float32(0.999 ** 2)), ms.Tensor(np.float32(1e-3)),
+             0.9, 0.999, 1e-8)
+    ops.ForeachAdam()(tuple(params), tuple(ms_), tuple(vs), *hyper, tuple(grads))
+    for p, m, v, g in zip(*copies, grads):
+        ops.Adam()(p, m, v, *hyper, g)
+    for group_a, group_b in zip(copies, (params, ms_, vs)):
+        for a, b in zip(group_a, group_b):
+            np.testing.assert_array_equal(a.asnumpy(), b.asnumpy())
+
+
+def test_pynative_optimizers_take_the_multi_tensor_path_and_graphs_keep_per_parameter_updates():
+    from openspore.compiler.frontend import api
+    net = nn.Dense(3, 2)
+    opt = nn.Momentum(net.trainable_params(), learning_rate=0.1, momentum=0.9)
+    grads = tuple(ms.Tensor(np.ones(p.shape, np.float32)) for p in net.trainable_params())
+    traced = api.trace(opt, (grads,))
+    names = [n.op_name for n in traced.graph.nodes]
+    assert names.count("ApplyMomentum") == 2 and "ForeachApplyMomentum" not in names
+    before = net.weight.asnumpy().copy()
+    opt(grads)  # PyNative: the foreach primitive
+    np.testing.assert_allclose(net.weight.asnumpy(), before - 0.1, rtol=1e-6)

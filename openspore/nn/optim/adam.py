@@ -3,6 +3,7 @@ correction). Each step is one fused primitive call per parameter."""
 import numpy as np
 
 from ...common import dtype as mstype
+from ...core.dispatch import current_tracer
 from ...core.parameter import Parameter
 from ...core.tensor import Tensor
 from ... import ops
@@ -82,6 +83,7 @@ class Adam(Optimizer):
             self.opt = P.ApplyAdamWithAmsgradV2(use_locking)
         else:
             self.opt = P.Adam(use_locking, use_nesterov)
+            self.opt_foreach = P.ForeachAdam(use_locking, use_nesterov)
 
     def construct(self, gradients):
         gradients, lr = self._begin_step(gradients)
@@ -89,7 +91,11 @@ class Adam(Optimizer):
         ops.assign(self.beta1_power, self.beta1_power * self.beta1)
         ops.assign(self.beta2_power, self.beta2_power * self.beta2)
         b1p, b2p, opt = self.beta1_power, self.beta2_power, self.opt
-        if self.use_amsgrad:
+        if not self.use_amsgrad and not self.is_group_lr and current_tracer() is None:
+            # PyNative: one multi-tensor update; captured graphs keep MindSpore's per-parameter Adam
+            self.opt_foreach(tuple(self._parameters), tuple(self.moment1), tuple(self.moment2), b1p, b2p, lr,
+                             beta1, beta2, eps, tuple(gradients))
+        elif self.use_amsgrad:
             for param, m, v, vhat, grad, rate in zip(self._parameters, self.moment1, self.moment2, self.vhat,
                                                      gradients, self._lrs(lr)):
                 opt(param, m, v, vhat, b1p, b2p, rate, beta1, beta2, eps, grad)

@@ -1,5 +1,6 @@
 """`nn.Momentum`: SGD with momentum through the fused `ApplyMomentum` primitive (one call per parameter)."""
 from ...common import dtype as mstype
+from ...core.dispatch import current_tracer
 from ...core.parameter import Parameter
 from ...core.tensor import Tensor
 from ...ops import operations as P
@@ -34,10 +35,15 @@ class Momentum(Optimizer):
         self.use_nesterov = _check_bool(self.cls_name, "use_nesterov", use_nesterov)
         self.moments = self._parameters.clone(prefix="moments", init="zeros")
         self.opt = P.ApplyMomentum(use_nesterov=self.use_nesterov)
+        self.opt_foreach = P.ForeachApplyMomentum(use_nesterov=self.use_nesterov)
 
     def construct(self, gradients):
         gradients, lr = self._begin_step(gradients)
         opt, momentum = self.opt, self.momentum
+        if not self.is_group_lr and current_tracer() is None:
+            # PyNative: one multi-tensor update; captured graphs keep MindSpore's per-parameter ApplyMomentum
+            self.opt_foreach(tuple(self._parameters), tuple(self.moments), lr, tuple(gradients), momentum)
+            return self._success
         for param, moment, grad, rate in zip(self._parameters, self.moments, gradients, self._lrs(lr)):
             opt(param, moment, rate, grad, momentum)
         return self._success

@@ -94,20 +94,11 @@ class Dense(Primitive):
         return AbstractTensor(tuple(x.shape[:-1]) + (weight.shape[0],), x.dtype)
 
     def bprop(self, x, weight, bias, out, dout):
-        reshape = prim("Reshape")
-        rows = (-1, dout.shape[-1])
-        flat_dout = dout if len(dout.shape) == 2 else reshape(dout, rows)
-        dx = dw = db = None
-        if needs_input_grad(0):
-            dx = prim("MatMul")(flat_dout, weight)
-            if len(x.shape) != 2:
-                dx = reshape(dx, tuple(x.shape))
-        if needs_input_grad(1):
-            flat_x = x if len(x.shape) == 2 else reshape(x, (-1, x.shape[-1]))
-            dw = prim("MatMul", transpose_a=True)(flat_dout, flat_x)
-        if bias is not None and needs_input_grad(2):
-            db = prim("ReduceSum", keep_dims=False)(flat_dout, (0,))
-        return dx, dw, db
+        input_grad, bias_grad = needs_input_grad(0), bias is not None and needs_input_grad(2)
+        grads = list(DenseGrad(input_grad, bias_grad)(dout, x, weight))
+        dx = grads.pop(0) if input_grad else None
+        dw = grads.pop(0)
+        return dx, dw, grads[0] if bias_grad else None
 
     def numpy(self, np, x, weight, bias):
         # as rows, like MatMul + BiasAdd on the reshaped input: the same BLAS call, so the same bits
@@ -124,6 +115,73 @@ class Dense(Primitive):
         yield Sample(rand_float(rng, (3, 4)), rand_float(rng, (5, 4)), rand_float(rng, (5,)))
         yield Sample(rand_float(rng, (2, 3, 4)), rand_float(rng, (5, 4)), rand_float(rng, (5,)), name="3d")
         yield Sample(rand_float(rng, (4,)), rand_float(rng, (2, 4)), None, name="1d-nobias")
+
+
+@register
+class DenseGrad(Primitive):
+    """DenseGrad(input_grad=True, bias_grad=True)(dout, input, weight) → ([d_input], d_weight, [d_bias]): Dense's
+    backward in one kernel — dout @ weight, doutᵀ @ input and the row sum of dout, over rows of any leading shape.
+    The flags drop the gradients nobody needs (a network's first layer never needs d_input)."""
+    attr_defaults = {"input_grad": True, "bias_grad": True}
+    input_names = ("dout", "input", "weight")
+
+    def infer(self, dout, x, weight):
+        for name, t in zip(self.input_names, (dout, x, weight)):
+            check_tensor(self.name, name, t)
+        check_same_dtype(self.name, self.input_names, dout, x, weight)
+        check_rank(self.name, "weight", weight, 2)
+        if tuple(x.shape[-1:]) != tuple(weight.shape[1:]) or tuple(dout.shape) != tuple(x.shape[:-1]) + weight.shape[:1]:
+            raise ValueError(f"For '{self.name}', 'dout' {list(dout.shape)} must be 'input' {list(x.shape)} with its "
+                             f"last dimension replaced by out_channels of 'weight' {list(weight.shape)}.")
+        outs = [AbstractTensor(x.shape, x.dtype)] if self.input_grad else []
+        outs.append(AbstractTensor(weight.shape, weight.dtype))
+        if self.bias_grad:
+            outs.append(AbstractTensor(weight.shape[:1], weight.dtype))
+        return tuple(outs)
+
+    def bprop(self, dout, x, weight, out, cotangents):
+        mm, reshape, add = prim("MatMul"), prim("Reshape"), prim("Add")
+        cots = list(cotangents)
+        a = cots.pop(0) if self.input_grad else None
+        b = cots.pop(0)
+        c = cots[0] if self.bias_grad else None
+        rows_out, rows_in = (-1, weight.shape[0]), (-1, weight.shape[1])
+        g, flat_x = reshape(dout, rows_out), reshape(x, rows_in)
+        d_g = prim("MatMul", transpose_b=True)(flat_x, b)             # from d_weight = gᵀ x
+        if c is not None:
+            d_g = add(d_g, c)                                           # from d_bias = Σ rows of g
+        d_weight = None
+        if a is not None:
+            flat_a = reshape(a, rows_in)
+            d_g = add(d_g, prim("MatMul", transpose_b=True)(flat_a, weight))  # from d_input = g w
+            d_weight = prim("MatMul", transpose_a=True)(g, flat_a)
+        d_x = reshape(mm(g, b), tuple(x.shape))
+        return reshape(d_g, tuple(dout.shape)), d_x, d_weight
+
+    def numpy(self, np, dout, x, weight):
+        g, flat_x = dout.reshape(-1, weight.shape[0]), x.reshape(-1, weight.shape[1])
+        outs = [np.matmul(g, weight).reshape(x.shape)] if self.input_grad else []
+        outs.append(np.matmul(g.T, flat_x))
+        if self.bias_grad:
+            outs.append(g.sum(axis=0))
+        return tuple(outs)
+
+    def torch(self, torch, dout, x, weight):
+        g, flat_x = dout.reshape(-1, weight.shape[0]), x.reshape(-1, weight.shape[1])
+        outs = [torch.mm(g, weight).reshape(x.shape)] if self.input_grad else []
+        outs.append(torch.mm(g.t(), flat_x))
+        if self.bias_grad:
+            outs.append(g.sum(dim=0))
+        return tuple(outs)
+
+    @classmethod
+    def samples(cls, rng):
+        yield Sample(rand_float(rng, (3, 5)), rand_float(rng, (3, 4)), rand_float(rng, (5, 4)))
+        yield Sample(rand_float(rng, (2, 3, 5)), rand_float(rng, (2, 3, 4)), rand_float(rng, (5, 4)), name="3d")
+        yield Sample(rand_float(rng, (3, 5)), rand_float(rng, (3, 4)), rand_float(rng, (5, 4)),
+                     attrs={"input_grad": False}, name="no-input-grad")
+        yield Sample(rand_float(rng, (2,)), rand_float(rng, (4,)), rand_float(rng, (2, 4)),
+                     attrs={"bias_grad": False}, name="1d-no-bias")
 
 
 _SEED_EPOCH = [0]  # bumped by set_seed: op-seeded streams restart, as MindSpore resets op seeds
