@@ -41,6 +41,15 @@ class _ConvFamily(Primitive):
     def conv_attrs(self):
         return {k: self.attrs[k] for k in _ATTRS}
 
+    def sibling(self, cls):
+        """The `cls` (Conv2D, Conv2DBackpropInput or Conv2DBackpropFilter) with these attributes, made once:
+        backward rules ask for it at every step, and checking the attributes again costs more than the call."""
+        cache = self.__dict__.setdefault("_siblings", {})
+        found = cache.get(cls)
+        if found is None:
+            found = cache[cls] = cls(**self.conv_attrs())
+        return found
+
     def geometry(self, in_hw):
         return window_geometry(self.name, tuple(in_hw), self.kernel_size, self.stride[2:], self.dilation[2:],
                                self.pad_mode, self.pad)
@@ -212,9 +221,8 @@ class Conv2D(_ConvFamily):
         return AbstractTensor((x.shape[0], self.out_channel) + out, x.dtype)
 
     def bprop(self, x, w, out, dout):
-        attrs = self.conv_attrs()
-        dx = Conv2DBackpropInput(**attrs)(dout, w, tuple(x.shape)) if needs_input_grad(0) else None
-        dw = Conv2DBackpropFilter(**attrs)(dout, x, tuple(w.shape)) if needs_input_grad(1) else None
+        dx = self.sibling(Conv2DBackpropInput)(dout, w, tuple(x.shape)) if needs_input_grad(0) else None
+        dw = self.sibling(Conv2DBackpropFilter)(dout, x, tuple(w.shape)) if needs_input_grad(1) else None
         return dx, dw
 
     def numpy(self, np, x, w):
@@ -259,9 +267,8 @@ class Conv2DBackpropInput(_ConvFamily):
         return AbstractTensor(size, dy.dtype)
 
     def bprop(self, dy, w, input_size, out, dout):
-        attrs = self.conv_attrs()
-        d_dy = Conv2D(**attrs)(dout, w)
-        d_w = Conv2DBackpropFilter(**attrs)(dy, dout, tuple(w.shape))
+        d_dy = self.sibling(Conv2D)(dout, w)
+        d_w = self.sibling(Conv2DBackpropFilter)(dy, dout, tuple(w.shape))
         return d_dy, d_w, None
 
     def numpy(self, np, dy, w, input_size):
@@ -316,9 +323,8 @@ class Conv2DBackpropFilter(_ConvFamily):
         return AbstractTensor(size, dy.dtype)
 
     def bprop(self, dy, x, filter_size, out, dout):
-        attrs = self.conv_attrs()
-        d_dy = Conv2D(**attrs)(x, dout)
-        d_x = Conv2DBackpropInput(**attrs)(dy, dout, tuple(x.shape))
+        d_dy = self.sibling(Conv2D)(x, dout)
+        d_x = self.sibling(Conv2DBackpropInput)(dy, dout, tuple(x.shape))
         return d_dy, d_x, None
 
     def numpy(self, np, dy, x, filter_size):
