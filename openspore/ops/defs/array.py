@@ -45,7 +45,7 @@ class Reshape(Primitive):
         return AbstractTensor(_resolve_shape(self.name, shape, size), x.dtype)
 
     def bprop(self, x, shape, out, dout):
-        return (Reshape()(dout, tuple(x.shape)), None)
+        return (prim("Reshape")(dout, tuple(x.shape)), None)
 
     def numpy(self, np, x, shape):
         return np.reshape(x, shape)
@@ -106,7 +106,21 @@ class BroadcastTo(Primitive):
 
 
 
+_PERMS = {}  # (perm, ndim) -> checked axes: a model transposes with the same few permutations every step
+
+
 def _perm(op, perm, ndim):
+    if type(perm) is tuple:
+        axes = _PERMS.get((perm, ndim))
+        if axes is not None:
+            return axes
+    axes = _checked_perm(op, perm, ndim)
+    if type(perm) is tuple and len(_PERMS) < 1024:
+        _PERMS[(perm, ndim)] = axes
+    return axes
+
+
+def _checked_perm(op, perm, ndim):
     if not isinstance(perm, (tuple, list)):
         raise TypeError(f"For '{op}', 'input_perm' must be a tuple of ints, but got {type(perm).__name__}.")
     if len(perm) != ndim:
@@ -131,7 +145,7 @@ class Transpose(Primitive):
     def bprop(self, x, perm, out, dout):
         axes = _perm(self.name, perm, len(x.shape))
         inverse = tuple(sorted(range(len(axes)), key=axes.__getitem__))
-        return (Transpose()(dout, inverse), None)
+        return (prim("Transpose")(dout, inverse), None)
 
     def numpy(self, np, x, perm):
         return c_array(np.transpose(x, _perm(self.name, perm, x.ndim)))
@@ -159,7 +173,7 @@ class ExpandDims(Primitive):
         return AbstractTensor(x.shape[:a] + (1,) + x.shape[a:], x.dtype)
 
     def bprop(self, x, axis, out, dout):
-        return (Reshape()(dout, tuple(x.shape)), None)
+        return (prim("Reshape")(dout, tuple(x.shape)), None)
 
     def numpy(self, np, x, axis):
         return np.expand_dims(x, normalize_axis(self.name, axis, x.ndim + 1))
@@ -197,7 +211,7 @@ class Squeeze(Primitive):
         return AbstractTensor(tuple(s for i, s in enumerate(x.shape) if i not in axes), x.dtype)
 
     def bprop(self, x, out, dout):
-        return (Reshape()(dout, tuple(x.shape)),)
+        return (prim("Reshape")(dout, tuple(x.shape)),)
 
     def numpy(self, np, x):
         return np.squeeze(x, _squeeze_axes(self.name, self.axis, x.shape))
@@ -229,7 +243,7 @@ class Flatten(Primitive):
         return AbstractTensor((x.shape[0], rest), x.dtype)
 
     def bprop(self, x, out, dout):
-        return (Reshape()(dout, tuple(x.shape)),)
+        return (prim("Reshape")(dout, tuple(x.shape)),)
 
     def numpy(self, np, x):
         return x.reshape(x.shape[0], -1) if x.shape[0] else x.reshape(0, int(np.prod(x.shape[1:])))
@@ -297,9 +311,9 @@ class Tile(Primitive):
         split = []
         for m, s in zip(mult, shape):
             split += [m, s]
-        g = Reshape()(dout, tuple(split))
+        g = prim("Reshape")(dout, tuple(split))
         g = prim("ReduceSum")(g, tuple(range(0, 2 * len(shape), 2)))
-        return (Reshape()(g, tuple(x.shape)), None)
+        return (prim("Reshape")(g, tuple(x.shape)), None)
 
     def numpy(self, np, x, dims):
         return np.tile(x, _multiples(self.name, dims, x.ndim))

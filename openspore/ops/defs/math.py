@@ -193,9 +193,11 @@ class MatMul(Primitive):
         ta, tb = self.transpose_a, self.transpose_b
         da = db = None
         if needs_input_grad(0):
-            da = MatMul(False, not tb)(dout, b) if not ta else MatMul(tb, True)(b, dout)
+            da = (prim("MatMul", transpose_a=False, transpose_b=not tb)(dout, b) if not ta
+                  else prim("MatMul", transpose_a=tb, transpose_b=True)(b, dout))
         if needs_input_grad(1):
-            db = MatMul(not ta, False)(a, dout) if not tb else MatMul(True, ta)(dout, a)
+            db = (prim("MatMul", transpose_a=not ta, transpose_b=False)(a, dout) if not tb
+                  else prim("MatMul", transpose_a=True, transpose_b=ta)(dout, a))
         return da, db
 
     def numpy(self, np, a, b):
@@ -281,8 +283,10 @@ class BatchMatMul(Primitive):
 
     def bprop(self, a, b, out, dout):
         ta, tb = self.transpose_a, self.transpose_b
-        da = BatchMatMul(False, not tb)(dout, b) if not ta else BatchMatMul(tb, True)(b, dout)
-        db = BatchMatMul(not ta, False)(a, dout) if not tb else BatchMatMul(True, ta)(dout, a)
+        da = (prim("BatchMatMul", transpose_a=False, transpose_b=not tb)(dout, b) if not ta
+              else prim("BatchMatMul", transpose_a=tb, transpose_b=True)(b, dout))
+        db = (prim("BatchMatMul", transpose_a=not ta, transpose_b=False)(a, dout) if not tb
+              else prim("BatchMatMul", transpose_a=True, transpose_b=ta)(dout, a))
         return sum_to_shape(da, a.shape), sum_to_shape(db, b.shape)
 
     def numpy(self, np, a, b):
