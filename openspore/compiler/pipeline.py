@@ -2,7 +2,7 @@
 
     O0  inline, dce         (the graph as traced: calls inlined for the executor, dead values dropped)
     O1  inline, dead_branch, constant_folding, dead_branch (conditions folding made constant),
-        algebraic_simplify, cse, pool_argmax_reuse, dce, dense_fusion, layout_channels_last
+        algebraic_simplify, cse, pool_argmax_reuse, dce, dense_fusion, layout_channels_last, foreach_updates
     O2  O1, then a second round of simplification on what the first round exposed
 
 Every pass is a pure function Graph -> Graph (openspore/compiler/passes/, one per file).
@@ -19,6 +19,7 @@ from .passes.cse import cse
 from .passes.dce import dce
 from .passes.dead_branch import dead_branch
 from .passes.dense_fusion import dense_fusion
+from .passes.foreach_updates import foreach_updates
 from .passes.inline import inline
 from .passes.layout_channels_last import layout_channels_last
 from .passes.pool_argmax_reuse import pool_argmax_reuse
@@ -37,9 +38,11 @@ PIPELINES = {
     "O0": [("inline", inline), ("dce", dce)],
     # channels-last pays off for convolution training steps on torch's CPU kernels (layout_channels_last.py)
     "O1": [("inline", inline)] + _SIMPLIFY + [("dense_fusion", dense_fusion),
-                                              ("layout_channels_last", layout_channels_last)],
+                                              ("layout_channels_last", layout_channels_last),
+                                              ("foreach_updates", foreach_updates)],
     "O2": [("inline", inline)] + _SIMPLIFY + [(f"{name}_2", fn) for name, fn in _SIMPLIFY[1:]]
-    + [("dense_fusion", dense_fusion), ("layout_channels_last", layout_channels_last)],
+    + [("dense_fusion", dense_fusion), ("layout_channels_last", layout_channels_last),
+       ("foreach_updates", foreach_updates)],
 }
 DEFAULT_LEVEL = "O1"
 
