@@ -10,10 +10,8 @@ from ._util import (check_dtype, check_rank, check_same_dtype, check_tensor, nor
 
 
 def softmax_vjp(y, dy, axes):
-    """Vector-Jacobian product of softmax at output y: y * (dy - sum(dy * y))."""
-    mul = prim("Mul")
-    total = prim("ReduceSum", keep_dims=True)(mul(dy, y), axes)
-    return mul(y, prim("Sub")(dy, total))
+    """Vector-Jacobian product of softmax at output y: y * (dy - sum(dy * y)), one SoftmaxGrad kernel."""
+    return prim("SoftmaxGrad", axis=tuple(axes))(y, dy)
 
 
 def _np_log_softmax(np, x, axes):
@@ -34,6 +32,54 @@ def check_labels_in_range(op, labels, classes, valid=None):
         bad = bad & valid
     if bool(bad.any()):
         raise ValueError(f"For '{op}', every label must be in [0, {classes}), but got {labels[bad][0].item()}.")
+
+
+@register
+class SoftmaxGrad(Primitive):
+    """SoftmaxGrad(axis=-1)(y, dy) = y * (dy - sum(dy * y, axis)): the backward of Softmax at its output y, as
+    one kernel (four elementwise passes otherwise)."""
+    attr_defaults = {"axis": -1}
+    input_names = ("y", "dy")
+
+    def _axes(self, ndim):
+        return normalize_axes(self.name, self.axis if isinstance(self.axis, (list, tuple)) else (self.axis,), ndim)
+
+    def infer(self, y, dy):
+        check_tensor(self.name, "y", y)
+        check_tensor(self.name, "dy", dy)
+        check_dtype(self.name, "y", y, ("float",))
+        check_same_dtype(self.name, self.input_names, y, dy)
+        if tuple(y.shape) != tuple(dy.shape):
+            raise ValueError(f"For '{self.name}', 'y' and 'dy' must have one shape, but got {list(y.shape)} and "
+                             f"{list(dy.shape)}.")
+        self._axes(len(y.shape))
+        return same_as(y)
+
+    def bprop(self, y, dy, out, dout):
+        # dx = y*dy - y*s with s = Σ dy*y:  ∂/∂y = a*(dy - s) - dy*t,  ∂/∂dy = y*(a - t),  t = Σ a*y
+        mul, sub, total = prim("Mul"), prim("Sub"), prim("ReduceSum", keep_dims=True)
+        axes = self._axes(len(y.shape))
+        s, t = total(mul(dy, y), axes), total(mul(dout, y), axes)
+        return sub(mul(dout, sub(dy, s)), mul(dy, t)), mul(y, sub(dout, t))
+
+    def numpy(self, np, y, dy):
+        axes = self._axes(y.ndim)
+        return (y * (dy - np.sum(dy * y, axis=axes, keepdims=True))).astype(y.dtype, copy=False)
+
+    def torch(self, torch, y, dy):
+        axes = self._axes(y.ndim)
+        if len(axes) == 1:
+            return torch._softmax_backward_data(dy, y, axes[0], y.dtype)
+        return y * (dy - (dy * y).sum(dim=axes, keepdim=True))
+
+    @classmethod
+    def samples(cls, rng):
+        for shape, axis in (((3, 5), -1), ((2, 3, 4), 1), ((2, 3, 2), (0, 2))):
+            x = rand_float(rng, shape, -2.0, 2.0)
+            axes = axis if isinstance(axis, tuple) else (axis,)
+            e = np.exp(x - x.max(axis=axes, keepdims=True))
+            yield Sample((e / e.sum(axis=axes, keepdims=True)).astype(np.float32), rand_float(rng, shape),
+                         attrs={"axis": axis}, name=f"axis{axis}")
 
 
 @register
