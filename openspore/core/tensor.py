@@ -68,10 +68,13 @@ class Tensor:
     (2, 2)
     """
 
-    __slots__ = ("_data", "_dtype", "_nodes", "_init", "_shape_hint", "__weakref__", "__dict__")
+    # _shape caches tuple(_data.shape): shape checks read it thousands of times per training step. Every
+    # assignment of _data resets it (there are no in-place shape changes).
+    __slots__ = ("_data", "_dtype", "_nodes", "_init", "_shape_hint", "_shape", "__weakref__", "__dict__")
     __array_priority__ = 100  # numpy defers to our operators (np.float32(2) * t → Tensor)
 
     def __init__(self, input_data=None, dtype=None, shape=None, init=None, const_arg=False, device=None):
+        self._shape = None
         self._nodes = None
         self._init = None
         self._shape_hint = None
@@ -124,6 +127,7 @@ class Tensor:
         """Wrap a native backend array without copying (the hot path of every op)."""
         t = object.__new__(Tensor)
         t._data = data
+        t._shape = None
         t._dtype = dtype if dtype is not None else backends.current().dtype_of(data)
         t._nodes = None
         t._init = None
@@ -151,6 +155,7 @@ class Tensor:
 
     def _set_data_ref(self, data, dtype=None):
         self._data = data
+        self._shape = None
         self._dtype = dtype if dtype is not None else backends.current().dtype_of(data)
 
     def init_data(self, slice_index=None, shape=None, opt_shard_group=None):
@@ -171,9 +176,13 @@ class Tensor:
     # --- properties ------------------------------------------------------------------------------
     @property
     def shape(self):
-        if self._data is None:
-            return self._shape_hint
-        return tuple(self._data.shape)
+        shape = self._shape
+        if shape is None:
+            data = self._data
+            if data is None:
+                return self._shape_hint
+            shape = self._shape = tuple(data.shape)
+        return shape
 
     @property
     def dtype(self):

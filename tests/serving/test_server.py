@@ -332,7 +332,9 @@ def test_bad_inputs_get_clear_errors_and_others_are_unaffected(served):
 
 
 def test_metrics(served):
+    # its own requests: under xdist the other tests may run in another process with another server
     Client(served.grpc, "pyfunc", "add_common").infer({"x1": 1, "x2": 2})
+    Client(served.grpc, "lenet", "predict").infer({"image": served.x[0]})
     text = requests.get(f"{served.rest}/metrics", timeout=10).text
     assert 'openspore_serving_requests_total{method="add_common",protocol="grpc",servable="pyfunc",status="ok"}' in text
     assert "openspore_serving_request_latency_seconds_bucket" in text

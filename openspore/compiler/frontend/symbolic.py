@@ -23,6 +23,7 @@ class SymbolicTensor(Tensor):
     def __init__(self, node, builder):
         abstract = node.abstract
         self._data = None
+        self._shape = None
         self._init = None
         self._nodes = None
         self._dtype = abstract.dtype
