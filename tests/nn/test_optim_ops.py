@@ -237,16 +237,18 @@ def test_torch_kernels_with_device_scalars(monkeypatch):
             assert_close(device[i], host[i], rtol=1e-6, atol=1e-7, msg=f"{prim.name} input {i}")
 
 
+@pytest.mark.parametrize("tensor_scalars", [False, True])
 @pytest.mark.parametrize("nesterov", [False, True])
-def test_foreach_momentum_matches_the_per_parameter_update_bit_for_bit(backend, nesterov):
+def test_foreach_momentum_matches_the_per_parameter_update_bit_for_bit(backend, nesterov, tensor_scalars):
     rng = np.random.default_rng(3)
     shapes = [(4, 3), (7,), (2, 2, 2)]
     make = lambda: [ms.Tensor(rng.standard_normal(s).astype(np.float32)) for s in shapes]  # noqa: E731
     params, accums, grads = make(), make(), make()
     one = [(ms.Tensor(p.asnumpy()), ms.Tensor(a.asnumpy())) for p, a in zip(params, accums)]
-    ops.ForeachApplyMomentum(use_nesterov=nesterov)(tuple(params), tuple(accums), 0.05, tuple(grads), 0.9)
+    lr, momentum = (ms.Tensor(np.float32(0.05)), ms.Tensor(np.float32(0.9))) if tensor_scalars else (0.05, 0.9)
+    ops.ForeachApplyMomentum(use_nesterov=nesterov)(tuple(params), tuple(accums), lr, tuple(grads), momentum)
     for (p, a), g in zip(one, grads):
-        ops.ApplyMomentum(use_nesterov=nesterov)(p, a, 0.05, g, 0.9)
+        ops.ApplyMomentum(use_nesterov=nesterov)(p, a, lr, g, momentum)
     for (p1, a1), p2, a2 in zip(one, params, accums):
         np.testing.assert_array_equal(p1.asnumpy(), p2.asnumpy())
         np.testing.assert_array_equal(a1.asnumpy(), a2.asnumpy())

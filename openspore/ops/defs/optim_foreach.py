@@ -10,6 +10,7 @@ import numpy as np
 
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
 from ._util import check_dtype, check_tensor, rand_float, rand_positive
+from ._update_util import t_num
 from .side_effect import Adam, ApplyMomentum, _check_like, _check_scalar, _NONDIFF_WRITE
 
 
@@ -76,13 +77,20 @@ class ForeachApplyMomentum(_Foreach):
 
     def torch(self, torch, variables, accums, lr, grads, momentum):
         numbers = _plain_numbers(torch, lr, momentum)
-        if numbers is None:
-            one = self._single()
-            return tuple(one.torch(torch, v, a, lr, g, momentum) for v, a, g in zip(variables, accums, grads))
-        lr, momentum = numbers
         grads = list(grads)
         if self.gradient_scale != 1.0:
             grads = torch._foreach_mul(grads, self.gradient_scale)
+        if numbers is None:  # device scalars stay on the GPU: the per-parameter kernel's `add_(x * -lr)` form
+            lr, momentum = t_num(torch, lr, variables[0]), t_num(torch, momentum, variables[0])
+            torch._foreach_mul_(accums, momentum)
+            torch._foreach_add_(accums, grads)
+            if self.use_nesterov:
+                torch._foreach_add_(variables, torch._foreach_mul(grads, -lr))
+                torch._foreach_add_(variables, torch._foreach_mul(accums, -lr * momentum))
+            else:
+                torch._foreach_add_(variables, torch._foreach_mul(accums, -lr))
+            return tuple(variables)
+        lr, momentum = numbers
         torch._foreach_mul_(accums, momentum)
         torch._foreach_add_(accums, grads)
         if self.use_nesterov:
@@ -126,19 +134,24 @@ class ForeachAdam(_Foreach):
                      for var, m, v, g in zip(variables, ms, vs, grads))
 
     def torch(self, torch, variables, ms, vs, b1p, b2p, lr, b1, b2, eps, grads):
-        numbers = _plain_numbers(torch, b1p, b2p, lr, b1, b2, eps)
-        if numbers is None or self.use_nesterov:
+        constants = _plain_numbers(torch, b1, b2, eps)
+        if constants is None or self.use_nesterov:
             one = self._single()
             return tuple(one.torch(torch, var, m, v, b1p, b2p, lr, b1, b2, eps, g)[0]
                          for var, m, v, g in zip(variables, ms, vs, grads))
-        b1p, b2p, lr, b1, b2, eps = numbers
+        b1, b2, eps = constants
+        numbers = _plain_numbers(torch, b1p, b2p, lr)
+        b1p, b2p, lr = numbers if numbers is not None else (t_num(torch, s, variables[0]) for s in (b1p, b2p, lr))
         # the per-parameter kernel's operations, each over all parameters at once (same order, same rounding)
         torch._foreach_lerp_(ms, grads, 1 - b1)
         torch._foreach_lerp_(vs, torch._foreach_mul(grads, grads), 1 - b2)
         step = lr * (1 - b2p) ** 0.5 / (1 - b1p)
         denominators = torch._foreach_sqrt(vs)
         torch._foreach_add_(denominators, eps)
-        torch._foreach_addcdiv_(variables, ms, denominators, -step)
+        if numbers is None:  # a device step size: the per-parameter kernel's `add_(m / d * -step)` form
+            torch._foreach_add_(variables, torch._foreach_mul(torch._foreach_div(ms, denominators), -step))
+        else:
+            torch._foreach_addcdiv_(variables, ms, denominators, -step)
         return tuple(variables)
 
     @classmethod
