@@ -17,14 +17,20 @@ def pool_argmax_reuse(graph):
     return Recursive(_graph).graph(graph)
 
 
-def _key(node):
-    return node.inputs[0].id, tuple(sorted((k, repr(v)) for k, v in node.attrs.items()))
+_ARGMAX_POOLS = ("MaxPoolWithArgmax", "MaxPoolWithArgmaxV2")
+
+
+def _key(node, op=None):
+    """The input and the argmax pooling (name and attributes) `node` computes, or, for a MaxPool, would need
+    (`op`: its `argmax_twin()`, the primitive its backward rule runs)."""
+    op = op or node.op
+    return node.inputs[0].id, op.name, tuple(sorted((k, repr(v)) for k, v in op.attrs.items()))
 
 
 def _graph(g, rec):
     argmax = {}
     for n in g.nodes:
-        if n.is_primitive and n.op.name == "MaxPoolWithArgmax":
+        if n.is_primitive and n.op.name in _ARGMAX_POOLS:
             argmax.setdefault(_key(n), n)
     mapping = {n.id: n for n in g.inputs}
     moved = {}  # id of a backward MaxPoolWithArgmax -> its copy placed at the forward MaxPool
@@ -34,7 +40,7 @@ def _graph(g, rec):
         if n.id in moved:
             mapping[n.id] = moved[n.id]
             continue
-        twin = argmax.get(_key(n)) if n.is_primitive and n.op.name == "MaxPool" else None
+        twin = argmax.get(_key(n, n.op.argmax_twin())) if n.is_primitive and n.op.name == "MaxPool" else None
         if twin is not None and twin.id not in moved:
             pair = twin.clone(inputs=inputs, loc=n.loc, scope=n.scope)
             values = Node("tuple_get_item", (pair,), abstract=n.abstract, loc=n.loc, scope=n.scope, index=0)

@@ -101,8 +101,7 @@ class _MaxPool(_Pool):
                                                     dilation=d2, ceil_mode=self.ceil_mode)
         else:
             self.max_pool = ops.MaxPool(kernel_size=self._k2, strides=self._s2, pad_mode=self.pad_mode)
-            self.max_pool_argmax = ops.MaxPoolWithArgmax(kernel_size=self._k2, strides=self._s2,
-                                                         pad_mode=self.pad_mode)
+            self.max_pool_argmax = self.max_pool.argmax_twin()
 
     def _pool(self, x):
         if not self._general:

@@ -84,8 +84,21 @@ class MaxPool(_ClassicMaxPool):
         return AbstractTensor(self._out_shape(x), x.dtype)
 
     def bprop(self, x, out, dout):
-        _, argmax = MaxPoolWithArgmax(self.kernel_size, self.strides, self.pad_mode)(x)
+        _, argmax = self.argmax_twin()(x)
         return (MaxPoolGradWithArgmax()(x, dout, argmax),)
+
+    def argmax_twin(self):
+        """The pooling that also returns the argmax, made once: MaxPoolWithArgmaxV2 with an int64 mask when
+        unpadded (torch's own index type: no conversion in the forward, none in MaxPoolGradWithArgmax), else
+        MaxPoolWithArgmax with MindSpore's 'same' padding."""
+        twin = self.__dict__.get("_twin")
+        if twin is None:
+            if self._mode == "valid":
+                twin = MaxPoolWithArgmaxV2(kernel_size=self._k, strides=self._s, pads=0, argmax_type=mstype.int64)
+            else:
+                twin = MaxPoolWithArgmax(self.kernel_size, self.strides, self.pad_mode)
+            self.__dict__["_twin"] = twin
+        return twin
 
     def numpy(self, np, x):
         return self._np_forward(np, x)[0]
@@ -137,6 +150,7 @@ class MaxPoolWithArgmaxV2(_MaxPoolBase):
     ceil mode (the primitive behind ops.max_pool2d)."""
     attr_defaults = {"kernel_size": None, "strides": None, "pads": 0, "dilation": (1, 1), "ceil_mode": False,
                      "argmax_type": mstype.int64}
+    none_cotangents = True  # the integer mask has no cotangent: none is made for it
 
     def check_attrs(self):
         op = self.name
