@@ -71,7 +71,24 @@ def set_attr(prim, name, value):
 
 
 # ---- geometry ------------------------------------------------------------------------------------
+_GEOMETRY = {}  # argument tuple -> result: a network asks for the same few windows at every step
+
+
 def window_geometry(op, in_hw, kernel, stride, dilation, pad_mode, pads=(0, 0, 0, 0), ceil_mode=False):
+    """Pads (top, bottom, left, right) actually applied and the output (oh, ow) (see _window_geometry)."""
+    try:
+        key = (op, tuple(in_hw), tuple(kernel), tuple(stride), tuple(dilation), pad_mode, tuple(pads), ceil_mode)
+        found = _GEOMETRY.get(key)
+    except TypeError:
+        return _window_geometry(op, in_hw, kernel, stride, dilation, pad_mode, pads, ceil_mode)
+    if found is None:
+        found = _window_geometry(op, in_hw, kernel, stride, dilation, pad_mode, pads, ceil_mode)
+        if len(_GEOMETRY) < 4096:
+            _GEOMETRY[key] = found
+    return found
+
+
+def _window_geometry(op, in_hw, kernel, stride, dilation, pad_mode, pads, ceil_mode):
     """Pads (top, bottom, left, right) actually applied and the output (oh, ow).
 
     'valid': no padding; 'same': TensorFlow style, output ceil(in / stride) with the odd pixel of padding at the
