@@ -33,10 +33,17 @@ def bind(prim, *args):
         args = _promote(prim, args)
     if _tracers:
         return _tracers[-1].bind(prim, args)
-    try:
-        prim.infer(*args)
-    except (ValueError, TypeError, IndexError) as exc:
-        raise with_location(_with_inputs(exc, prim, args)) from None
+    checked = prim.__dict__.get("_checked")
+    signature = _signature(args) if prim.infer_reads_signature_only else None
+    if checked is None or signature is None or signature not in checked:
+        try:
+            prim.infer(*args)
+        except (ValueError, TypeError, IndexError) as exc:
+            raise with_location(_with_inputs(exc, prim, args)) from None
+        if signature is not None:
+            if checked is None or len(checked) > 64:
+                checked = prim.__dict__["_checked"] = set()
+            checked.add(signature)
     backend = backends.current()
     arrays = [a.data_ref() if isinstance(a, Tensor) else _unwrap_seq(a) for a in args]
     try:
@@ -52,6 +59,36 @@ def bind(prim, *args):
     if autograd.ACTIVE and prim.differentiable:
         autograd.record(prim, args, outs, result)
     return result
+
+
+_PLAIN = (int, float, bool, str, type(None))
+
+
+def _signature(args):
+    """What `infer` reads of a call (tensor shapes and dtypes, plain Python values with their types), or None
+    when an argument is anything else. `infer` is a function of exactly this, so a primitive instance that
+    accepted a signature once need not check it again: PyNative repeats the same calls every step."""
+    sig = []
+    for a in args:
+        if isinstance(a, Tensor):
+            sig.append(a.__class__)  # a Parameter where a Tensor was accepted, or the reverse, is checked again
+            sig.append(a.shape)
+            sig.append(a._dtype)
+        elif type(a) in _PLAIN or isinstance(a, mstype.Type):
+            sig.append((type(a), a))
+        elif type(a) is tuple or type(a) is list:
+            items = [type(a)]
+            for b in a:
+                if isinstance(b, Tensor):
+                    items.append((b.shape, b._dtype))
+                elif type(b) in _PLAIN:
+                    items.append((type(b), b))
+                else:
+                    return None
+            sig.append(tuple(items))
+        else:
+            return None
+    return tuple(sig)
 
 
 def _with_inputs(exc, prim, args):

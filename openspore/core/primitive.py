@@ -68,6 +68,7 @@ class Primitive:
     random = False              # consumes the RNG stream
     promote = None              # indices of inputs that take part in implicit dtype promotion, or "all"
     none_cotangents = False     # bprop takes None for outputs nobody differentiated (else zeros are made for them)
+    infer_reads_signature_only = True  # infer reads tensors' shape/dtype only (False: it reads values too)
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -102,6 +103,7 @@ class Primitive:
     def add_prim_attr(self, name, value):
         self.attrs[name] = value
         setattr(self, name, value)
+        self.__dict__.pop("_checked", None)  # signatures accepted under the old attributes (core/dispatch.py)
         return self
 
     def __call__(self, *args):

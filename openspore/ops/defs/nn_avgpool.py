@@ -265,6 +265,7 @@ class AdaptiveAvgPool2D(Primitive):
 class AdaptiveAvgPool2DGrad(Primitive):
     """AdaptiveAvgPool2DGrad()(input_grad, orig_input_shape): the input gradient of AdaptiveAvgPool2D."""
     input_names = ("input_grad", "orig_input_shape")
+    infer_reads_signature_only = False  # orig_input_shape may be a Tensor: its values are checked
 
     def infer(self, grad, shape):
         check_tensor(self.name, "input_grad", grad)
