@@ -25,7 +25,8 @@ FRAMEWORKS = ["openspore-pynative", "torch-eager"]
 
 def run_one(framework, workload, args):
     cmd = [sys.executable, os.path.join(HERE, "worker.py"), "--framework", framework, "--workload", workload,
-           "--threads", str(args.threads), "--repeats", str(args.repeats), "--warmup", str(args.warmup), "--device", args.device]
+           "--threads", str(args.threads), "--repeats", str(args.repeats), "--warmup", str(args.warmup),
+           "--device", args.device]
     env = dict(os.environ, OMP_NUM_THREADS=str(args.threads))
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=args.timeout)
     if proc.returncode != 0:

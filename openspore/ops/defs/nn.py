@@ -130,7 +130,8 @@ class DenseGrad(Primitive):
             check_tensor(self.name, name, t)
         check_same_dtype(self.name, self.input_names, dout, x, weight)
         check_rank(self.name, "weight", weight, 2)
-        if tuple(x.shape[-1:]) != tuple(weight.shape[1:]) or tuple(dout.shape) != tuple(x.shape[:-1]) + weight.shape[:1]:
+        expected_dout = tuple(x.shape[:-1]) + tuple(weight.shape[:1])
+        if tuple(x.shape[-1:]) != tuple(weight.shape[1:]) or tuple(dout.shape) != expected_dout:
             raise ValueError(f"For '{self.name}', 'dout' {list(dout.shape)} must be 'input' {list(x.shape)} with its "
                              f"last dimension replaced by out_channels of 'weight' {list(weight.shape)}.")
         outs = [AbstractTensor(x.shape, x.dtype)] if self.input_grad else []

@@ -11,7 +11,7 @@ import numpy as np
 
 from ...common import dtype as mstype
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
-from ._nn_util import (adaptive_bins, adaptive_output, check_format, hw_pair, np_pad, np_windows, pad_four, pad_mode_of,
+from ._nn_util import (adaptive_bins, adaptive_output, check_format, hw_pair, np_pad, np_windows, pad_mode_of,
                        set_attr, symmetric, torch_pad, window_geometry)
 from ._util import check_dtype, check_rank, check_tensor, rand_float
 

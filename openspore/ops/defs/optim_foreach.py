@@ -19,7 +19,8 @@ def _check_group(op, names, groups):
     count = None
     for name, group in zip(names, groups):
         if not isinstance(group, (tuple, list)) or not group:
-            raise TypeError(f"For '{op}', '{name}' must be a non-empty tuple of Tensors, but got {type(group).__name__}.")
+            raise TypeError(f"For '{op}', '{name}' must be a non-empty tuple of Tensors, "
+                            f"but got {type(group).__name__}.")
         if count is None:
             count = len(group)
         elif len(group) != count:
