@@ -30,8 +30,8 @@ def run_one(framework, workload, args):
     env = dict(os.environ, OMP_NUM_THREADS=str(args.threads))
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=args.timeout)
     if proc.returncode != 0:
-        tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
-        return {"framework": framework, "workload": workload, "error": " | ".join(tail)}
+        lines = (proc.stderr or proc.stdout).strip().splitlines()
+        return {"framework": framework, "workload": workload, "error": lines[-1] if lines else f"exit {proc.returncode}"}
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
@@ -62,6 +62,10 @@ def main(argv=None):
     ap.add_argument("--stat", choices=["median", "min"], default="median", help="which round the table shows")
     ap.add_argument("--json", help="also write all rows to this file")
     args = ap.parse_args(argv)
+    if args.device == "GPU":
+        import torch
+        if not torch.cuda.is_available():
+            ap.error("--device GPU: torch finds no CUDA device on this machine")
     rows = []
     print(f"{'workload':<13}{'framework':<22}{'ms/step':>10}{'steps/s':>10}{'peak MB':>10}{'compile s':>11}"
           f"{'vs torch':>10}{'rounds ms':>16}")

@@ -12,7 +12,11 @@ mkdir -p "$OUT"
 PY=${PYTHON:-python3}
 export PYTHONUNBUFFERED=1 PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
 
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+if ! $PY -c "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)" 2>/dev/null; then
+    echo "gpu_check: $PY's torch finds no CUDA device here (torch without CUDA, or no GPU); nothing was run." >&2
+    exit 2
+fi
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
 $PY -c "import torch, numpy; print('torch', torch.__version__, 'cuda', torch.version.cuda, torch.cuda.get_device_name(0), 'numpy', numpy.__version__)"
 $PY -c "import openspore as ms; ms.set_context(device_target='GPU'); x = ms.Tensor([1.0, 2.0]); print('openspore on', (x * 2).asnumpy())"
 
