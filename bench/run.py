@@ -31,7 +31,8 @@ def run_one(framework, workload, args):
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=args.timeout)
     if proc.returncode != 0:
         lines = (proc.stderr or proc.stdout).strip().splitlines()
-        return {"framework": framework, "workload": workload, "error": lines[-1] if lines else f"exit {proc.returncode}"}
+        error = lines[-1] if lines else f"exit {proc.returncode}"  # the exception line, not the traceback
+        return {"framework": framework, "workload": workload, "error": error}
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 

@@ -17,8 +17,10 @@ if ! $PY -c "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)"
     exit 2
 fi
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
-$PY -c "import torch, numpy; print('torch', torch.__version__, 'cuda', torch.version.cuda, torch.cuda.get_device_name(0), 'numpy', numpy.__version__)"
-$PY -c "import openspore as ms; ms.set_context(device_target='GPU'); x = ms.Tensor([1.0, 2.0]); print('openspore on', (x * 2).asnumpy())"
+$PY -c "import torch, numpy; print('torch', torch.__version__, 'cuda', torch.version.cuda,
+                                     torch.cuda.get_device_name(0), 'numpy', numpy.__version__)"
+$PY -c "import openspore as ms; ms.set_context(device_target='GPU')
+print('openspore on', (ms.Tensor([1.0, 2.0]) * 2).asnumpy())"
 
 echo "== tests (OPENSPORE_TEST_DEVICE=GPU)"
 OPENSPORE_TEST_DEVICE=GPU timeout "${TEST_LIMIT:-240}" $PY -m pytest -q -n "${WORKERS:-8}" -p no:cacheprovider \

@@ -89,21 +89,7 @@ def start_grpc_server(address, max_msg_mb_size=100, ssl_config=None):
     `unix:path`. Port 0 picks a free port; the address listened on is printed and returned."""
     from .master.grpc_server import GrpcServer
     _check_address(address, "start_grpc_server")
-    _check_mb(max_msg_mb_size, "start_grpc_server")
-    if ssl_config is not None and not isinstance(ssl_config, SSLConfig):
-        raise RuntimeError(f"For 'start_grpc_server', 'ssl_config' should be a server.SSLConfig, but got "
-                           f"{type(ssl_config).__name__}.")
-    master = _master()
-    with _LOCK:
-        if master.grpc_server is not None:
-            raise RuntimeError("Serving gRPC server is already running")
-        try:
-            master.grpc_server = GrpcServer(master, address, max_msg_mb_size, ssl_config)
-        except BaseException:
-            stop()
-            raise
-    print(f"Serving: Serving gRPC server start success, listening on {master.grpc_server.address}", flush=True)
-    return master.grpc_server.address
+    return _start_server("start_grpc_server", "grpc_server", "gRPC", GrpcServer, address, max_msg_mb_size, ssl_config)
 
 
 def start_restful_server(address, max_msg_mb_size=100, ssl_config=None):
@@ -114,21 +100,29 @@ def start_restful_server(address, max_msg_mb_size=100, ssl_config=None):
     _check_address(address, "start_restful_server")
     if address.startswith("unix:"):
         raise RuntimeError("RESTful server does not support binding to unix domain socket")
-    _check_mb(max_msg_mb_size, "start_restful_server")
+    return _start_server("start_restful_server", "rest_server", "RESTful", RestServer, address, max_msg_mb_size,
+                         ssl_config)
+
+
+def _start_server(api, slot, kind, server_class, address, max_msg_mb_size, ssl_config):
+    """The shared part of start_grpc_server / start_restful_server: checks, one server per kind, and a failed
+    start stops everything started so far."""
+    _check_mb(max_msg_mb_size, api)
     if ssl_config is not None and not isinstance(ssl_config, SSLConfig):
-        raise RuntimeError(f"For 'start_restful_server', 'ssl_config' should be a server.SSLConfig, but got "
+        raise RuntimeError(f"For '{api}', 'ssl_config' should be a server.SSLConfig, but got "
                            f"{type(ssl_config).__name__}.")
     master = _master()
     with _LOCK:
-        if master.rest_server is not None:
-            raise RuntimeError("Serving RESTful server is already running")
+        if getattr(master, slot) is not None:
+            raise RuntimeError(f"Serving {kind} server is already running")
         try:
-            master.rest_server = RestServer(master, address, max_msg_mb_size, ssl_config)
+            setattr(master, slot, server_class(master, address, max_msg_mb_size, ssl_config))
         except BaseException:
             stop()
             raise
-    print(f"Serving: Serving RESTful server start success, listening on {master.rest_server.address}", flush=True)
-    return master.rest_server.address
+    server = getattr(master, slot)
+    print(f"Serving: Serving {kind} server start success, listening on {server.address}", flush=True)
+    return server.address
 
 
 def stop():
