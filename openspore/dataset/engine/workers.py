@@ -198,38 +198,28 @@ class ProcessPool:
                               f"{now - started:.0f} s; still waiting.", RuntimeWarning, stacklevel=2)
 
     def imap(self, payloads):
-        it = iter(payloads)
-        pending = collections.deque()
-        task_no = 0
-        exhausted = False
         try:
-            while True:
-                while not exhausted and len(pending) < self.window:
-                    try:
-                        payload = next(it)
-                    except StopIteration:
-                        exhausted = True
-                        break
-                    wid = task_no % self.num_workers
-                    slot = task_no % self.window if self._shm is not None else -1
-                    try:
-                        data = _dumps((task_no, payload, slot))
-                    except Exception as exc:  # noqa: BLE001
-                        raise self._on_error(task_no, None, f"its input could not be sent to a worker "
-                                             f"({type(exc).__name__}: {exc})", "") from exc
-                    self._in[wid].put(data)
-                    pending.append((task_no, wid))
-                    task_no += 1
-                if not pending:
-                    return
-                done_no, wid = pending.popleft()
-                message = self._receive(wid, done_no)
-                if message[1] == "err":
-                    op_name, summary, tb = message[2]
-                    raise self._on_error(done_no, op_name, summary, tb)
-                yield _unpack(self._shm, message[2]) if message[1] == "shm" else message[2]
+            yield from _in_order(payloads, self.window, self._send, self._collect)
         finally:
             self.close()
+
+    def _send(self, task_no, payload):
+        wid = task_no % self.num_workers
+        slot = task_no % self.window if self._shm is not None else -1
+        try:
+            data = _dumps((task_no, payload, slot))
+        except Exception as exc:  # noqa: BLE001
+            raise self._on_error(task_no, None, f"its input could not be sent to a worker "
+                                 f"({type(exc).__name__}: {exc})", "") from exc
+        self._in[wid].put(data)
+        return wid
+
+    def _collect(self, task_no, wid):
+        message = self._receive(wid, task_no)
+        if message[1] == "err":
+            op_name, summary, tb = message[2]
+            raise self._on_error(task_no, op_name, summary, tb)
+        return _unpack(self._shm, message[2]) if message[1] == "shm" else message[2]
 
 
 class ThreadPool:
@@ -245,31 +235,42 @@ class ThreadPool:
         self._executor.shutdown(wait=False, cancel_futures=True)
 
     def imap(self, payloads):
-        it = iter(payloads)
-        pending = collections.deque()
-        task_no = 0
-        exhausted = False
         try:
-            while True:
-                while not exhausted and len(pending) < self.window:
-                    try:
-                        payload = next(it)
-                    except StopIteration:
-                        exhausted = True
-                        break
-                    pending.append((task_no, self._executor.submit(self._fn, payload)))
-                    task_no += 1
-                if not pending:
-                    return
-                done_no, future = pending.popleft()
-                try:
-                    result = future.result()
-                except Exception as exc:  # noqa: BLE001
-                    op_name, summary, tb = describe_failure(exc)
-                    raise self._on_error(done_no, op_name, summary, tb) from exc
-                yield result
+            yield from _in_order(payloads, self.window, self._submit, self._collect)
         finally:
             self.close()
+
+    def _submit(self, task_no, payload):
+        return self._executor.submit(self._fn, payload)
+
+    def _collect(self, task_no, future):
+        try:
+            return future.result()
+        except Exception as exc:  # noqa: BLE001
+            op_name, summary, tb = describe_failure(exc)
+            raise self._on_error(task_no, op_name, summary, tb) from exc
+
+
+def _in_order(payloads, window, send, collect):
+    """Results of `payloads` in input order, keeping up to `window` tasks in flight: `send(task_no, payload)`
+    starts one and returns a handle, `collect(task_no, handle)` waits for its result."""
+    it = iter(payloads)
+    pending = collections.deque()
+    task_no = 0
+    exhausted = False
+    while True:
+        while not exhausted and len(pending) < window:
+            try:
+                payload = next(it)
+            except StopIteration:
+                exhausted = True
+                break
+            pending.append((task_no, send(task_no, payload)))
+            task_no += 1
+        if not pending:
+            return
+        done_no, handle = pending.popleft()
+        yield collect(done_no, handle)
 
 
 def make_pool(fn, num_workers, use_processes, on_error, seed_keys=(), max_rowsize=None):
