@@ -96,6 +96,7 @@ class _DifferenceLoss(LossBase):
     """A loss f(logits - labels) reduced by `reduction`; subclasses name the elementwise f."""
 
     _elementwise = None  # primitive class applied to the difference
+    _label_name = "labels"  # as MindSpore names construct's second argument (MAELoss: 'label')
 
     def __init__(self, reduction="mean"):
         super().__init__(reduction)
@@ -103,7 +104,7 @@ class _DifferenceLoss(LossBase):
 
     def construct(self, logits, labels):
         check_is_tensor(self.cls_name, "logits", logits)
-        check_is_tensor(self.cls_name, "labels", labels)
+        check_is_tensor(self.cls_name, self._label_name, labels)
         return self.get_loss(self._fn(self._sub(logits, labels)))
 
 
@@ -131,17 +132,14 @@ class RMSELoss(LossBase):
         return self._sqrt(self.MSELoss(logits, label))
 
 
-class MAELoss(LossBase):
+class MAELoss(_DifferenceLoss):
     """`MAELoss(reduction='mean')`: |logits - label|, reduced."""
 
-    def __init__(self, reduction="mean"):
-        super().__init__(reduction)
-        self._abs, self._sub = P.Abs(), P.Sub()
+    _elementwise = P.Abs
+    _label_name = "label"
 
     def construct(self, logits, label):
-        check_is_tensor(self.cls_name, "logits", logits)
-        check_is_tensor(self.cls_name, "label", label)
-        return self.get_loss(self._abs(self._sub(logits, label)))
+        return super().construct(logits, label)
 
 
 class SmoothL1Loss(LossBase):
