@@ -12,6 +12,7 @@ import time
 import weakref
 
 from .. import backends, context
+from ..common.files import write_atomic
 from ..core.tensor import Tensor
 from .executor import compile_graph
 from .signature import describe_change, flatten_call, leaf_array, replace_mutables
@@ -171,7 +172,4 @@ class _Dumper:
         name = "".join(c if c.isalnum() or c in "_-" else "_" for c in graph.name)
         path = os.path.join(self.dir, f"{name}_{self.count:02d}_{pass_name}.ir")
         self.count += 1
-        tmp = path + ".tmp"
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(print_graph(graph) + "\n")
-        os.replace(tmp, path)
+        write_atomic(path, [(print_graph(graph) + "\n").encode("utf-8")], read_only=False)

@@ -17,6 +17,7 @@ import os
 import shutil
 import tempfile
 
+from ..common.files import write_atomic as _write_atomic
 from . import mind_ir_pb2 as pb
 from .export_graph import ExportError, capture
 
@@ -165,23 +166,6 @@ def _replace_dir(tmp_dir, target, commit):
         raise
     if backup is not None:
         shutil.rmtree(backup, ignore_errors=True)
-
-
-def _write_atomic(path, chunks):
-    """Write `chunks` to a temporary file next to `path`, make it read-only (0400), rename it over `path`."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=os.path.dirname(path) or ".")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            for chunk in chunks:
-                f.write(chunk)
-        os.chmod(tmp, 0o400)
-        if os.name == "nt" and os.path.exists(path):  # Windows refuses to replace a read-only file
-            os.chmod(path, 0o600)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.lexists(tmp):
-            os.remove(tmp)
-        raise
 
 
 def _encrypt(content, enc_key, enc_mode):

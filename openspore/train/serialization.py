@@ -20,6 +20,7 @@ from collections import OrderedDict
 import numpy as np
 
 from ..common import dtype as mstype
+from ..common.files import write_atomic as _write_atomic
 from ..core.parameter import Parameter
 from ..core.tensor import Tensor
 from ..nn.cell import Cell
@@ -114,25 +115,6 @@ def _ckpt_bytes(entries, crc_check):
     if crc_check:
         chunks.append(fmt.crc_trailer(crc))
     return chunks
-
-
-def _write_atomic(path, chunks):
-    """Write the byte chunks to `path` via `path.tmp`; the result is read-only (0400)."""
-    tmp = path + ".tmp"
-    if os.path.lexists(tmp):
-        os.remove(tmp)
-    try:
-        with open(tmp, "wb") as f:
-            for chunk in chunks:
-                f.write(chunk)
-        os.chmod(tmp, 0o400)
-        if os.name == "nt" and os.path.exists(path):  # Windows refuses to replace a read-only file
-            os.chmod(path, 0o600)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.lexists(tmp):
-            os.remove(tmp)
-        raise
 
 
 def _write(path, entries, format, crc_check, enc_key, enc_mode):
