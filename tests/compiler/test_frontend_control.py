@@ -10,6 +10,7 @@ from openspore import nn, ops
 from openspore.compiler.frontend import GraphCaptureError, convert, flatten_args, trace
 from openspore.ir.interpret import run_graph
 from tests.conftest import assert_close
+from tests.nn.fixture_nets import Branchy
 
 
 def _run(traced, *inputs):
@@ -250,23 +251,6 @@ def test_closures_helper_functions_and_methods():
 
 
 def test_branchy_fixture(fixtures_dir):
-    class Branchy(nn.Cell):
-        def __init__(self):
-            super().__init__()
-            self.fc = nn.Dense(6, 6)
-
-        def construct(self, x):
-            y = self.fc(x)
-            if y.sum() > 0:
-                y = y * 2
-            else:
-                y = y - 1
-            i = 0
-            while i < 3:
-                y = ops.tanh(y) + x
-                i += 1
-            return y
-
     net = Branchy()
     ms.load_param_into_net(net, ms.load_checkpoint(os.path.join(fixtures_dir, "branchy.ckpt")))
     x = ms.Tensor(np.load(os.path.join(fixtures_dir, "branchy_input0.npy")))

@@ -79,4 +79,24 @@ class Encoder(nn.Cell):
         return self.head(self.layer(self.emb(ids)))
 
 
+class Branchy(nn.Cell):
+    """branchy (fixture README): Dense, a tensor `if`, then a loop over a Python int (unrolled)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Dense(6, 6)
+
+    def construct(self, x):
+        y = self.fc(x)
+        if y.sum() > 0:
+            y = y * 2
+        else:
+            y = y - 1
+        i = 0
+        while i < 3:
+            y = ops.tanh(y) + x
+            i += 1
+        return y
+
+
 FIXTURE_NETS = {"mlp": MLP, "lenet5": LeNet5, "resblock": ResBlock, "encoder": Encoder}

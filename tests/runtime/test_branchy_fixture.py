@@ -5,25 +5,7 @@ import os
 import numpy as np
 
 import openspore as ms
-from openspore import nn, ops
-
-
-class Branchy(nn.Cell):
-    def __init__(self):
-        super().__init__()
-        self.fc = nn.Dense(6, 6)
-
-    def construct(self, x):
-        y = self.fc(x)
-        if y.sum() > 0:
-            y = y * 2
-        else:
-            y = y - 1
-        i = 0
-        while i < 3:
-            y = ops.tanh(y) + x
-            i += 1
-        return y
+from tests.nn.fixture_nets import Branchy
 
 
 def _load(fixtures_dir):

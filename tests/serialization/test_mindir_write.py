@@ -14,33 +14,13 @@ from openspore import nn, ops
 from openspore.core.primitive import PRIMITIVES
 from openspore.serialization import ExportError, MindIRError, UnsupportedExportError, mind_ir_pb2 as pb
 from openspore.serialization.mindir_write_ops import supported_primitives
-from tests.nn.fixture_nets import FIXTURE_NETS
+from tests.nn.fixture_nets import FIXTURE_NETS, Branchy
 
 export_mod = importlib.import_module("openspore.serialization.export")  # the package attribute is the function
 PB = pb.PrimitiveProto
 PLUMBING = {"Load", "MakeTuple", "UpdateState", "Depend", "TupleGetItem", "Partial", "Switch"}
 INPUT_SHAPES = {"mlp": ((4, 20), np.float32), "lenet5": ((2, 1, 32, 32), np.float32),
                 "resblock": ((2, 8, 16, 16), np.float32), "encoder": ((2, 7), np.int32), "branchy": ((3, 6), np.float32)}
-
-
-class Branchy(nn.Cell):
-    """branchy (fixture README): Dense, a tensor `if`, then a loop over a Python int (unrolled)."""
-
-    def __init__(self):
-        super().__init__()
-        self.fc = nn.Dense(6, 6)
-
-    def construct(self, x):
-        y = self.fc(x)
-        if y.sum() > 0:
-            y = y * 2
-        else:
-            y = y - 1
-        i = 0
-        while i < 3:
-            y = ops.tanh(y) + x
-            i += 1
-        return y
 
 
 ZOO = dict(FIXTURE_NETS, branchy=Branchy)
