@@ -8,7 +8,7 @@ from ...core.autograd import needs_input_grad
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
 from ._nn_util import (check_format, hw_pair, np_col2im, np_crop, np_pad, np_windows, pad_four, pad_mode_of, set_attr,
                        symmetric, torch_fit, torch_pad, window_geometry)
-from ._util import check_dtype, check_same_dtype, check_tensor, rand_float
+from ._util import check_dtype, check_same_dtype, check_tensor, prim, rand_float
 
 _ATTRS = ("out_channel", "kernel_size", "mode", "pad_mode", "pad", "stride", "dilation", "group", "data_format")
 
@@ -42,13 +42,9 @@ class _ConvFamily(Primitive):
         return {k: self.attrs[k] for k in _ATTRS}
 
     def sibling(self, cls):
-        """The `cls` (Conv2D, Conv2DBackpropInput or Conv2DBackpropFilter) with these attributes, made once:
-        backward rules ask for it at every step, and checking the attributes again costs more than the call."""
-        cache = self.__dict__.setdefault("_siblings", {})
-        found = cache.get(cls)
-        if found is None:
-            found = cache[cls] = cls(**self.conv_attrs())
-        return found
+        """The `cls` (Conv2D, Conv2DBackpropInput or Conv2DBackpropFilter) with these attributes, from the shared
+        primitive cache: backward rules ask for it at every step."""
+        return prim(cls.name, **self.conv_attrs())
 
     def geometry(self, in_hw):
         return window_geometry(self.name, tuple(in_hw), self.kernel_size, self.stride[2:], self.dilation[2:],

@@ -13,7 +13,7 @@ from ...common import dtype as mstype
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
 from ._nn_util import (adaptive_bins, adaptive_output, check_format, hw_pair, np_pad, np_windows, pad_mode_of,
                        set_attr, symmetric, torch_pad, window_geometry)
-from ._util import check_dtype, check_rank, check_tensor, rand_float
+from ._util import check_dtype, check_rank, check_tensor, prim, rand_float
 
 
 class _MaxPoolBase(Primitive):
@@ -88,17 +88,12 @@ class MaxPool(_ClassicMaxPool):
         return (MaxPoolGradWithArgmax()(x, dout, argmax),)
 
     def argmax_twin(self):
-        """The pooling that also returns the argmax, made once: MaxPoolWithArgmaxV2 with an int64 mask when
+        """The pooling that also returns the argmax (shared instances, see _util.prim): MaxPoolWithArgmaxV2 with an int64 mask when
         unpadded (torch's own index type: no conversion in the forward, none in MaxPoolGradWithArgmax), else
         MaxPoolWithArgmax with MindSpore's 'same' padding."""
-        twin = self.__dict__.get("_twin")
-        if twin is None:
-            if self._mode == "valid":
-                twin = MaxPoolWithArgmaxV2(kernel_size=self._k, strides=self._s, pads=0, argmax_type=mstype.int64)
-            else:
-                twin = MaxPoolWithArgmax(self.kernel_size, self.strides, self.pad_mode)
-            self.__dict__["_twin"] = twin
-        return twin
+        if self._mode == "valid":
+            return prim("MaxPoolWithArgmaxV2", kernel_size=self._k, strides=self._s, pads=0, argmax_type=mstype.int64)
+        return prim("MaxPoolWithArgmax", kernel_size=self.kernel_size, strides=self.strides, pad_mode=self.pad_mode)
 
     def numpy(self, np, x):
         return self._np_forward(np, x)[0]
