@@ -9,6 +9,7 @@
 from . import config, transforms, vision  # noqa: F401
 from .engine import (BatchInfo, Dataset, DistributedSampler, RandomSampler, Sampler, SequentialSampler,  # noqa: F401
                      Shuffle, SubsetRandomSampler, SubsetSampler, WeightedRandomSampler)
+from .engine import profiling  # noqa: F401
 from .engine.samplers import BuiltinSampler  # noqa: F401
 from .sources import (Cifar10Dataset, Cifar100Dataset, FashionMnistDataset, GeneratorDataset,  # noqa: F401
                       ImageFolderDataset, MappableDataset, MnistDataset, NumpySlicesDataset, Schema)

@@ -12,6 +12,8 @@ from ._common import _back, _range, _to_array
 class Decode(TensorOperation):
     """`Decode(to_pil=False)`: encoded bytes → RGB uint8 (H, W, 3) array (or a Pillow image with to_pil=True)."""
 
+    _native = True  # runs in OpenCV with the GIL released: map may run it on threads
+
     def __init__(self, to_pil=False):
         self.to_pil = bool(to_pil)
 
@@ -22,6 +24,8 @@ class Decode(TensorOperation):
 
 class Normalize(TensorOperation):
     """`Normalize(mean, std, is_hwc=True)`: (image - mean) / std per channel, float32 out."""
+
+    _native = True  # runs in OpenCV with the GIL released: map may run it on threads
 
     def __init__(self, mean, std, is_hwc=True):
         self.mean = np.asarray(mean, dtype=np.float32).reshape(-1)
