@@ -49,6 +49,17 @@ def test_fused_equals_unfused(ops):
     np.testing.assert_array_equal(got, want)  # exact: same cv::resize, same float32 values
 
 
+def test_pillow_and_gray_inputs_run_op_by_op():
+    from PIL import Image
+    ops = [vision.Resize((6, 5)), vision.CenterCrop(4)]
+    fused = fuse_operations(ops)[0]
+    pil = Image.fromarray(np.arange(10 * 12 * 3, dtype=np.uint8).reshape(10, 12, 3))
+    out = fused(pil)
+    assert isinstance(out, Image.Image) and np.array_equal(np.asarray(out), np.asarray(_unfused(ops, pil)))
+    gray = np.arange(100, dtype=np.uint8).reshape(10, 10)
+    np.testing.assert_array_equal(fused(gray), _unfused(ops, gray))
+
+
 def test_fusion_keeps_other_ops_and_order():
     flip = vision.RandomHorizontalFlip(0.5)
     ops = [vision.Decode(), flip, vision.Resize((8, 8)), vision.HWC2CHW(), vision.Resize((4, 4)), vision.Decode()]

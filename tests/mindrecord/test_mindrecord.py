@@ -225,3 +225,18 @@ def test_reader_errors(mr, tmp_path):
         ds.MindDataset(str(bad))
     with pytest.raises(RuntimeError, match="divisible by num_shards"):
         ds.MindDataset(src, num_shards=3, shard_id=0, padded_sample={k: 0 for k in SCHEMA}, num_padded=2)
+
+
+def test_mind_page_categories(mr):
+    from openspore.mindrecord import MindPage
+    page = MindPage(os.path.join(mr, "mindrecord_1shard/data.mindrecord"))
+    assert page.candidate_fields == ["file_name", "label"]
+    page.category_field = "label"
+    info = json.loads(page.read_category_info())
+    assert info["key"] == "label_0"
+    assert info["categories"][0] == {"count": 5, "id": 0, "name": "0"} and len(info["categories"]) == 4
+    assert [r["file_name"] for r in page.read_at_page_by_name("2", 0, 3)] == ["img_002.jpg", "img_006.jpg",
+                                                                             "img_010.jpg"]
+    assert [r["file_name"] for r in page.read_at_page_by_id(1, 1, 3)] == ["img_013.jpg", "img_017.jpg"]
+    with pytest.raises(ValueError, match="not an index field"):
+        page.category_field = "data"

@@ -112,10 +112,9 @@ class FusedImagePipeline(TensorOperation):
         if "decode" in stages:
             img, full_size = self._decode(x)
         else:
-            img = x if isinstance(x, np.ndarray) else np.asarray(x)
-            full_size = img.shape[:2]
-            if img.ndim != 3:  # layouts the fused path does not cover run op by op
-                return self._unfused(img)
+            if not isinstance(x, np.ndarray) or x.ndim != 3:  # Pillow images and 2-D arrays run op by op
+                return self._unfused(x)
+            img, full_size = x, x.shape[:2]
         if "resize" in stages:
             th, tw = self._target(*full_size)
             img = K.resize(img, (th, tw), stages["resize"]._method)
