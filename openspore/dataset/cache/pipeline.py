@@ -72,9 +72,10 @@ def _canon(value, depth=0):
         return f"partial({_canon(value.func, depth)},{_canon(value.args, depth)},{_canon(value.keywords, depth)})"
     if isinstance(value, (types.FunctionType, types.MethodType)):
         func = getattr(value, "__func__", value)
+        # no module name: a script's functions live in __main__ in one process and in a module in another
         code = func.__code__
         consts = [c for c in code.co_consts if not isinstance(c, types.CodeType)]
-        return (f"fn({func.__module__}.{func.__qualname__},{zlib.crc32(code.co_code)},{_canon(consts, depth + 1)},"
+        return (f"fn({func.__qualname__},{zlib.crc32(code.co_code)},{_canon(consts, depth + 1)},"
                 f"{_canon(func.__defaults__, depth + 1)})")
     if isinstance(value, type):
         return f"type({value.__module__}.{value.__qualname__})"
@@ -160,6 +161,7 @@ def cached_rows(node, ctx, run_uncached):
     try:
         conn, cache_id = cache._attach(node._meta["cache_crc"])
     except ServerLost:
+        cache._forget()
         if not cache.fallback:
             raise
         warn_fallback(f"The cache server of session {cache.session_id} is unreachable.")
@@ -182,12 +184,12 @@ def cached_rows(node, ctx, run_uncached):
             try:
                 row = _next_row(plan, pos, inner, fetched, writer, conn, cache_id)
             except ServerLost as exc:
+                cache._forget()  # let go of the lost server's memory; a later run connects again
                 if not cache.fallback:
                     raise ServerLost(f"{exc} (the cache server was lost while this pipeline read pass "
                                      f"{ctx.pass_count(source)} of its source through the cache of session "
                                      f"{cache.session_id}; no row was lost or changed)") from None
                 warn_fallback(f"The cache server of session {cache.session_id} was lost at row {pos} of the pass.")
-                cache._forget()
                 inner.close()
                 plan.go_uncached(pos)
                 fetched.clear()

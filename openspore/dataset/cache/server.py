@@ -46,22 +46,26 @@ def _pid_alive(pid):
 
 def _make_spill_root(spill_dir):
     """A fresh sub-folder of the spilling directory for this server; stale ones of dead servers are removed."""
-    if not os.path.isdir(spill_dir):
+    if not os.path.exists(spill_dir):
         raise CacheError(f"Spilling directory {spill_dir} does not exist (Errno = 2); create it first.")
+    if not os.path.isdir(spill_dir):
+        raise CacheError(f"Spilling directory {spill_dir} is not a directory.")
     if not os.access(spill_dir, os.W_OK | os.X_OK):
         raise CacheError(f"Spilling directory {spill_dir} is not writable.")
     for name in os.listdir(spill_dir):
         parts = name.split("_")
         if len(parts) == 3 and parts[0] == "openspore-cache" and parts[1].isdigit() and not _pid_alive(int(parts[1])):
             shutil.rmtree(os.path.join(spill_dir, name), ignore_errors=True)
-    root = tempfile.mkdtemp(prefix=f"openspore-cache_{os.getpid()}_", dir=spill_dir)
-    probe = os.path.join(root, ".probe")
-    try:  # a folder can pass access() and still refuse files (read-only mount, quota)
+    root = None
+    try:  # a folder can pass access() and still refuse files (read-only mount, quota, sysfs)
+        root = tempfile.mkdtemp(prefix=f"openspore-cache_{os.getpid()}_", dir=spill_dir)
+        probe = os.path.join(root, ".probe")
         with open(probe, "wb") as f:
             f.write(b"0")
         os.unlink(probe)
     except OSError as exc:
-        shutil.rmtree(root, ignore_errors=True)
+        if root:
+            shutil.rmtree(root, ignore_errors=True)
         raise CacheError(f"Spilling directory {spill_dir} is not writable: {exc}") from exc
     return root
 
@@ -83,7 +87,7 @@ class CacheServer:
         self.log.propagate = False
         self.spill_root = _make_spill_root(spill_dir) if spill_dir else None
         physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-        self.arena = Arena(int(shm_gb * (1 << 30)))
+        self.arena = Arena(int(shm_gb * (1 << 30)), name=f"openspore-dataset-cache-p{port}")
         memory_cap = min(self.arena.size, int(memory_cap_ratio * physical))
         self.store = Store(self.arena, memory_cap, self.spill_root, self.log)
         self.log.info("shared memory of %d bytes created; memory cap %d bytes (%.2f of %d bytes of RAM, at most "
