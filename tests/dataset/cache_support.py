@@ -6,6 +6,8 @@ import time
 
 import numpy as np
 
+import openspore.dataset as ds
+from openspore.dataset import vision
 from openspore.dataset.cache import admin
 from openspore.dataset.cache.arena import attach
 from openspore.dataset.cache.client import Connection
@@ -84,3 +86,22 @@ def make_image_folder(root, classes=2, per_class=6, size=(20, 24)):
             pixels = rng.integers(0, 256, (size[0], size[1], 3), dtype=np.uint8)
             Image.fromarray(pixels).save(os.path.join(root, f"class{c}", f"{i:03d}.png"))
     return str(root)
+
+
+def scale(image):
+    return (image.astype(np.float32) * 0.5 + 1.0).transpose(2, 0, 1)
+
+
+def pipeline(folder, cache=None, shuffle=False, **map_kwargs):
+    data = ds.ImageFolderDataset(folder, shuffle=shuffle)
+    return data.map([vision.Decode(), scale], input_columns="image", cache=cache, **map_kwargs)
+
+
+def rows(dataset, num_epochs=1):
+    it = dataset.create_tuple_iterator(output_numpy=True, num_epochs=num_epochs)
+    return [[np.array(c) for c in row] for _ in range(num_epochs) for row in it]
+
+
+def same_rows(a, b):
+    return len(a) == len(b) and all(len(x) == len(y) and all(np.array_equal(p, q) and p.dtype == q.dtype
+                                                             for p, q in zip(x, y)) for x, y in zip(a, b))

@@ -7,12 +7,13 @@ import sys
 import numpy as np
 import pytest
 
-import openspore
 import openspore.dataset as ds
 from openspore.dataset import vision
 from openspore.dataset.cache import admin
 
-from .cache_support import Server, make_image_folder, mapped_by_me
+from tests.conftest import child_env
+
+from .cache_support import Server, make_image_folder, mapped_by_me, pipeline, rows, same_rows, scale
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "memfd_create"), reason="the cache server needs Linux")
 
@@ -28,25 +29,6 @@ def server():
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory):
     return make_image_folder(tmp_path_factory.mktemp("images"))
-
-
-def scale(image):
-    return (image.astype(np.float32) * 0.5 + 1.0).transpose(2, 0, 1)
-
-
-def pipeline(folder, cache=None, shuffle=False, **map_kwargs):
-    data = ds.ImageFolderDataset(folder, shuffle=shuffle)
-    return data.map([vision.Decode(), scale], input_columns="image", cache=cache, **map_kwargs)
-
-
-def rows(dataset, num_epochs=1):
-    it = dataset.create_tuple_iterator(output_numpy=True, num_epochs=num_epochs)
-    return [[np.array(c) for c in row] for _ in range(num_epochs) for row in it]
-
-
-def same_rows(a, b):
-    return len(a) == len(b) and all(len(x) == len(y) and all(np.array_equal(p, q) and p.dtype == q.dtype
-                                                             for p, q in zip(x, y)) for x, y in zip(a, b))
 
 
 def test_dataset_cache_arguments():
@@ -128,9 +110,7 @@ def test_second_process_with_the_same_session_reads_the_first_copy(server, folde
     sid = server.session()
     cache = ds.DatasetCache(sid, port=server.port)
     first = rows(pipeline(folder, cache))
-    root = os.path.dirname(os.path.dirname(os.path.abspath(openspore.__file__)))
-    env = dict(os.environ, PYTHONPATH=root)
-    out = subprocess.run([sys.executable, "-c", _SECOND_PROCESS, folder, str(sid), str(server.port)], env=env,
+    out = subprocess.run([sys.executable, "-c", _SECOND_PROCESS, folder, str(sid), str(server.port)], env=child_env(),
                          capture_output=True, text=True, timeout=300, check=True)
     report = json.loads(out.stdout.strip().splitlines()[-1])
     assert report["sums"] == [float(r[0].sum()) for r in first]

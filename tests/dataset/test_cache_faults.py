@@ -8,8 +8,8 @@ import pytest
 import openspore.dataset as ds
 from openspore.dataset.cache import admin
 
-from .cache_support import Server, free_port, make_image_folder, mapped_by_me, pid_alive, shm_names
-from .test_cache import pipeline, rows, same_rows
+from .cache_support import (Server, free_port, make_image_folder, mapped_by_me, pid_alive, pipeline, rows,
+                            same_rows, shm_names)
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "memfd_create"), reason="the cache server needs Linux")
 

@@ -16,7 +16,7 @@ import subprocess
 import sys
 import time
 
-from .client import Connection, ServerLost, default_address, unreachable
+from .client import Connection, ServerLost, default_address
 
 USAGE = """dataset-cache [--start | --stop]
               [[-h | --hostname] <hostname>]            Default is 127.0.0.1.
