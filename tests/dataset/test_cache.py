@@ -60,6 +60,18 @@ def test_map_cache_rows_equal_uncached_and_second_epoch_hits(server, folder):
     assert mapped_by_me(server.port)  # local rows travel through the server's shared memory
 
 
+def test_rows_over_tcp_as_a_remote_client(server, folder):
+    reference = rows(pipeline(folder), 2)
+    cache = ds.DatasetCache(server.session(), port=server.port, prefetch_size=3)
+    cache._use_shm = False  # what a client on another machine does: row bytes inside the gRPC messages
+    assert same_rows(rows(pipeline(folder, cache), 2), reference)
+    stat = cache.get_stat()
+    assert (stat.num_mem_cached, stat.hits, stat.misses) == (12, 12, 12)
+    local = ds.DatasetCache(cache.session_id, port=server.port)  # a local reader of the remote writer's copy
+    assert same_rows(rows(pipeline(folder, local)), reference[:12])
+    assert local.get_stat().hits == 24
+
+
 def test_leaf_cache_keeps_the_sampler_order(server, folder):
     ds.config.set_seed(5)
     reference = rows(ds.ImageFolderDataset(folder, shuffle=True), 3)

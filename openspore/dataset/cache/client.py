@@ -143,6 +143,7 @@ class DatasetCache:
         self.hostname, self.port = hostname, port
         self.num_connections, self.prefetch_size = num_connections, prefetch_size
         self.fallback = bool(fallback)
+        self._use_shm = True  # False: move rows over TCP even to a local server (how remote clients work)
         self._conn = None
         self._conn_pid = None
         self._cache_ids = {}  # pipeline fingerprint -> cache id on the server
@@ -158,7 +159,7 @@ class DatasetCache:
         with self._lock:
             if self._conn is None or self._conn_pid != os.getpid():  # a forked child needs its own channel
                 host, port = default_address(self.hostname, self.port)
-                self._conn = Connection(host, port)
+                self._conn = Connection(host, port, attach_shm=self._use_shm)
                 self._conn_pid = os.getpid()
                 self._cache_ids = {}
             return self._conn
