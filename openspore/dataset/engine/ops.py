@@ -125,6 +125,12 @@ class MapDataset(Dataset):
         return self.operations
 
     def _iter_rows(self, ctx):
+        if self.cache is not None:
+            from ..cache.pipeline import cached_rows
+            return cached_rows(self, ctx, self._map_rows)
+        return self._map_rows(ctx)
+
+    def _map_rows(self, ctx):
         child_cols, in_cols, out_cols, names = self._layout()
         in_idx = [child_cols.index(c) for c in in_cols]
         key, pass_no = ctx.key(self), ctx.next_pass(self)
