@@ -1,4 +1,5 @@
-"""The `openspore` command: `openspore --version`, `openspore info`, `openspore serve SERVABLE_DIR`."""
+"""The `openspore` command: `openspore --version`, `openspore info`, `openspore serve SERVABLE_DIR`,
+`openspore debug ...` (the offline debugger)."""
 import argparse
 import sys
 
@@ -40,6 +41,11 @@ def main(argv=None):
                            description="Serve the servables of SERVABLE_DIR until Ctrl-C / SIGTERM.")
     _serve_command().add_arguments(serve)
     serve.set_defaults(func=lambda a: _serve_command().run(a))
+    debug = sub.add_parser("debug", help="offline debugger over dump directories (watchpoints, code <-> graph)",
+                           description="Check watchpoint rules over dumps, map code lines to graph nodes.")
+    from openspore.insight.debugger import cli as debug_cli  # argparse only: the analyzer loads when it runs
+    debug_cli.add_arguments(debug)
+    debug.set_defaults(func=debug_cli.run)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

@@ -130,12 +130,14 @@ class DumpAnalyzer:
 
     def _input_values(self, node, iteration):
         """The arrays `node` consumed: its own dumped inputs when the dump has them, else its input nodes'
-        outputs (a dump with `input_output: 2`)."""
+        outputs (a dump with `input_output: 2`; a parameter's previous-iteration value, from before the update)."""
         rd = self._store.rank(node.rank)
         slots = rd.dumped_slots(node.record, iteration, io="input")
         if slots:
             return [self._read(node, iteration, s, io="input") for s in slots]
-        return [self._read(src, iteration, 0) for src in self.get_input_nodes(node)]
+        # parameters are dumped after the step's update: what a kernel read is the previous iteration's value
+        return [self._read(src, iteration - 1, 0) if src.record.is_parameter and self._read(src, iteration - 1, 0)
+                is not None else self._read(src, iteration, 0) for src in self.get_input_nodes(node)]
 
     # ---- checks -------------------------------------------------------------------------------------
     def check_watchpoints(self, watchpoints, error_on_no_value=False, progress=None):
@@ -171,8 +173,9 @@ class DumpAnalyzer:
             for it in (self.get_iterations([rank]) if iterations is None else sorted(iterations)):
                 first = None
                 for node in nodes:
-                    value = self._read(node, it, 0)
-                    if value is None or not nonfinite_code(np.asarray(value)):
+                    slots = self._store.rank(rank).dumped_slots(node.record, it)
+                    values = [self._read(node, it, s) for s in slots]
+                    if not any(v is not None and nonfinite_code(np.asarray(v)) for v in values):
                         continue
                     inputs = self._input_values(node, it)
                     if not any(x is not None and nonfinite_code(np.asarray(x)) for x in inputs):
