@@ -122,6 +122,18 @@ def jit_disabled():
     return os.environ.get("MS_JIT", "1") == "0"
 
 
+def debugger_env():
+    """The dump and debugger settings MindSpore takes from the environment, read at call time:
+    MINDSPORE_DUMP_CONFIG, MS_DIAGNOSTIC_DATA_PATH, ENABLE_MS_DEBUGGER, MS_DEBUGGER_HOST, MS_DEBUGGER_PORT and
+    the rank id (RANK_ID, else RANK)."""
+    env = os.environ
+    return {"dump_config": env.get("MINDSPORE_DUMP_CONFIG", ""),
+            "diagnostic_data_path": env.get("MS_DIAGNOSTIC_DATA_PATH", ""),
+            "enable_debugger": env.get("ENABLE_MS_DEBUGGER", "") in ("1", "true", "True", "TRUE"),
+            "debugger_host": env.get("MS_DEBUGGER_HOST", ""), "debugger_port": env.get("MS_DEBUGGER_PORT", ""),
+            "rank_id": env.get("RANK_ID", env.get("RANK", ""))}
+
+
 def set_context(**kwargs):
     """Set context keys, e.g. `set_context(mode=GRAPH_MODE, device_target="CPU")`. Unknown keys raise ValueError."""
     with _lock:
