@@ -1,5 +1,6 @@
 """openspore: the MindSpore 2.x API in Python — `import openspore as ms`."""
 from .version import __version__  # noqa: F401
+from . import _missing_modules  # noqa: F401  (MindSpore modules not here yet raise a clear ImportError)
 from . import context  # noqa: F401
 from .context import (GRAPH_MODE, PYNATIVE_MODE, STRICT, COMPATIBLE, LAX, set_context, get_context,  # noqa: F401
                       set_device, get_current_device, set_seed, get_seed, ParallelMode,

@@ -7,6 +7,9 @@ this tool's child process.
 
     python tools/difftest.py script.py [more.py ...] [--rtol 1e-4] [--atol 1e-5] [--timeout 600]
 
+Set-up of the MindSpore side: ``python -m venv /work/msenv && /work/msenv/bin/pip install mindspore==2.10.0
+"numpy<2"`` (MindSpore 2.10 fails on NumPy 2 at the first tensor operation).
+
 Each script runs in a fresh temporary directory (its working directory) under each framework. Compared:
 
 * printed values: stdout line by line; numbers inside a line are compared with ``rtol``/``atol``, the text
