@@ -6,3 +6,4 @@ from .nn_layer_func import *  # noqa: F401,F403
 from .random_func import *  # noqa: F401,F403
 from .grad_func import *  # noqa: F401,F403
 from .other_func import *  # noqa: F401,F403
+from .vmap_func import *  # noqa: F401,F403
