@@ -65,3 +65,32 @@ def test_mnist_folder_with_one_set_only(tmp_path):
     os.makedirs(tmp_path / "empty")
     with pytest.raises(RuntimeError, match="no MNIST IDX files"):
         ds.MnistDataset(str(tmp_path / "empty")).get_dataset_size()
+
+
+def test_gradients_with_respect_to_integer_tensors():
+    # MindSpore 2.10 (PyNative): sums and casts of int32 inputs pass their gradients through, in int32
+    x = ms.Tensor(np.array([1, 2], np.int32))
+    g = ms.grad(lambda a: (a * a).sum())(x)
+    assert g.dtype == ms.int32 and g.asnumpy().tolist() == [2, 4]
+    g = ms.grad(lambda a: ms.ops.cast(a, ms.float32) * 2)(x)
+    assert g.dtype == ms.int32 and g.asnumpy().tolist() == [2, 2]
+    ga, gb = ms.grad(lambda a, b: a * b, grad_position=(0, 1))(x, T([2.5, 1.5]))
+    assert ga.dtype == ms.int32 and ga.asnumpy().tolist() == [2, 1] and gb.asnumpy().tolist() == [1.0, 2.0]
+
+
+def test_vector_repr_stays_on_the_header_line():
+    assert repr(ms.Tensor(np.array([0, 1, 2]))) == "Tensor(shape=[3], dtype=Int64, value= [0, 1, 2])"
+    assert repr(ms.Tensor(np.zeros(0, np.float32))) == "Tensor(shape=[0], dtype=Float32, value= )"
+    assert repr(T([[1.0]])) == "Tensor(shape=[1, 1], dtype=Float32, value=\n[[ 1.00000000e+00]])"
+
+
+def test_nn_jvp_and_vjp_cells():
+    x = T([1.0, 2.0])
+    out, grads = nn.Vjp(lambda a, b: a * b)(x, x, x)
+    assert out.asnumpy().tolist() == [1.0, 4.0] and [g.asnumpy().tolist() for g in grads] == [[1.0, 4.0]] * 2
+    out, tangent = nn.Jvp(lambda a, b: a * b)(x, x, (x, x))
+    assert tangent.asnumpy().tolist() == [2.0, 8.0]
+    _, g = nn.Vjp(lambda a: a ** 3)(x, T([1.0, 1.0]))
+    assert g.asnumpy().tolist() == [3.0, 12.0]
+    with pytest.raises(TypeError, match="followed by 'v'"):
+        nn.Jvp(lambda a: a)(x)
