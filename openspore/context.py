@@ -225,3 +225,12 @@ def get_auto_parallel_context(key):
 
 def reset_auto_parallel_context():
     _auto_parallel.update(parallel_mode=ParallelMode.STAND_ALONE, device_num=1, global_rank=0, gradients_mean=False)
+
+
+def log_config():
+    """MindSpore's logging settings from the environment (`GLOG_v`, `GLOG_logtostderr`, ...), read for `openspore.log`."""
+    config = {"GLOG_v": os.environ.get("GLOG_v", "2"), "GLOG_logtostderr": os.environ.get("GLOG_logtostderr", "1")}
+    for key in ("GLOG_log_dir", "GLOG_stderrthreshold", "logger_maxBytes", "logger_backupCount"):
+        if key in os.environ:
+            config[key] = os.environ[key]
+    return config
