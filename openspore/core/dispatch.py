@@ -9,7 +9,8 @@ import numpy as np
 from .. import backends
 from ..common import dtype as mstype
 from ..common.errors import with_location
-from . import autograd, primitive
+from . import autograd
+from .registry import accepted_signatures, prim as shared_prim
 from .tensor import Tensor
 
 _tracers = []  # graph-mode tracers, innermost last
@@ -29,32 +30,37 @@ def current_tracer():
 
 
 def bind(prim, *args):
+    """Run (PyNative) or record (graph capture) one primitive call. `Primitive.__call__` is this function."""
     if prim.promote is not None:
         args = _promote(prim, args)
     if _tracers:
         return _tracers[-1].bind(prim, args)
-    checked = prim.__dict__.get("_checked")
-    signature = _signature(args) if prim.infer_reads_signature_only else None
-    if checked is None or signature is None or signature not in checked:
+    checked = prim._checked
+    if checked is None:
+        checked = accepted_signatures(prim)
+    signature = _signature(args) if checked is not False else None
+    if signature is None or signature not in checked:
         try:
             prim.infer(*args)
         except (ValueError, TypeError, IndexError) as exc:
             raise with_location(_with_inputs(exc, prim, args)) from None
         if signature is not None:
-            if checked is None or len(checked) > 64:
-                checked = prim.__dict__["_checked"] = set()
+            if len(checked) > 64:
+                checked.clear()
             checked.add(signature)
     backend = backends.current()
     arrays = [a.data_ref() if isinstance(a, Tensor) else _unwrap_seq(a) for a in args]
+    kernel = backend._kernels.get(prim.__class__) or backend.kernel(prim)
     try:
-        out = backend.kernel(prim)(prim, backend.xp, *arrays)
+        out = kernel(prim, backend.xp, *arrays)
     except (ValueError, TypeError, IndexError, RuntimeError) as exc:
         raise with_location(type(exc)(f"For '{prim.name}', the {backend.name} kernel failed: {exc}")) from None
+    dtype_of = backend.dtype_of
     if type(out) is tuple:
-        outs = tuple(Tensor._wrap(o) for o in out)
+        outs = tuple(Tensor._wrap(o, dtype_of(o)) for o in out)
         result = outs
     else:
-        result = Tensor._wrap(out)
+        result = Tensor._wrap(out, dtype_of(out))
         outs = (result,)
     if autograd.ACTIVE and prim.differentiable:
         autograd.record(prim, args, outs, result)
@@ -62,26 +68,33 @@ def bind(prim, *args):
 
 
 _PLAIN = (int, float, bool, str, type(None))
+_PLAIN_TYPES = frozenset(_PLAIN)
 
 
 def _signature(args):
     """What `infer` reads of a call (tensor shapes and dtypes, plain Python values with their types), or None
-    when an argument is anything else. `infer` is a function of exactly this, so a primitive instance that
-    accepted a signature once need not check it again: PyNative repeats the same calls every step."""
+    when an argument is anything else. `infer` is a function of exactly this, so a primitive (or an equal one)
+    that accepted a signature once need not check it again: PyNative repeats the same calls every step."""
     sig = []
     for a in args:
         if isinstance(a, Tensor):
             sig.append(a.__class__)  # a Parameter where a Tensor was accepted, or the reverse, is checked again
             sig.append(a.shape)
             sig.append(a._dtype)
-        elif type(a) in _PLAIN or isinstance(a, mstype.Type):
-            sig.append((type(a), a))
-        elif type(a) is tuple or type(a) is list:
-            items = [type(a)]
+            continue
+        kind = type(a)
+        if kind in _PLAIN_TYPES or isinstance(a, mstype.Type):
+            sig.append((kind, a))
+        elif kind is tuple or kind is list:
+            types = tuple(map(type, a))
+            if _PLAIN_TYPES.issuperset(types):  # shapes, axes, begin/end/strides: values and their types
+                sig.append((kind, tuple(a), types))
+                continue
+            items = [kind]
             for b in a:
                 if isinstance(b, Tensor):
                     items.append((b.shape, b._dtype))
-                elif type(b) in _PLAIN:
+                elif type(b) in _PLAIN_TYPES:
                     items.append((type(b), b))
                 else:
                     return None
@@ -181,7 +194,4 @@ def _input_name(prim, i):
 
 def cast(x, dtype):
     """Cast through the `Cast` primitive (so autodiff and graph capture see it)."""
-    return bind(primitive.PRIMITIVES["Cast"](), x, dtype)
-
-
-primitive._bind = bind
+    return bind(shared_prim("Cast"), x, dtype)
