@@ -8,13 +8,15 @@ The arrays are tiny (4×3 @ 3×5, 4×5 + 4×5, ...), so the kernel itself costs 
 what the framework adds around it: argument checks, dtype promotion, `infer`, kernel lookup, Tensor wrapping.
 Each case is timed timeit-style (`--number` calls per sample, `--repeat` samples, the median sample reported)
 and the openspore and torch samples of a case alternate, so a burst of load elsewhere on a shared machine
-lands on both. The torch column calls torch directly on torch tensors of the same data (torch.mm for
+lands on both. The default clock is the process's CPU time, which time-slicing on a busy machine does not
+inflate (`--clock wall` for elapsed time; on an idle machine the two agree). The torch column calls torch directly on torch tensors of the same data (torch.mm for
 ops.matmul on 2-D inputs, torch.add, Tensor.sum, basic slicing).
 """
 import argparse
 import os
 import statistics
 import sys
+import time
 import timeit
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -44,18 +46,21 @@ def cases():
     ]
 
 
-def _sample(fn, number):
-    return timeit.timeit(fn, number=number) / number
+CLOCKS = {"cpu": time.process_time, "wall": time.perf_counter}
 
 
-def measure(number, repeat):
+def _sample(fn, number, clock):
+    return timeit.Timer(fn, timer=clock).timeit(number=number) / number
+
+
+def measure(number, repeat, clock=time.process_time):
     rows = []
     for name, ours, theirs in cases():
         ours(), theirs()  # warm caches on both sides before timing
         ours_t, theirs_t = [], []
         for _ in range(repeat):
-            ours_t.append(_sample(ours, number))
-            theirs_t.append(_sample(theirs, number))
+            ours_t.append(_sample(ours, number, clock))
+            theirs_t.append(_sample(theirs, number, clock))
         ours_us, theirs_us = statistics.median(ours_t) * 1e6, statistics.median(theirs_t) * 1e6
         rows.append((name, ours_us, theirs_us, ours_us / theirs_us))
     return rows
@@ -77,13 +82,15 @@ def main(argv=None):
     ap.add_argument("--number", type=int, default=1000, help="calls per timed sample")
     ap.add_argument("--repeat", type=int, default=21, help="timed samples per case (the median is shown)")
     ap.add_argument("--threads", type=int, default=1, help="torch intra-op threads (1: tiny ops, no pool wake-ups)")
+    ap.add_argument("--clock", choices=sorted(CLOCKS), default="cpu",
+                    help="cpu: this process's CPU time (steady on a loaded machine); wall: elapsed time")
     ap.add_argument("--markdown", action="store_true", help="print a Markdown table (docs/performance.md)")
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
-    rows = measure(args.number, args.repeat)
+    rows = measure(args.number, args.repeat, CLOCKS[args.clock])
     backend = ms.get_context("backend")
     print(f"openspore PyNative ({backend} backend) vs torch {torch.__version__}, median of {args.repeat} x "
-          f"{args.number} calls, {args.threads} torch thread(s)")
+          f"{args.number} calls, {args.clock} clock, {args.threads} torch thread(s)")
     print(table(rows, args.markdown))
 
 

@@ -1,4 +1,4 @@
-"""PyNative checks each call signature once per (primitive class, attributes): core/dispatch.py `_signature`,
+"""PyNative checks each call signature once per (primitive class, attributes): core/dispatch.py `bind`,
 shared between equal instances through core/registry.py."""
 import numpy as np
 import pytest

@@ -2,6 +2,7 @@
 from ...common.errors import with_location
 from ...common import dtype as mstype
 from ...core.registry import prim
+from ...core.tensor import Tensor
 from .. import operations as P
 from .math_elementwise_func import cast
 
@@ -26,9 +27,10 @@ def matmul(input, other):
     >>> ms.ops.matmul(ms.Tensor(np.ones((4, 3), np.float32)), ms.Tensor(np.ones((3,), np.float32))).shape
     (4,)
     """
-    _check_tensor("matmul", "input", input)
-    _check_tensor("matmul", "other", other)
-    a_shape, b_shape = tuple(input.shape), tuple(other.shape)
+    if not (isinstance(input, Tensor) and isinstance(other, Tensor)):
+        _check_tensor("matmul", "input", input)
+        _check_tensor("matmul", "other", other)
+    a_shape, b_shape = input.shape, other.shape
     a_rank, b_rank = len(a_shape), len(b_shape)
     if not a_rank or not b_rank:
         raise with_location(ValueError(f"For 'matmul', the inputs must have at least one dimension, but got shapes "
