@@ -8,7 +8,6 @@ differentiated again (higher-order gradients).
 """
 import itertools
 
-from .. import backends
 from ..common.errors import with_location
 from .parameter import Parameter
 from . import registry
@@ -359,7 +358,3 @@ def normalize_weights(weights):
         if not isinstance(w, Parameter):
             raise TypeError(f"weights must be Parameters (a ParameterTuple or list), but element {i} is {type(w).__name__}.")
     return items
-
-
-def current_backend():
-    return backends.current()

@@ -4,10 +4,10 @@ A primitive is defined once, as a subclass registered with `@register`: its attr
 `infer` (shape/dtype inference and argument checks), `bprop` (backward rule written with openspore ops, so
 gradients differentiate again), one kernel method per backend (`numpy`, `torch`), and `samples` that drive
 the generated tests. Instances are the MindSpore-style Primitive objects: `ops.MatMul(transpose_b=True)(a, b)`.
+Code inside openspore gets shared instances from `registry.prim` instead of building one per call.
 """
 import numpy as np
 
-from ..common import dtype as mstype
 from .dispatch import bind
 from .registry import PRIMITIVES, primitive_table, prim, register  # noqa: F401  (the table lives in registry)
 
@@ -102,6 +102,9 @@ class Primitive:
         return self
 
     def add_prim_attr(self, name, value):
+        if self.__dict__.get("_shared"):
+            raise RuntimeError(f"{self!r} is a shared instance (core/registry.prim) used all over openspore; "
+                               f"build your own with ops.{self.name}(...) to change its attributes.")
         self.attrs[name] = value
         setattr(self, name, value)
         self.__dict__.pop("_checked", None)  # signatures accepted under the old attributes (core/dispatch.py)
@@ -130,12 +133,3 @@ class Primitive:
     @classmethod
     def samples(cls, rng):
         return ()
-
-
-def abstract_of(value):
-    """AbstractTensor for a Tensor-like value (anything with .shape and .dtype)."""
-    return AbstractTensor(value.shape, value.dtype)
-
-
-def float_dtypes():
-    return mstype.FLOAT_DTYPES

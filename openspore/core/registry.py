@@ -69,6 +69,7 @@ def prim(kind, **attrs):
         if len(_CANONICAL) >= _LIMIT:  # attributes computed from data (pads, shapes) could grow it forever
             _start_over()
         instance = _CANONICAL[canonical] = cls(**attrs)
+        instance.__dict__["_shared"] = True  # add_prim_attr refuses: every user of the instance would see it
     if key is not None:
         _INSTANCES[key] = instance
     return instance

@@ -76,6 +76,9 @@ def test_the_shared_instance_is_one_per_class_and_attributes():
     assert prim(ops.BroadcastTo, shape=(2, 3)).shape == (2, 3)
     with pytest.raises(ValueError, match="no primitive named 'NoSuchOp'"):
         prim("NoSuchOp")
+    with pytest.raises(RuntimeError, match="shared instance"):
+        prim(ops.ReduceSum, keep_dims=True).add_prim_attr("keep_dims", False)
+    assert prim(ops.ReduceSum, keep_dims=True).keep_dims is True
 
 
 def test_bad_calls_after_good_ones_on_a_shared_instance(backend):
