@@ -38,11 +38,3 @@ def with_location(exc):
         return exc
     new._openspore_located = True
     return new
-
-
-def op_value_error(op, message):
-    return ValueError(f"For '{op}', {message}")
-
-
-def op_type_error(op, message):
-    return TypeError(f"For '{op}', {message}")

@@ -10,3 +10,4 @@ from .operations import *  # noqa: F401,F403
 from .function import *  # noqa: F401,F403
 from . import functional, composite  # noqa: F401
 from . import tensor_methods as _tensor_methods  # noqa: F401  (installs Tensor methods)
+from . import tensor_math_methods as _tensor_math_methods  # noqa: F401  (and the math ones)
