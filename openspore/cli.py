@@ -1,4 +1,6 @@
-"""The `openspore` command: `openspore --version`, `openspore info`, `openspore serve SERVABLE_DIR`."""
+"""The `openspore` command: `openspore --version`, `openspore info`, `openspore serve SERVABLE_DIR`,
+`openspore dataset-cache ...` (the cache server tool, same flags as `dataset-cache`), `openspore debug ...` (the
+offline debugger)."""
 import argparse
 import sys
 
@@ -29,6 +31,11 @@ def _serve_command():
     return serve_command
 
 
+def _dataset_cache(args):
+    from openspore.dataset.cache.admin import main as cache_main
+    return cache_main(args.cache_args)
+
+
 def main(argv=None):
     from openspore.version import __version__
     parser = argparse.ArgumentParser(prog="openspore", description="openspore: the MindSpore 2.x system in Python.")
@@ -40,6 +47,15 @@ def main(argv=None):
                            description="Serve the servables of SERVABLE_DIR until Ctrl-C / SIGTERM.")
     _serve_command().add_arguments(serve)
     serve.set_defaults(func=lambda a: _serve_command().run(a))
+    cache = sub.add_parser("dataset-cache", add_help=False, prefix_chars="\0",
+                           help="start, query and stop the dataset cache server (flags of MindSpore's dataset-cache)")
+    cache.add_argument("cache_args", nargs="*")
+    cache.set_defaults(func=_dataset_cache)
+    debug = sub.add_parser("debug", help="offline debugger over dump directories (watchpoints, code <-> graph)",
+                           description="Check watchpoint rules over dumps, map code lines to graph nodes.")
+    from openspore.insight.debugger import cli as debug_cli  # argparse only: the analyzer loads when it runs
+    debug_cli.add_arguments(debug)
+    debug.set_defaults(func=debug_cli.run)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

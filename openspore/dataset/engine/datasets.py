@@ -22,6 +22,11 @@ class Dataset:
         for child in self.children:
             child.parent.append(weakref.ref(self))
         self.num_parallel_workers = num_parallel_workers
+        if cache is not None:
+            from ..cache.client import DatasetCache
+            if not isinstance(cache, DatasetCache):
+                raise TypeError(f"Argument cache with value {cache!r} is not of type [<class 'DatasetCache'>], "
+                                f"but got {type(cache)}.")
         self.cache = cache  # a cache changes speed, never rows; the cache client reads it from here
         self._meta = {}
 

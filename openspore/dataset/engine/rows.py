@@ -72,6 +72,7 @@ class Context:
         self.epoch = 0
         self._keys = {}
         self._passes = {}
+        self.cache_forced = {}  # source id -> the indices a cache above it wants read (its misses)
         stack = [root]
         while stack:  # preorder numbering: the same pipeline shape gives the same keys, hence the same draws
             node = stack.pop()

@@ -49,7 +49,14 @@ class MappableDataset(Dataset):
         return idx
 
     def _iter_rows(self, ctx):
-        idx = self._epoch_indices(ctx)
+        if self.cache is not None:
+            from ..cache.pipeline import cached_rows
+            return cached_rows(self, ctx, self._read_rows)
+        return self._read_rows(ctx)
+
+    def _read_rows(self, ctx):
+        forced = ctx.cache_forced.pop(id(self), None)  # a cache above reads only the rows it misses
+        idx = self._epoch_indices(ctx) if forced is None else forced
 
         def on_error(task_no, op, summary, tb):
             detail = f"\n{tb}" if tb else ""
