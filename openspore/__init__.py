@@ -1,5 +1,6 @@
 """openspore: the MindSpore 2.x API in Python — `import openspore as ms`."""
 from .version import __version__  # noqa: F401
+from . import _missing_modules  # noqa: F401  (MindSpore modules not here yet raise a clear ImportError)
 from . import context  # noqa: F401
 from .context import (GRAPH_MODE, PYNATIVE_MODE, STRICT, COMPATIBLE, LAX, set_context, get_context,  # noqa: F401
                       set_device, get_current_device, set_seed, get_seed, ParallelMode,
@@ -10,6 +11,7 @@ from .common.dtype import dtype_to_nptype, dtype_to_pytype, pytype_to_dtype, get
 from .core import Tensor, tensor, from_numpy, Parameter, ParameterTuple  # noqa: F401
 from .core import grad, value_and_grad, vjp, jvp  # noqa: F401
 from . import ops  # noqa: F401
+from .ops.function.vmap_func import vmap  # noqa: F401
 from .common.dtype import int, float, bool  # noqa: F401,A004  (MindSpore exports these names)
 from .train.serialization import save_checkpoint, load_checkpoint, load_param_into_net  # noqa: F401
 from .serialization import load, load_mindir  # noqa: F401

@@ -1,5 +1,6 @@
 """The `openspore` command: `openspore --version`, `openspore info`, `openspore serve SERVABLE_DIR`,
-`openspore dataset-cache ...` (the cache server tool, same flags as `dataset-cache`)."""
+`openspore dataset-cache ...` (the cache server tool, same flags as `dataset-cache`), `openspore debug ...` (the
+offline debugger)."""
 import argparse
 import sys
 
@@ -50,6 +51,11 @@ def main(argv=None):
                            help="start, query and stop the dataset cache server (flags of MindSpore's dataset-cache)")
     cache.add_argument("cache_args", nargs="*")
     cache.set_defaults(func=_dataset_cache)
+    debug = sub.add_parser("debug", help="offline debugger over dump directories (watchpoints, code <-> graph)",
+                           description="Check watchpoint rules over dumps, map code lines to graph nodes.")
+    from openspore.insight.debugger import cli as debug_cli  # argparse only: the analyzer loads when it runs
+    debug_cli.add_arguments(debug)
+    debug.set_defaults(func=debug_cli.run)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

@@ -122,6 +122,18 @@ def jit_disabled():
     return os.environ.get("MS_JIT", "1") == "0"
 
 
+def debugger_env():
+    """The dump and debugger settings MindSpore takes from the environment, read at call time:
+    MINDSPORE_DUMP_CONFIG, MS_DIAGNOSTIC_DATA_PATH, ENABLE_MS_DEBUGGER, MS_DEBUGGER_HOST, MS_DEBUGGER_PORT and
+    the rank id (RANK_ID, else RANK)."""
+    env = os.environ
+    return {"dump_config": env.get("MINDSPORE_DUMP_CONFIG", ""),
+            "diagnostic_data_path": env.get("MS_DIAGNOSTIC_DATA_PATH", ""),
+            "enable_debugger": env.get("ENABLE_MS_DEBUGGER", "") in ("1", "true", "True", "TRUE"),
+            "debugger_host": env.get("MS_DEBUGGER_HOST", ""), "debugger_port": env.get("MS_DEBUGGER_PORT", ""),
+            "rank_id": env.get("RANK_ID", env.get("RANK", ""))}
+
+
 def set_context(**kwargs):
     """Set context keys, e.g. `set_context(mode=GRAPH_MODE, device_target="CPU")`. Unknown keys raise ValueError."""
     with _lock:
@@ -213,3 +225,12 @@ def get_auto_parallel_context(key):
 
 def reset_auto_parallel_context():
     _auto_parallel.update(parallel_mode=ParallelMode.STAND_ALONE, device_num=1, global_rank=0, gradients_mean=False)
+
+
+def log_config():
+    """MindSpore's logging settings from the environment (`GLOG_v`, `GLOG_logtostderr`, ...), read for `openspore.log`."""
+    config = {"GLOG_v": os.environ.get("GLOG_v", "2"), "GLOG_logtostderr": os.environ.get("GLOG_logtostderr", "1")}
+    for key in ("GLOG_log_dir", "GLOG_stderrthreshold", "logger_maxBytes", "logger_backupCount"):
+        if key in os.environ:
+            config[key] = os.environ[key]
+    return config

@@ -1,7 +1,17 @@
 """Backend selection, in one place: the context key `backend` (env OPENSPORE_BACKEND) and `device_target`."""
+import contextlib
+import threading
+
 from .. import context
 
 _state = {"backend": None}
+
+
+class _ThreadScoped(threading.local):
+    backend = None  # a backend `scoped` put in force for this thread only
+
+
+_scoped = _ThreadScoped()
 
 
 def _make(name, device_target):
@@ -21,10 +31,27 @@ def _make(name, device_target):
 
 def current():
     """The active backend object."""
-    backend = _state["backend"]
+    backend = _scoped.backend or _state["backend"]
     if backend is None:
         backend = _state["backend"] = _make(context.get_context("backend"), context.get_context("device_target"))
     return backend
+
+
+@contextlib.contextmanager
+def scoped(backend):
+    """Run a block on `backend` in this thread only, whatever the context says (the lite runtime loads models on
+    the numpy backend inside a process whose context may name torch).
+
+    >>> from openspore import backends
+    >>> with backends.scoped(backends.get("numpy")):
+    ...     backends.current().name
+    'numpy'
+    """
+    saved, _scoped.backend = _scoped.backend, backend
+    try:
+        yield backend
+    finally:
+        _scoped.backend = saved
 
 
 def get(name):

@@ -1,3 +1,20 @@
 """openspore.common: dtypes, errors, initializers; re-exports Tensor and Parameter like mindspore.common."""
 from . import dtype  # noqa: F401
 from .dtype import *  # noqa: F401,F403
+
+# `mindspore.common.Tensor`, `.Parameter`, `.mutable`, ...: the names live in higher layers (core, runtime, the
+# top-level package), so they are looked up on first use (PEP 562) instead of imported here.
+_LAZY = {"Tensor": "openspore.core.tensor", "tensor": "openspore.core.tensor", "from_numpy": "openspore.core.tensor",
+         "Parameter": "openspore.core.parameter", "ParameterTuple": "openspore.core.parameter",
+         "mutable": "openspore.runtime", "jit": "openspore.runtime", "jit_class": "openspore.runtime",
+         "JitConfig": "openspore.runtime", "lazy_inline": "openspore.runtime", "no_inline": "openspore.runtime",
+         "set_seed": "openspore.context", "get_seed": "openspore.context",
+         "load_mindir": "openspore.serialization", "save_mindir": "openspore.serialization"}
+
+
+def __getattr__(name):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'openspore.common' has no attribute {name!r}")
+    import importlib
+    return getattr(importlib.import_module(module), name)

@@ -34,7 +34,19 @@ def _rng():
 
 
 class Initializer:
-    """Base class. Subclasses implement `_fill(shape, rng) -> np.ndarray` (float64 is fine; cast happens later)."""
+    """Base class. The built-in initializers implement `_fill(shape, rng) -> np.ndarray` (float64 is fine; the cast
+    happens later). A user subclass may instead implement MindSpore's documented `_initialize(self, arr)`, which
+    fills the numpy array `arr` (already of the target shape and dtype) in place:
+
+    >>> import numpy as np
+    >>> class Halves(Initializer):
+    ...     def _initialize(self, arr):
+    ...         arr[:] = 0.5
+    >>> materialize(Halves(), (2,), mstype.float32).tolist()
+    [0.5, 0.5]
+    """
+    shape = None
+    dtype = mstype.float32
 
     def __init__(self, **kwargs):
         self._kwargs = kwargs
@@ -42,17 +54,25 @@ class Initializer:
         self.dtype = mstype.float32
 
     def _fill(self, shape, rng):
-        raise NotImplementedError(f"{type(self).__name__} does not implement _fill")
+        if type(self)._initialize is not Initializer._initialize:
+            arr = np.zeros(shape, np.float64)
+            self._initialize(arr)
+            return arr
+        raise NotImplementedError(f"{type(self).__name__} implements neither _initialize(arr) nor _fill(shape, rng).")
+
+    def _initialize(self, arr):
+        """MindSpore's hook for user initializers: fill `arr` in place."""
+        arr[...] = self._fill(arr.shape, _rng())
 
     def __call__(self, arr):
         """MindSpore style: fill the numpy array `arr` in place and return it."""
         if not isinstance(arr, np.ndarray):
             raise TypeError(f"For '{type(self).__name__}', the input should be a numpy array, but got {type(arr).__name__}.")
-        arr[...] = self._fill(arr.shape, _rng())
+        self._initialize(arr)
         return arr
 
     def __repr__(self):
-        inner = ", ".join(f"{k}={v!r}" for k, v in self._kwargs.items())
+        inner = ", ".join(f"{k}={v!r}" for k, v in getattr(self, "_kwargs", {}).items())
         return f"{type(self).__name__}({inner})"
 
 
@@ -210,15 +230,24 @@ class Uniform(Initializer):
 
 @_register("truncatednormal")
 class TruncatedNormal(Initializer):
-    """`TruncatedNormal(sigma=0.01, mean=0.0, a=-2.0, b=2.0)`: N(mean, sigma²) restricted to
-    [mean + a·sigma, mean + b·sigma] (a, b in standard deviations, as MindSpore's truncnorm call)."""
+    """`TruncatedNormal(sigma=0.01, mean=0.0, a=-2.0, b=2.0)`: N(mean, sigma²) restricted to the absolute
+    interval [a, b] (MindSpore 2.x: `a`/`b` are bounds on the values, not multiples of sigma).
+
+    >>> import numpy as np
+    >>> w = TruncatedNormal(sigma=0.1)(np.zeros(20000, np.float32))
+    >>> round(float(w.std()), 2), bool(w.min() >= -2 and w.max() <= 2)
+    (0.1, True)
+    """
 
     def __init__(self, sigma=0.01, mean=0.0, a=-2.0, b=2.0):
         super().__init__(sigma=sigma, mean=mean, a=a, b=b)
         self.sigma, self.mean, self.a, self.b = sigma, mean, a, b
 
     def _fill(self, shape, rng):
-        return self.mean + self.sigma * _truncated_standard_normal(shape, self.a, self.b, rng)
+        if not self.sigma > 0:
+            raise ValueError(f"For 'TruncatedNormal', 'sigma' must be positive, but got {self.sigma}.")
+        lo, hi = (self.a - self.mean) / self.sigma, (self.b - self.mean) / self.sigma
+        return self.mean + self.sigma * _truncated_standard_normal(shape, lo, hi, rng)
 
 
 @_register("he_uniform")
@@ -384,6 +413,10 @@ def materialize(init, shape, dtype):
     if isinstance(init, np.ndarray):
         return init.astype(dtype.np_dtype)
     init = _resolve(init)
+    if type(init)._initialize is not Initializer._initialize:  # a user initializer fills an array of the dtype
+        arr = np.zeros(tuple(shape), dtype.np_dtype)
+        init._initialize(arr)
+        return arr
     return np.asarray(init._fill(tuple(shape), _rng())).astype(dtype.np_dtype)
 
 

@@ -325,8 +325,11 @@ def run_with_grad(fn, args, kwargs, positions, weights, sens=None, has_aux=False
     return out, in_grads, w_grads
 
 
-def custom_bprop_call(fn, bprop, args):
-    """Run fn(*args) as one node whose backward is the user's `bprop(*args, out, dout)` (Cell.bprop)."""
+def custom_bprop_call(fn, bprop, args, params=()):
+    """Run fn(*args) as one node whose backward is the user's `bprop(*args, out, dout)` (Cell.bprop).
+
+    `bprop` returns one gradient per input, or MindSpore's documented `((dx, ...), {param: dw})` to give the
+    gradients of the cell's own `params` too (keyed by the Parameter or its name); params left out get none."""
     saved = ACTIVE[:]
     ACTIVE.clear()
     try:
@@ -340,13 +343,21 @@ def custom_bprop_call(fn, bprop, args):
             name = "CellBprop"
 
         def call_user(*a):
-            *inputs, o, d = a
+            inputs, o, d = a[:len(args)], a[-2], a[-1]
             grads = bprop(*inputs, o, d)
-            return tuple(grads) if isinstance(grads, (tuple, list)) else (grads,)
+            param_grads = {}
+            if isinstance(grads, tuple) and len(grads) == 2 and isinstance(grads[1], dict) \
+                    and isinstance(grads[0], (tuple, list)):
+                grads, param_grads = grads
+            grads = tuple(grads) if isinstance(grads, (tuple, list)) else (grads,)
+            by_name = {k: v for k, v in param_grads.items() if isinstance(k, str)}
+            by_param = {id(k): v for k, v in param_grads.items() if not isinstance(k, str)}
+            return grads + tuple(by_param.get(id(p), by_name.get(p.name)) for p in params)
         # Outputs are re-wrapped so each has a node of its own even if fn returned an input unchanged.
         fresh = tuple(o._alias() for o in outs)
         result = fresh[0] if isinstance(out, Tensor) else fresh
-        record(_Custom(), tuple(args), fresh, result, bprop_fn=call_user)
+        # The parameters ride along as extra node inputs so a returned {param: dw} reaches them.
+        record(_Custom(), tuple(args) + tuple(params), fresh, result, bprop_fn=call_user)
         return result
     return out
 

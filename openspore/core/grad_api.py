@@ -73,7 +73,16 @@ def grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False, sen
 
 
 def vjp(fn, *inputs, weights=None, has_aux=False):
-    """`vjp(fn, *inputs)` → (outputs, vjp_fn); `vjp_fn(v)` returns the input gradients for cotangent v."""
+    """`vjp(fn, *inputs)` → (outputs, vjp_fn); `vjp_fn(v)` returns the input gradients for cotangent v, as a tuple
+    with one gradient per input even for a single input (MindSpore's `(dx,)`); with `weights`, `(input_grads,
+    weight_grads)`.
+
+    >>> import openspore as ms
+    >>> out, vjp_fn = ms.vjp(lambda x: x * 3, ms.Tensor([1.0, 2.0]))
+    >>> (dx,) = vjp_fn(ms.Tensor([1.0, 1.0]))
+    >>> dx.asnumpy().tolist()
+    [3.0, 3.0]
+    """
     from . import autograd
     weight_list = normalize_weights(weights)
     scope = autograd._Scope()
@@ -104,7 +113,6 @@ def vjp(fn, *inputs, weights=None, has_aux=False):
             v = got.get(id(leaf))
             return v if v is not None else autograd.zeros_like(like)
         grads = tuple(g(leaf, x) for leaf, x in zip(leaves, inputs))
-        grads = grads[0] if len(grads) == 1 else grads
         if weight_list:
             return grads, tuple(g(leaf, w) for leaf, w in zip(w_leaves, weight_list))
         return grads
@@ -136,6 +144,7 @@ def jvp(fn, inputs, v, has_aux=False):
     dummy = tuple(autograd.zeros_like(o) for o in outs)
     _, inner = vjp(vjp_fn, *dummy)
     tangent = inner(*v) if len(v) > 1 else inner(v[0])
+    tangent = tangent[0] if len(tangent) == 1 and not isinstance(out, (tuple, list)) else tangent
     if has_aux:
         return out, tangent, aux
     return out, tangent

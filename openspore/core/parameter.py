@@ -82,6 +82,19 @@ class Parameter(Tensor):
     def assign_value(self, value):
         return self.set_data(value)
 
+    def value(self):
+        """The current value as a plain Tensor (a copy: later `set_data` calls do not change it); gradients with
+        respect to this Parameter flow through it.
+
+        >>> import openspore as ms
+        >>> w = ms.Parameter(ms.Tensor([1.0, 2.0]), name="w")
+        >>> v = w.value()
+        >>> type(v).__name__, v.asnumpy().tolist()
+        ('Tensor', [1.0, 2.0])
+        """
+        from .primitive import PRIMITIVES  # the table is filled by openspore.ops, always imported by then
+        return PRIMITIVES["Identity"]()(self)
+
     def clone(self, init="same"):
         """A copy with name unchanged (MindSpore also keeps the name; the owner re-prefixes it)."""
         p = Parameter(Tensor(self.asnumpy().copy(), dtype=self.dtype), name=self.name, requires_grad=self.requires_grad,

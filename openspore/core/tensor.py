@@ -305,6 +305,8 @@ class Tensor:
             body = np.array2string(arr, separator=", ", formatter={"float_kind": lambda v: f"{v: .8e}"}, threshold=1000)
         else:
             body = np.array2string(arr, separator=", ", threshold=1000)
+        if arr.ndim == 1:  # MindSpore keeps a vector on the header line; an empty one prints nothing
+            return f"Tensor(shape={list(self.shape)}, dtype={self._dtype}, value= {body if arr.size else ''})"
         return f"Tensor(shape={list(self.shape)}, dtype={self._dtype}, value=\n{body})"
 
     def __str__(self):

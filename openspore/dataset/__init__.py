@@ -10,10 +10,11 @@ from . import config, transforms, vision  # noqa: F401
 from .cache import DatasetCache  # noqa: F401
 from .engine import (BatchInfo, Dataset, DistributedSampler, RandomSampler, Sampler, SequentialSampler,  # noqa: F401
                      Shuffle, SubsetRandomSampler, SubsetSampler, WeightedRandomSampler)
+from .engine import profiling  # noqa: F401
 from .engine.samplers import BuiltinSampler  # noqa: F401
 from .sources import (Cifar10Dataset, Cifar100Dataset, FashionMnistDataset, GeneratorDataset,  # noqa: F401
                       ImageFolderDataset, MappableDataset, MnistDataset, NumpySlicesDataset, Schema)
-from .sources import CSVDataset, TextFileDataset  # noqa: F401
+from .sources import CSVDataset, MindDataset, TextFileDataset  # noqa: F401
 
 
 def zip(datasets):  # noqa: A001 - MindSpore's name
@@ -25,5 +26,5 @@ def zip(datasets):  # noqa: A001 - MindSpore's name
 
 __all__ = ["config", "transforms", "vision", "zip", "DatasetCache", "BatchInfo", "Dataset", "MappableDataset", "GeneratorDataset",
            "NumpySlicesDataset", "MnistDataset", "FashionMnistDataset", "Cifar10Dataset", "Cifar100Dataset",
-           "ImageFolderDataset", "CSVDataset", "TextFileDataset", "Schema", "Sampler", "BuiltinSampler", "DistributedSampler", "RandomSampler",
+           "ImageFolderDataset", "CSVDataset", "TextFileDataset", "MindDataset", "Schema", "Sampler", "BuiltinSampler", "DistributedSampler", "RandomSampler",
            "SequentialSampler", "SubsetRandomSampler", "SubsetSampler", "WeightedRandomSampler", "Shuffle"]

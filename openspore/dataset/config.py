@@ -23,6 +23,12 @@ _state = {
     "monitor_sampling_interval": 1000,
     "auto_num_workers": False,
     "numa_enable": False,
+    "enable_fusion": True,
+    "enable_reduced_decode": False,
+    "enable_op_timing": False,
+    "enable_autotune": False,
+    "autotune_filepath_prefix": None,
+    "autotune_interval": 0,
 }
 # One generator for eager and in-process random transforms; worker processes re-seed their copy.
 _op_rng = [np.random.default_rng()]
@@ -150,6 +156,67 @@ def set_numa_enable(numa_enable):
 def get_numa_enable():
     """`get_numa_enable()`: default False."""
     return _state["numa_enable"]
+
+
+def set_enable_fusion(enable):
+    """`set_enable_fusion(enable)`: let `map` run Decode → Resize → CenterCrop → Normalize → HWC2CHW → TypeCast runs
+    as one fused operation (same results; fewer passes over memory). Default True."""
+    _state["enable_fusion"] = _check_bool("set_enable_fusion", enable)
+
+
+def get_enable_fusion():
+    """`get_enable_fusion()`: default True."""
+    return _state["enable_fusion"]
+
+
+def set_enable_reduced_decode(enable):
+    """`set_enable_reduced_decode(enable)`: in a fused Decode → Resize, decode JPEGs at 1/2, 1/4 or 1/8 scale (DCT
+    scaling) when the resize target still fits, then resize. Faster, but the pixels are those of a smoother
+    downscale, not of the full decode, so this is off by default."""
+    _state["enable_reduced_decode"] = _check_bool("set_enable_reduced_decode", enable)
+
+
+def get_enable_reduced_decode():
+    """`get_enable_reduced_decode()`: default False."""
+    return _state["enable_reduced_decode"]
+
+
+def set_enable_op_timing(enable):
+    """`set_enable_op_timing(enable)`: time every map operation (in workers too); read the figures with
+    `openspore.dataset.profiling.report(dataset)` after iterating. Default False (no cost when off)."""
+    _state["enable_op_timing"] = _check_bool("set_enable_op_timing", enable)
+
+
+def get_enable_op_timing():
+    """`get_enable_op_timing()`: default False."""
+    return _state["enable_op_timing"]
+
+
+def set_enable_autotune(enable, filepath_prefix=None):
+    """`set_enable_autotune(enable, filepath_prefix=None)`: let each `map` without an explicit worker count measure
+    its first rows and choose its worker count (and so its prefetch window); the choices are written as JSON to
+    `<filepath_prefix>_0.json` when a prefix is given."""
+    _check_bool("set_enable_autotune", enable)
+    if filepath_prefix is not None and not isinstance(filepath_prefix, str):
+        raise TypeError(f"For 'set_enable_autotune', 'filepath_prefix' must be a str or None, but got "
+                        f"{type(filepath_prefix).__name__}.")
+    _state["enable_autotune"] = enable
+    _state["autotune_filepath_prefix"] = filepath_prefix
+
+
+def get_enable_autotune():
+    """`get_enable_autotune()`: default False."""
+    return _state["enable_autotune"]
+
+
+def set_autotune_interval(interval):
+    """`set_autotune_interval(interval)`: steps between autotune checks (0: once per epoch, the default)."""
+    _state["autotune_interval"] = _check_int("set_autotune_interval", interval, 0)
+
+
+def get_autotune_interval():
+    """`get_autotune_interval()`: default 0."""
+    return _state["autotune_interval"]
 
 
 def _rng(*keys):

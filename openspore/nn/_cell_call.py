@@ -141,7 +141,7 @@ def complex_call(cell, args, kwargs):
             if kwargs:
                 raise TypeError(f"For '{cell.cls_name}', a cell with a custom 'bprop' takes positional inputs only, "
                                 f"but got keyword inputs {sorted(kwargs)}.")
-            output = autograd.custom_bprop_call(cell.construct, cell.bprop, args)
+            output = autograd.custom_bprop_call(cell.construct, cell.bprop, args, tuple(cell.trainable_params()))
         else:
             output = cell.construct(*args, **kwargs)
     except Exception:

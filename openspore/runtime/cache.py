@@ -12,6 +12,7 @@ import time
 import weakref
 
 from .. import backends, context
+from . import events
 from ..common.files import write_atomic
 from ..core.tensor import Tensor
 from .executor import compile_graph
@@ -69,7 +70,8 @@ class GraphCache:
         """(entry, graph-input leaves, backend) for a call, compiling on a cache miss."""
         arg_key, leaves = flatten_call(args, kwargs)
         backend = backends.current()
-        key = (arg_key, backend.name, str(getattr(backend, "device", "")), self.level_of(), self._owner_state())
+        key = (arg_key, backend.name, str(getattr(backend, "device", "")), self.level_of(), self._owner_state(),
+               events.generation)
         entry = self.entries.get(key)
         if entry is None:
             entry = self._compile(key, args, kwargs, backend)
@@ -109,7 +111,7 @@ class GraphCache:
             dump("trace", traced.graph)
         graph = run_pipeline(traced.graph, level=key[3], dump=dump, verify=False)
         t2 = time.perf_counter()
-        compiled = compile_graph(graph, backend)
+        compiled = compile_graph(graph, backend, events.graph_observer() if events.generation else None)
         t3 = time.perf_counter()
         times.update(frontend=t1 - t0, passes=t2 - t1, codegen=t3 - t2)
         entry = Entry(compiled, traced, graph, times)

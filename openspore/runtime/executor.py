@@ -78,10 +78,11 @@ def _located(exc, node, backend):
     return new
 
 
-def compile_graph(graph, backend):
-    """Generate, compile and return a `CompiledGraph` for `graph` on `backend` (a backend object)."""
+def compile_graph(graph, backend, observer=None):
+    """Generate, compile and return a `CompiledGraph` for `graph` on `backend` (a backend object).
+    `observer` (runtime/events.py): dump/debugger hooks are generated into the code only when one is given."""
     t0 = time.perf_counter()
-    gen = _Codegen(backend)
+    gen = _Codegen(backend, observer.for_graph(graph, backend) if observer is not None else None)
     top = gen.function(graph, top=True)
     source = "\n".join(gen.lines) + "\n"
     _serial[0] += 1
@@ -99,8 +100,9 @@ def compile_graph(graph, backend):
 class _Codegen:
     """Writes the functions of one compile into `lines`; `bindings` is the module namespace they read."""
 
-    def __init__(self, backend):
+    def __init__(self, backend, hook=None):
         self.backend = backend
+        self.hook = hook  # debugger/dump hook (events.py), or None: then no hook code is generated at all
         self.lines = []
         self.bindings = {"xp": backend.xp}
         self.line_nodes = {}  # line number (1-based) -> node, for error messages
@@ -190,6 +192,11 @@ class _Function:
             dead = [self.names[i] for i in dead_after.get(k, ()) if self.names.get(i, "").startswith("v")]
             if dead:
                 out.append((f"del {', '.join(dead)}", None))
+        hook = self.gen.hook
+        if hook is not None and top:  # a step of the top graph is one dump iteration
+            o = self._bind("o", hook)
+            out.insert(0, (f"{o}.begin([{', '.join(self.names[n.id] for n in g.inputs)}])", None))
+            out.append((f"{o}.end()", None))
         out.append((self._return(g.output, top, wrap_tuple), None))
         return out
 
@@ -233,7 +240,21 @@ class _Function:
         k = self._bind("k", self.gen.backend.kernel(op))
         p = self._bind("p", op)
         call = f"{k}({p}, xp, {args})" if args else f"{k}({p}, xp)"
+        if self.gen.hook is not None:
+            return self._hooked(n, call, args)
         return f"{self._var(n)} = {call}" if used else call
+
+    def _hooked(self, n, call, args):
+        """The kernel call with the dump/debugger hook around it (only what the hook asked for this node)."""
+        want_inputs, want_output = self.gen.hook.wants(n)
+        if not (want_inputs or want_output):
+            return f"{self._var(n)} = {call}"
+        o = self._bind("o", self.gen.hook)
+        lines = [f"{o}.inputs({n.id}, [{args}])"] if want_inputs else []
+        lines.append(f"{self._var(n)} = {call}")
+        if want_output:
+            lines.append(f"{o}.output({n.id}, {self.names[n.id]})")
+        return "\n".join(lines)
 
     def _const(self, value):
         if _is_literal(value):

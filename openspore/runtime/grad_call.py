@@ -102,8 +102,6 @@ def _vjp_function(cache, entry, n_in, weights):
             in_grads, w_grads = grads
         else:
             in_grads, w_grads = grads, ()
-        if n_in == 1:
-            in_grads = (in_grads,)
         return tuple(in_grads) + tuple(w_grads)
 
     vjp_of_call.__name__ = f"{getattr(fn, '__name__', 'fn')}_vjp"

@@ -67,6 +67,11 @@ def _parse(content, path):
     except (DecodeError, RuntimeError, ValueError, UnicodeDecodeError) as exc:
         raise MindIRError(f"Failed to load the MindIR file {path}: the content is not a valid MindIR protobuf "
                           f"(truncated, corrupted or another format): {exc}") from None
+    repeated = _singular_field_repeated(content, model)
+    if repeated:
+        raise MindIRError(f"Failed to load the MindIR file {path}: the field '{repeated}' occurs more than once at "
+                          "the top level, so the file is several models joined together or damaged (a MindIR "
+                          "file holds one ModelProto).")
     if not model.HasField("graph"):
         raise MindIRError(f"Failed to load the MindIR file {path}: it contains no graph (not a MindIR model).")
     bad = _bad_string(model)
@@ -74,6 +79,47 @@ def _parse(content, path):
         raise MindIRError(f"Failed to load the MindIR file {path}: the field '{bad}' is not valid UTF-8 text "
                           "(the file is corrupted).")
     return model
+
+
+def _singular_field_repeated(content, model):
+    """The name of a non-repeated top-level field that the bytes carry twice, or None.
+
+    Protobuf parsing merges such duplicates silently (a file concatenated to itself parses as one model with
+    every node twice), so the top level is walked here once more, field by field."""
+    fields = model.DESCRIPTOR.fields_by_number
+    seen, pos, end = set(), 0, len(content)
+    while pos < end:
+        key, pos = _varint(content, pos)
+        number, wire = key >> 3, key & 7
+        if wire == 0:
+            _, pos = _varint(content, pos)
+        elif wire == 1:
+            pos += 8
+        elif wire == 2:
+            length, pos = _varint(content, pos)
+            pos += length
+        elif wire == 5:
+            pos += 4
+        else:  # groups: MindIR has none, and the parse above already accepted the bytes
+            return None
+        field = fields.get(number)
+        if field is not None and not field.is_repeated:
+            if number in seen:
+                return field.name
+            seen.add(number)
+    return None
+
+
+def _varint(buf, pos):
+    result = shift = 0
+    while pos < len(buf):
+        byte = buf[pos]
+        pos += 1
+        result |= (byte & 0x7F) << shift
+        if not byte & 0x80:
+            return result, pos
+        shift += 7
+    return result, pos
 
 
 def _bad_string(message, prefix=""):

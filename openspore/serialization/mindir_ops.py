@@ -115,6 +115,15 @@ def _bool(op, name, value):
     return bool(value)
 
 
+def _dtype(op, name, value):
+    """A dtype attribute, written as its lower-case name ('int64')."""
+    from ..common import dtype as mstype
+    found = getattr(mstype, str(value).lower(), None) if isinstance(value, (str, mstype.Type)) else None
+    if not isinstance(found, mstype.Type):
+        raise ValueError(f"For '{op}', '{name}' must name a dtype, but got {value!r}.")
+    return found
+
+
 _FMT = Arg("data_format", "NCHW", _format, ("format",))
 
 
@@ -243,6 +252,28 @@ CONVERTERS.update({
     "Assign": Spec("Assign", ("variable", "value")),
     "AssignAdd": Spec("AssignAdd", ("variable", "value")),
     "AssignSub": Spec("AssignSub", ("variable", "value")),
+})
+
+# Training graphs (an exported TrainOneStepCell, what `converter_lite --trainModel=true` reads): the gradient
+# kernels and the optimizer update that autodiff and nn.Momentum emit.
+_CONV_GRAD_ATTRS = [Arg("out_channel"), Arg("kernel_size", norm=_tuple), Arg("pad_mode", "valid", _pad_mode),
+                    Arg("pad", 0, _tuple), Arg("pad_list", None, _tuple), Arg("mode", 1), Arg("stride", 1, _tuple),
+                    Arg("dilation", 1, _tuple), Arg("group", 1, aliases=("groups",)), _FMT]
+CONVERTERS.update({
+    "ReluGrad": Spec("ReluGrad", ("y_backprop", "x")),
+    "SparseSoftmaxCrossEntropyWithLogits": Spec("SparseSoftmaxCrossEntropyWithLogits", ("features", "labels"),
+                                                [Arg("is_grad", False, _bool)]),
+    "MaxPoolWithArgmaxV2": Spec("MaxPoolWithArgmaxV2", ("x",), [
+        Arg("kernel_size", norm=_tuple), Arg("strides", None, _tuple), Arg("pads", 0, _tuple),
+        Arg("dilation", (1, 1), _tuple), Arg("ceil_mode", False, _bool), Arg("argmax_type", "int64", _dtype)]),
+    "MaxPoolGradWithArgmax": Spec("MaxPoolGradWithArgmax", ("x", "grad", "argmax")),
+    "Conv2DBackpropInput": Spec("Conv2DBackpropInput", ("dout", "weight", Arg("input_size", norm=_tuple)),
+                                _CONV_GRAD_ATTRS),
+    "Conv2DBackpropFilter": Spec("Conv2DBackpropFilter", ("dout", "x", Arg("filter_size", norm=_tuple)),
+                                 _CONV_GRAD_ATTRS),
+    "ApplyMomentum": Spec("ApplyMomentum", ("variable", "accumulation", "learning_rate", "gradient", "momentum"),
+                          [Arg("use_nesterov", False, _bool), Arg("use_locking", False, _bool),
+                           Arg("gradient_scale", 1.0)]),
 })
 
 

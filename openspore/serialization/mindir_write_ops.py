@@ -79,6 +79,8 @@ def _attr_value(spec_arg, value):
         return _FORMAT_ENUM.get(value.upper(), value)
     if spec_arg.norm is mindir_ops._bool:
         return bool(value)
+    if spec_arg.norm is mindir_ops._dtype:
+        return str(value).lower()
     return value
 
 

@@ -14,6 +14,7 @@ import logging
 import numbers
 import os
 import re
+import stat
 import threading
 from collections import OrderedDict
 
@@ -201,15 +202,33 @@ def _source_path(name, format, where):
                          f"correct 'ckpt_file_name', but got {name!r}.")
     path = os.path.realpath(name)
     _wait_pending(path)
-    if not os.path.isfile(path):
+    if not os.path.exists(path):
         raise ValueError(f"For '{where}', the checkpoint file: {path} does not exist, please check whether the "
                          "'ckpt_file_name' is correct.")
+    kind = _not_a_file(path)
+    if kind:
+        # never opened: a FIFO would block and a device such as /dev/zero would never end
+        raise ValueError(f"For '{where}', the checkpoint path {path} is {kind}, not a regular file.")
     return path
+
+
+def _not_a_file(path):
+    """'a directory', 'a FIFO (named pipe)', ... for paths that are not regular files; '' for a regular file."""
+    mode = os.stat(path).st_mode
+    for test, kind in ((stat.S_ISREG, ""), (stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return kind
+    return "not a regular file"
 
 
 def _read_entries(path, format, dec_key, dec_mode, crc_check):
     with open(path, "rb") as f:
         content = f.read()
+    if not content:
+        raise ValueError(f"Failed to read the checkpoint file {path}: the file is empty (0 bytes), it holds no "
+                         "parameter.")
     try:
         if format == "safetensors":
             return fmt.decode_safetensors(content, crc_check)
@@ -252,10 +271,29 @@ def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=N
             continue
         out[name] = value if isinstance(value, str) else Parameter(value, name=name)
     if not out:
-        logger.warning("No parameter was loaded from the checkpoint file %s (check the prefix filters).", path)
+        if entries:
+            raise ValueError("The loaded parameter dict is empty after filter or specify, please check whether "
+                             "'filter_prefix', 'specify_prefix' or 'choice_func' are set correctly.")
+        raise ValueError(f"The checkpoint file {path} holds no parameter.")
     if net is not None:
+        if strict_load:
+            _check_complete(net, out, path)
         load_param_into_net(net, out, strict_load, remove_redundancy)
     return out
+
+
+def _check_complete(net, loaded, path):
+    """strict_load with a net: refuse (before changing any weight) a checkpoint that leaves parameters of the
+    net unloaded, e.g. a file cut off between two records, which its own bytes cannot reveal."""
+    if not isinstance(net, Cell):
+        raise TypeError(f"For 'load_checkpoint', the argument 'net' should be a Cell, but got {type(net).__name__}.")
+    params = list(net.get_parameters())
+    missing = [p.name for p in params if not isinstance(loaded.get(p.name, ""), (Tensor, np.ndarray))]
+    if missing:
+        shown = ", ".join(missing[:10]) + (f", ... ({len(missing)} in all)" if len(missing) > 10 else "")
+        raise ValueError(f"For 'load_checkpoint' with strict_load=True, the checkpoint file {path} lacks "
+                         f"{len(missing)} of the net's {len(params)} parameters: {shown}. The file may "
+                         "be truncated or belong to another network; no parameter was changed.")
 
 
 # ---- loading into a network -----------------------------------------------------------------------------

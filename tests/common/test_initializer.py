@@ -38,15 +38,44 @@ def test_normal_and_uniform_statistics():
     assert d.std() == pytest.approx(0.01, rel=0.02)
 
 
-def test_truncated_normal_bounds_in_standard_deviations():
+def test_truncated_normal_bounds_are_absolute():
+    # MindSpore 2.x: a/b bound the values (default [-2, 2]); sigma=0.1 is then practically untruncated
     t = sample(TruncatedNormal(sigma=0.1, mean=0.5), (400, 250))
-    assert t.min() >= 0.5 - 0.2 and t.max() <= 0.5 + 0.2
+    assert t.min() >= -2.0 and t.max() <= 2.0
     assert t.mean() == pytest.approx(0.5, abs=0.002)
-    assert t.std() == pytest.approx(0.1 * 0.8796, rel=0.02)  # std of N(0,1) truncated to [-2, 2]
+    assert t.std() == pytest.approx(0.1, rel=0.02)
+    unit = sample(TruncatedNormal(sigma=1.0), (400, 250))
+    assert unit.min() >= -2.0 and unit.max() <= 2.0
+    assert unit.std() == pytest.approx(0.8796, rel=0.02)  # std of N(0,1) truncated to [-2, 2]
     lopsided = sample(TruncatedNormal(sigma=1.0, a=0.0, b=1.0), (1000,))
     assert lopsided.min() >= 0.0 and lopsided.max() <= 1.0
+    shifted = sample(TruncatedNormal(sigma=0.5, mean=3.0, a=2.5, b=3.5), (1000,))
+    assert shifted.min() >= 2.5 and shifted.max() <= 3.5
     with pytest.raises(ValueError, match="probability mass"):
         sample(TruncatedNormal(a=10.0, b=11.0), (4,))
+
+
+def test_custom_initializer_implements_initialize():
+    from openspore.common.initializer import Initializer, initializer
+
+    class Ramp(Initializer):
+        def __init__(self, step):
+            super().__init__(step=step)
+            self.step = step
+
+        def _initialize(self, arr):
+            arr[...] = np.arange(arr.size).reshape(arr.shape) * self.step
+
+    t = initializer(Ramp(0.5), [2, 3], ms.float32)
+    assert t.asnumpy().tolist() == [[0.0, 0.5, 1.0], [1.5, 2.0, 2.5]] and t.dtype == ms.float32
+    p = ms.Parameter(initializer(Ramp(2), [3], ms.int32), name="p")
+    assert p.asnumpy().tolist() == [0, 2, 4] and p.dtype == ms.int32
+    assert Ramp(1)(np.zeros(2, np.float32)).tolist() == [0.0, 1.0]
+
+    class Empty(Initializer):
+        pass
+    with pytest.raises(NotImplementedError, match="_initialize"):
+        initializer(Empty(), [2]).asnumpy()
 
 
 @pytest.mark.parametrize("shape", [(256, 300), (64, 32, 3, 3)])

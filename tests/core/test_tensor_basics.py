@@ -232,8 +232,8 @@ def test_scalar_repr(value, text):
 
 
 def test_integer_and_bool_reprs():
-    assert repr(ms.Tensor([1, 2])) == "Tensor(shape=[2], dtype=Int64, value=\n[1, 2])"
-    assert repr(ms.Tensor([True, False])) == "Tensor(shape=[2], dtype=Bool, value=\n[ True, False])"
+    assert repr(ms.Tensor([1, 2])) == "Tensor(shape=[2], dtype=Int64, value= [1, 2])"  # vectors stay on one line
+    assert repr(ms.Tensor([True, False])) == "Tensor(shape=[2], dtype=Bool, value= [ True, False])"
     assert str(ms.Tensor([1, 2])) == "[1 2]"
     assert f"{ms.Tensor(2.5):.2f}" == "2.50"
 

@@ -22,8 +22,9 @@ def test_resize_shapes_and_values():
     assert out.shape == (4, 4, 1) and out.dtype == np.float32
     np.testing.assert_allclose(out[..., 0], _bilinear_reference(img[..., 0], 4, 4), rtol=1e-5, atol=1e-4)
     up = vision.Resize((5, 7))(np.array([[0, 100], [200, 255]], np.uint8))
-    np.testing.assert_array_equal(up, np.clip(np.rint(_bilinear_reference(np.array([[0, 100], [200, 255.]]), 5, 7)),
-                                              0, 255).astype(np.uint8))
+    # uint8 runs OpenCV's (MindSpore's) 11-bit fixed-point bilinear: within one grey level of the exact value
+    exact = _bilinear_reference(np.array([[0, 100], [200, 255.]]), 5, 7)
+    assert up.dtype == np.uint8 and np.abs(up.astype(float) - exact).max() <= 1.0
     blocks = np.arange(16, dtype=np.float32).reshape(4, 4)
     np.testing.assert_allclose(vision.Resize((2, 2), Inter.AREA)(blocks), blocks.reshape(2, 2, 2, 2).mean((1, 3)))
     np.testing.assert_array_equal(vision.Resize((2, 2), Inter.NEAREST)(blocks), blocks[::2, ::2])

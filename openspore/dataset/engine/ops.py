@@ -2,11 +2,13 @@
 import collections
 import functools
 import itertools
+import time
 import types
 
 import numpy as np
 
 from .. import config
+from . import autotune, profiling
 from .datasets import Dataset
 from .rows import INFINITE, check_columns_exist, names_list, to_array
 from .workers import TaskError, describe_failure, make_pool
@@ -22,24 +24,33 @@ def op_name(op):
 
 
 class _ApplyOps:
-    """Runs a map's operations on one row's input columns (in this process or in a worker)."""
+    """Runs a map's operations on one row's input columns (in this process or in a worker).
 
-    def __init__(self, operations, where="map"):
+    With `timed`, the seconds each operation took ride back as one extra float64 column, so figures from worker
+    processes reach the consumer through the same channel as the rows."""
+
+    def __init__(self, operations, where="map", timed=False):
         self.operations = operations
         self.where = where
+        self.timed = timed
 
     def __call__(self, args):
         hooks = config._state["debug_hooks"] if config.get_debug_mode() else ()
+        times = [] if self.timed else None
         for op in self.operations:
+            start = time.perf_counter() if self.timed else 0.0
             try:
                 out = op(*args)
             except Exception as exc:  # noqa: BLE001 - re-raised with the operation's name
                 raise TaskError(op_name(op), exc) from exc
+            if self.timed:
+                times.append(time.perf_counter() - start)
             new_args = out if isinstance(out, tuple) else (out,)
             for hook in hooks:
                 hook(op, args, new_args)
             args = new_args
-        return tuple(to_array(a, self.where) for a in args)
+        result = tuple(to_array(a, self.where) for a in args)
+        return result + (np.array(times, dtype=np.float64),) if self.timed else result
 
 
 def _row_error(where, what, in_cols):
@@ -106,6 +117,13 @@ class MapDataset(Dataset):
     def _column_names(self):
         return self._layout()[3]
 
+    def _runtime_operations(self):
+        """The operations as run: fusable image runs merged (not in debug mode, where hooks see every op)."""
+        if config.get_enable_fusion() and not config.get_debug_mode():
+            from ..vision.fused import fuse_operations
+            return fuse_operations(self.operations)
+        return self.operations
+
     def _iter_rows(self, ctx):
         if self.cache is not None:
             from ..cache.pipeline import cached_rows
@@ -116,12 +134,13 @@ class MapDataset(Dataset):
         child_cols, in_cols, out_cols, names = self._layout()
         in_idx = [child_cols.index(c) for c in in_cols]
         key, pass_no = ctx.key(self), ctx.next_pass(self)
-        fn = _ApplyOps(self.operations)
+        operations = self._runtime_operations()
+        timed = config.get_enable_op_timing()
+        fn = _ApplyOps(operations, timed=timed)
+        stats = profiling.MapStats(self, operations) if timed else None
         on_error = _row_error("map", "an operation", in_cols)
         same = len(in_cols) == len(out_cols)
         rest_idx = [i for i, c in enumerate(child_cols) if c not in in_cols]
-        pool = make_pool(fn, self.num_parallel_workers, self.python_multiprocessing, on_error,
-                         (key, pass_no), self.max_rowsize)
         rows = self.children[0]._iter_rows(ctx)
         pending = collections.deque()  # rows whose inputs are in flight, to rebuild the full rows in order
 
@@ -130,8 +149,11 @@ class MapDataset(Dataset):
                 pending.append(row)
                 yield tuple(row[i] for i in in_idx)
 
-        for out in run_rows(fn, payloads(), pool, on_error):
+        def rebuild(out):
             row = pending.popleft()
+            if timed:
+                stats.add(out[-1])
+                out = out[:-1]
             if len(out) != len(out_cols):
                 raise RuntimeError(f"For 'map', the operations returned {len(out)} column(s) but 'output_columns' "
                                    f"has {len(out_cols)}: {out_cols}.")
@@ -139,9 +161,27 @@ class MapDataset(Dataset):
                 new = list(row)
                 for j, i in enumerate(in_idx):
                     new[i] = out[j]
-                yield tuple(new)
-            else:
-                yield tuple(out) + tuple(row[i] for i in rest_idx)
+                return tuple(new)
+            return tuple(out) + tuple(row[i] for i in rest_idx)
+
+        workers, processes, done = self.num_parallel_workers, self.python_multiprocessing, 0
+        if workers is None and not processes and all(getattr(op, "_native", False) for op in operations):
+            # OpenCV kernels release the GIL: threads run them in parallel, as MindSpore runs its C++ ops
+            workers = config.get_num_parallel_workers()
+        source = payloads()
+        if workers is None and config.get_enable_autotune() and not config.get_debug_mode():
+            # measure the first rows inline, then size the pool from their cost
+            start = time.perf_counter()
+            for out in run_rows(fn, itertools.islice(source, autotune.PROBE_ROWS), None, on_error):
+                done += 1
+                yield rebuild(out)
+            workers, processes = autotune.choose(self, done, time.perf_counter() - start)
+        offset_error = on_error if not done else (lambda i, *rest: on_error(i + done, *rest))
+        pool = make_pool(fn, workers, processes, offset_error, (key, pass_no), self.max_rowsize)
+        for out in run_rows(fn, source, pool, offset_error):
+            yield rebuild(out)
+        if stats is not None:
+            stats.finish()
 
 
 class ShuffleDataset(Dataset):

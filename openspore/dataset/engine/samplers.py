@@ -8,8 +8,12 @@ from .. import config
 
 
 class Shuffle(str, enum.Enum):
-    """Shuffle levels of file-based sources; every level shuffles rows globally here."""
+    """Shuffle levels of file-based sources: FALSE, ADAPTIVE (= GLOBAL here), GLOBAL, PARTIAL (rows shuffled
+    globally here), FILES (file order only) and INFILE (rows inside each file); MindDataset honours FILES/INFILE."""
+    FALSE = "false"
+    ADAPTIVE = "adaptive"
     GLOBAL = "global"
+    PARTIAL = "partial"
     FILES = "files"
     INFILE = "infile"
 

@@ -4,3 +4,4 @@ from .mappable import MappableDataset  # noqa: F401
 from .vision_files import (Cifar10Dataset, Cifar100Dataset, FashionMnistDataset, ImageFolderDataset,  # noqa: F401
                            MnistDataset)
 from .text_files import CSVDataset, TextFileDataset  # noqa: F401
+from .mindrecord import MindDataset  # noqa: F401

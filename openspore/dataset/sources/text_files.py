@@ -24,7 +24,7 @@ def _files(dataset_files, where):
 def _shuffle_flag(shuffle, where):
     """Shuffle.GLOBAL / FILES / INFILE or a bool → whether rows are shuffled (every level shuffles rows here)."""
     if shuffle is None or isinstance(shuffle, (bool, Shuffle)):
-        return True if shuffle is None else bool(shuffle)
+        return True if shuffle is None else shuffle is not Shuffle.FALSE and bool(shuffle)
     raise TypeError(f"For '{where}', 'shuffle' must be a bool or a Shuffle, but got {shuffle!r}.")
 
 

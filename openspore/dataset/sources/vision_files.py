@@ -88,7 +88,17 @@ class MnistDataset(_FileSource):
 
     def _load(self):
         images, labels = [], []
-        for prefix in self._prefixes[self.usage]:
+        prefixes = self._prefixes[self.usage]
+        if self.usage == "all":
+            # MindSpore reads whichever sets the folder has: the official archive puts only train-* files in
+            # train/ and only t10k-* files in test/.
+            present = [p for p in prefixes if os.path.isfile(os.path.join(self.dataset_dir, f"{p}-images-idx3-ubyte"))
+                       or os.path.isfile(os.path.join(self.dataset_dir, f"{p}-labels-idx1-ubyte"))]
+            if not present:
+                raise RuntimeError(f"For '{self._where}', no MNIST IDX files (train-images-idx3-ubyte, "
+                                   f"t10k-images-idx3-ubyte, ...) were found in {self.dataset_dir}.")
+            prefixes = present
+        for prefix in prefixes:
             img_path = os.path.join(self.dataset_dir, f"{prefix}-images-idx3-ubyte")
             lbl_path = os.path.join(self.dataset_dir, f"{prefix}-labels-idx1-ubyte")
             for path in (img_path, lbl_path):

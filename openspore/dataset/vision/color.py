@@ -12,6 +12,8 @@ from ._common import _back, _range, _to_array
 class Decode(TensorOperation):
     """`Decode(to_pil=False)`: encoded bytes → RGB uint8 (H, W, 3) array (or a Pillow image with to_pil=True)."""
 
+    _native = True  # runs in OpenCV with the GIL released: map may run it on threads
+
     def __init__(self, to_pil=False):
         self.to_pil = bool(to_pil)
 
@@ -22,6 +24,8 @@ class Decode(TensorOperation):
 
 class Normalize(TensorOperation):
     """`Normalize(mean, std, is_hwc=True)`: (image - mean) / std per channel, float32 out."""
+
+    _native = True  # runs in OpenCV with the GIL released: map may run it on threads
 
     def __init__(self, mean, std, is_hwc=True):
         self.mean = np.asarray(mean, dtype=np.float32).reshape(-1)
@@ -39,8 +43,26 @@ class Normalize(TensorOperation):
         if self.mean.size not in (1, channels) or img.ndim not in (2, 3):
             raise ValueError(f"For 'Normalize', an image of shape {img.shape} needs {channels} mean/std values, but "
                              f"got {self.mean.size}.")
+        if img.dtype == np.uint8 and img.ndim == 3:  # 256-entry table per channel: one pass, same float32 values
+            table = self._table(channels)
+            if self.is_hwc:
+                return K.lut_map(img, table, chw=False)
+            return K.lut_map(np.ascontiguousarray(img.transpose(1, 2, 0)), table, chw=True)
         shape = (-1,) if self.is_hwc or img.ndim == 2 else (-1, 1, 1)
-        return ((img.astype(np.float32) - self.mean.reshape(shape)) / self.std.reshape(shape)).astype(np.float32)
+        out = img.astype(np.float32)
+        out -= self.mean.reshape(shape)
+        out /= self.std.reshape(shape)
+        return out
+
+    def _table(self, channels, dtype=np.float32):
+        """(256, channels) table of normalized values, cached per (channels, dtype)."""
+        key = (channels, np.dtype(dtype).str)
+        cache = self.__dict__.setdefault("_tables", {})
+        if key not in cache:
+            mean = np.broadcast_to(self.mean, (channels,)).astype(np.float32)
+            std = np.broadcast_to(self.std, (channels,)).astype(np.float32)
+            cache[key] = K.normalize_table(mean, std, dtype)
+        return cache[key]
 
 
 class HWC2CHW(TensorOperation):
@@ -82,7 +104,10 @@ class ToTensor(TensorOperation):
             img = img[:, :, None]
         if img.ndim != 3:
             raise ValueError(f"For 'ToTensor', the input must be <H, W> or <H, W, C>, but got shape {img.shape}.")
-        return (img.astype(np.float32) / 255.0).transpose(2, 0, 1).astype(self._dtype)
+        if img.dtype == np.uint8:
+            table = np.repeat((np.arange(256, dtype=np.float32) / 255.0).astype(self._dtype)[:, None], img.shape[2], 1)
+            return K.lut_map(img, table, chw=True)
+        return np.ascontiguousarray((img.astype(np.float32) / 255.0).transpose(2, 0, 1).astype(self._dtype))
 
 
 class RandomColorAdjust(TensorOperation):

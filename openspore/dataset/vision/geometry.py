@@ -13,6 +13,8 @@ from .utils import Border, Inter, border_mode, pil_method, resize_method
 class Resize(TensorOperation):
     """`Resize(size, interpolation=Inter.BILINEAR)`: to (h, w), or the shorter side to `size` keeping the aspect."""
 
+    _native = True  # runs in OpenCV with the GIL released: map may run it on threads
+
     def __init__(self, size, interpolation=Inter.BILINEAR):
         if isinstance(size, int) and not isinstance(size, bool):
             _size_pair(size, "Resize")

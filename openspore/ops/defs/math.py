@@ -21,7 +21,8 @@ class Cast(Primitive):
         return same_as(x, dtype)
 
     def bprop(self, x, dtype, out, dout):
-        if x.dtype.kind not in ("float", "complex"):
+        # MindSpore differentiates integer tensors too: the gradient is cast back to the integer dtype
+        if x.dtype.kind not in ("float", "complex", "int", "uint"):
             return (None, None)
         return (Cast()(dout, x.dtype), None)
 
@@ -229,7 +230,7 @@ class ReduceSum(Primitive):
         return AbstractTensor(reduced_shape(x.shape, axes, self.keep_dims), dtype)
 
     def bprop(self, x, axis, out, dout):
-        if x.dtype.kind not in ("float", "complex"):
+        if x.dtype.kind not in ("float", "complex", "int", "uint"):  # integer sums have gradients in MindSpore
             return (None, None)
         axes = normalize_axes(self.name, axis, len(x.shape))
         if not self.keep_dims:

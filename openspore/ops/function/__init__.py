@@ -6,3 +6,5 @@ from .nn_layer_func import *  # noqa: F401,F403
 from .random_func import *  # noqa: F401,F403
 from .grad_func import *  # noqa: F401,F403
 from .other_func import *  # noqa: F401,F403
+from .vmap_func import *  # noqa: F401,F403
+from .math_extra_func import *  # noqa: F401,F403

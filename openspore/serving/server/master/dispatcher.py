@@ -131,6 +131,8 @@ class Dispatcher:
                 info = versions[spec.version_number] = ServableInfo(spec)
             if worker not in info.workers:
                 info.workers.append(worker)
+            for method in spec.methods:
+                self.metrics.register(spec.name, method.name)
         self.cv.notify_all()
 
     # -- requests ----------------------------------------------------------------------------------------------

@@ -7,10 +7,14 @@ openspore_serving_batch_size{servable,method}                        histogram o
 openspore_serving_queue_depth{servable,method}                       instances waiting in the master
 openspore_serving_workers{state}                                     worker processes by state
 openspore_serving_worker_restarts_total                              worker processes restarted
+
+Only servables and methods that a worker registered become label values: a request naming anything else is
+counted under `unknown`, so made-up URLs cannot grow the page (or the master's memory) without bound.
 """
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
+UNKNOWN = "unknown"
 LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 BATCH_BUCKETS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 
@@ -34,8 +38,19 @@ class Metrics:
                              registry=self.registry)
         self.restarts = Counter("openspore_serving_worker_restarts", "Worker processes restarted",
                                 registry=self.registry)
+        self._known = set()   # (servable, method) pairs registered by workers
+
+    def register(self, servable, method):
+        """Allow (servable, method) as label values (called when a worker registers them)."""
+        self._known.add((servable, method))
+
+    def _labels(self, servable, method):
+        if (servable, method) in self._known:
+            return servable, method
+        return UNKNOWN, UNKNOWN
 
     def request(self, servable, method, protocol, ok, seconds, instances):
+        servable, method = self._labels(servable, method)
         self.requests.labels(servable, method, protocol, "ok" if ok else "error").inc()
         self.latency.labels(servable, method, protocol).observe(seconds)
         if instances:

@@ -134,6 +134,8 @@ def parse_instances(body):
         root = json.loads(body, object_pairs_hook=lambda items: pairs.append(items) or dict(items))
     except (ValueError, UnicodeDecodeError) as exc:
         raise ServingError(f"Illegal JSON format.{exc}") from None
+    except RecursionError:
+        raise ServingError("Illegal JSON format.the JSON is nested too deeply") from None
     if not isinstance(root, dict):
         _fail("the request body should be a JSON object with the key 'instances'")
     # object_pairs_hook sees the innermost objects first: the last pairs are the root's, duplicates included

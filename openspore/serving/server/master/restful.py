@@ -9,13 +9,14 @@
 import asyncio
 import json
 import logging
+import os
 import socket
 import threading
 import time
 
 import uvicorn
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
@@ -29,6 +30,17 @@ logger = logging.getLogger("openspore.serving")
 
 class _TooLarge(Exception):
     pass
+
+
+def loads_json(raw, what):
+    """json.loads with every failure as a ServingError (400): malformed text, bad UTF-8, and nesting deeper than
+    the parser's recursion limit, which Python reports as RecursionError."""
+    try:
+        return json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ServingError(f"{what}{exc}") from None
+    except RecursionError:
+        raise ServingError(f"{what}the JSON is nested too deeply") from None
 
 
 async def _read_body(request, limit):
@@ -85,6 +97,13 @@ class RestServer:
             raise RuntimeError(f"Serving Error: RESTful server address should be 'ip:port', but got {address!r}")
         family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
         sock = socket.socket(family, socket.SOCK_STREAM)
+        # Connections this server closed sit in TIME_WAIT for a minute: without SO_REUSEADDR a restart right
+        # after Ctrl-C could not bind the port. (On Windows the same option would let another process steal a
+        # port in use, so there the exclusive option is set instead.)
+        if os.name == "nt":
+            sock.setsockopt(socket.SOL_SOCKET, getattr(socket, "SO_EXCLUSIVEADDRUSE", socket.SO_REUSEADDR), 1)
+        else:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind((host.strip("[]"), int(port)))
         except OSError as exc:
@@ -146,6 +165,8 @@ class RestServer:
                 body = await _read_body(request, self.limit)
             except _TooLarge:
                 raise ServingError(f"http message is bigger than {self.limit}") from None
+            except ClientDisconnect:  # nobody is left to answer; not a server error worth a traceback
+                return Response(status_code=400)
             instances = rest_codec.parse_instances(body)
             pending = self.master.dispatcher.submit(name, version, method, instances)
             count = len(instances)
@@ -210,10 +231,9 @@ class RestServer:
             except _TooLarge:
                 raise ServingError(f"the request body is larger than the limit of {self.limit} bytes",
                                    StatusCode.INVALID_INPUTS, http_status=413) from None
-            try:
-                body = json.loads(raw)
-            except (ValueError, UnicodeDecodeError) as exc:
-                raise ServingError(f"the request body is not valid JSON: {exc}") from None
+            except ClientDisconnect:
+                return Response(status_code=400)
+            body = loads_json(raw, "the request body is not valid JSON: ")
             params = body.get("parameters") if isinstance(body, dict) else None
             wanted = params.get("method") if isinstance(params, dict) else None
             info, method = self._resolve(request, wanted)

@@ -22,6 +22,13 @@ class ModelLoadError(RuntimeError):
     """A model that cannot be loaded or does not fit its declaration."""
 
 
+def _without_leading_ones(shape):
+    shape = tuple(shape)
+    while shape and shape[0] == 1:
+        shape = shape[1:]
+    return shape
+
+
 class InstanceError(Exception):
     """One instance cannot run: the message says why."""
 
@@ -204,6 +211,11 @@ class LoadedModel:
                 raise InstanceError(f"Given model input {i} size {value.size * value.itemsize} not match the size "
                                     f"{want * want_dtype.itemsize} defined in model: got shape {list(value.shape)}, "
                                     f"the model expects shape {list(shape)} ({want_dtype.name}) per instance")
+            # The size alone would let [1024] pass for [1, 32, 32]: the dims must agree too, apart from leading
+            # dims of 1 (a client may send [32, 32] for [1, 32, 32], or a scalar as [1]).
+            if _without_leading_ones(value.shape) != _without_leading_ones(shape):
+                raise InstanceError(f"Given model input {i} shape {list(value.shape)} not match the shape "
+                                    f"{list(shape)} defined in model ({want_dtype.name} per instance)")
             checked.append(value.reshape(shape))
         return checked
 

@@ -1,0 +1,178 @@
+"""Image preprocessing throughput: openspore's fused pipeline vs PyTorch's DataLoader, plus a per-op table beside
+MindSpore's figures.
+
+    python bench/data.py                       # 2,000 JPEGs of 256-512 px, batch 32, 2 workers, 3 rounds
+    python bench/data.py --images 500 --workers 4 --rounds 5 --reduced-decode
+
+Both sides read the same generated image folder and apply the same transforms: decode to RGB, resize to
+224x224 (bilinear), normalize with the ImageNet mean/std, HWC -> CHW float32, batch 32, no shuffle, the same
+worker count. openspore: ImageFolderDataset -> map([Decode, Resize, Normalize, HWC2CHW]) -> batch, which map fuses
+into one operation run on worker threads (OpenCV releases the GIL). PyTorch: a Dataset written with PIL and
+torch tensors (torchvision's wheel does not load beside the pinned torch), DataLoader(num_workers=N) processes.
+Rounds alternate between the two so that load elsewhere on the machine hits both; the best round counts.
+
+The per-op table times each vision operator on one 512x384 JPEG (median of many calls) next to MindSpore 2.x's
+figures measured on this machine (Resize 0.12 ms, Normalize 0.17 ms, Decode 2.7 ms; 400-image epoch 0.69 s).
+"""
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+import cv2  # noqa: E402
+
+import openspore.dataset as ds  # noqa: E402
+from openspore.dataset import vision  # noqa: E402
+from openspore.dataset.vision.fused import fuse_operations  # noqa: E402
+
+MEAN, STD = [123.675, 116.28, 103.53], [58.395, 57.12, 57.375]
+MINDSPORE_MS = {"Decode": 2.7, "Resize((224, 224))": 0.12, "Normalize": 0.17}
+MINDSPORE_EPOCH_400_S = 0.69
+
+
+def make_image(rng, h, w):
+    """A photo-like test image: smooth colour fields, a few shapes, sensor noise (so JPEG sizes are realistic)."""
+    coarse = rng.integers(0, 256, (max(2, h // 48), max(2, w // 48), 3), dtype=np.uint8)
+    img = cv2.resize(coarse, (w, h), interpolation=cv2.INTER_CUBIC)
+    for _ in range(4):
+        center = (int(rng.integers(0, w)), int(rng.integers(0, h)))
+        cv2.circle(img, center, int(rng.integers(10, 80)), [int(v) for v in rng.integers(0, 256, 3)], -1)
+    noise = rng.integers(-8, 9, img.shape, dtype=np.int16)
+    return np.clip(img.astype(np.int16) + noise, 0, 255).astype(np.uint8)
+
+
+def make_folder(root, count, seed=0, classes=10):
+    rng = np.random.default_rng(seed)
+    for c in range(classes):
+        os.makedirs(os.path.join(root, f"class{c:02d}"), exist_ok=True)
+    for i in range(count):
+        h, w = (int(v) for v in rng.integers(256, 513, 2))
+        ok, data = cv2.imencode(".jpg", make_image(rng, h, w)[..., ::-1], [cv2.IMWRITE_JPEG_QUALITY, 90])
+        with open(os.path.join(root, f"class{i % classes:02d}", f"{i:05d}.jpg"), "wb") as f:
+            f.write(data.tobytes())
+    return root
+
+
+def openspore_epoch(root, workers, batch):
+    data = ds.ImageFolderDataset(root, shuffle=False)
+    data = data.map([vision.Decode(), vision.Resize((224, 224)), vision.Normalize(MEAN, STD), vision.HWC2CHW()],
+                    "image", num_parallel_workers=workers).batch(batch)
+    start = time.perf_counter()
+    rows = sum(len(b[1]) for b in data.create_tuple_iterator(output_numpy=True))
+    return rows, time.perf_counter() - start
+
+
+class TorchImageFolder:
+    """The same transforms for PyTorch, in PIL and torch tensors (no torchvision)."""
+
+    def __init__(self, root):
+        self.files = sorted(os.path.join(d, f) for d, _, fs in os.walk(root) for f in fs if f.endswith(".jpg"))
+        classes = sorted({os.path.basename(os.path.dirname(p)) for p in self.files})
+        self.labels = [classes.index(os.path.basename(os.path.dirname(p))) for p in self.files]
+        import torch
+        self.mean = torch.tensor(MEAN).view(3, 1, 1)
+        self.std = torch.tensor(STD).view(3, 1, 1)
+
+    def __len__(self):
+        return len(self.files)
+
+    def __getitem__(self, i):
+        import torch
+        from PIL import Image
+        with Image.open(self.files[i]) as img:
+            img = img.convert("RGB").resize((224, 224), Image.Resampling.BILINEAR)
+        x = torch.from_numpy(np.array(img)).permute(2, 0, 1).float()
+        return (x - self.mean) / self.std, self.labels[i]
+
+
+def torch_epoch(root, workers, batch):
+    import torch
+    loader = torch.utils.data.DataLoader(TorchImageFolder(root), batch_size=batch, shuffle=False,
+                                         num_workers=workers)
+    start = time.perf_counter()
+    rows = sum(len(y) for _, y in loader)
+    return rows, time.perf_counter() - start
+
+
+def per_op_table(repeats):
+    rng = np.random.default_rng(1)
+    data = cv2.imencode(".jpg", make_image(rng, 384, 512)[..., ::-1], [cv2.IMWRITE_JPEG_QUALITY, 90])[1]
+    img = vision.Decode()(data)
+    small = vision.Resize((224, 224))(img)
+    cases = [("Decode", vision.Decode(), data), ("Resize((224, 224))", vision.Resize((224, 224)), img),
+             ("Normalize", vision.Normalize(MEAN, STD), img), ("Normalize (224x224 input)", vision.Normalize(MEAN, STD), small),
+             ("HWC2CHW", vision.HWC2CHW(), img), ("CenterCrop(224)", vision.CenterCrop(224), img)]
+    fused = fuse_operations([vision.Decode(), vision.Resize((224, 224)), vision.Normalize(MEAN, STD),
+                                             vision.HWC2CHW()])[0]
+    cases.append(("Fused Decode+Resize+Normalize+HWC2CHW", fused, data))
+    rows = []
+    for name, op, x in cases:
+        op(x)
+        times = []
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            op(x)
+            times.append(time.perf_counter() - t0)
+        ms = 1e3 * statistics.median(times)
+        ref = MINDSPORE_MS.get(name)
+        rows.append((name, ms, ref))
+    return rows
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--images", type=int, default=2000)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--batch", type=int, default=32)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--op-repeats", type=int, default=200)
+    ap.add_argument("--reduced-decode", action="store_true", help="let the fused decode use JPEG DCT scaling")
+    ap.add_argument("--skip-torch", action="store_true")
+    args = ap.parse_args(argv)
+    ds.config.set_enable_reduced_decode(args.reduced_decode)
+
+    print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs; OpenCV {cv2.__version__}")
+    print("\nper image, 512x384 JPEG (median ms)")
+    print(f"{'operator':<40} {'openspore':>10} {'MindSpore':>10} {'ratio':>7}")
+    for name, ms, ref in per_op_table(args.op_repeats):
+        ref_text = f"{ref:.2f}" if ref else "-"
+        ratio = f"{ms / ref:.2f}x" if ref else "-"
+        print(f"{name:<40} {ms:>10.3f} {ref_text:>10} {ratio:>7}")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        t0 = time.perf_counter()
+        small_root = make_folder(os.path.join(tmp, "small"), 400, seed=7, classes=4)
+        root = make_folder(os.path.join(tmp, "images"), args.images)
+        print(f"\ngenerated {args.images} + 400 JPEGs in {time.perf_counter() - t0:.1f} s")
+        epochs400 = [openspore_epoch(small_root, None, 32)[1] for _ in range(args.rounds)]
+        print(f"400-image epoch (ImageFolder -> map(Decode, Resize, Normalize, HWC2CHW) -> batch(32), default workers):"
+              f" best {min(epochs400):.3f} s, MindSpore {MINDSPORE_EPOCH_400_S} s, ratio "
+              f"{min(epochs400) / MINDSPORE_EPOCH_400_S:.2f}x")
+        results = {"openspore": [], "torch": []}
+        for _ in range(args.rounds):
+            results["openspore"].append(openspore_epoch(root, args.workers, args.batch))
+            if not args.skip_torch:
+                results["torch"].append(torch_epoch(root, args.workers, args.batch))
+        print(f"\n{args.images} images, batch {args.batch}, {args.workers} workers, {args.rounds} rounds (best)")
+        print(f"{'pipeline':<44} {'images/s':>10} {'epoch s':>9}")
+        best = {}
+        for name, runs in results.items():
+            if not runs:
+                continue
+            rows, seconds = min(runs, key=lambda r: r[1])
+            best[name] = rows / seconds
+            label = "openspore fused map (uncached)" if name == "openspore" else "PyTorch DataLoader (PIL + torch)"
+            print(f"{label:<44} {rows / seconds:>10.1f} {seconds:>9.3f}")
+        if len(best) == 2:
+            print(f"openspore / DataLoader throughput: {best['openspore'] / best['torch']:.2f}x (bar: >= 1.2x)")
+    print(f"load average after: {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()

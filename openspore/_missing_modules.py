@@ -1,0 +1,50 @@
+"""MindSpore 2.10 public modules that openspore does not have yet: importing one raises a clear ImportError.
+
+A finder placed *last* on `sys.meta_path` answers only when no real module was found, so a module that gets
+implemented later simply wins; until then `import openspore.hal` (or `mindspore.hal` through an alias) says
+what is missing instead of Python's bare "No module named ...".
+
+>>> import openspore
+>>> try:
+...     import openspore.hal
+... except ImportError as exc:
+...     print(exc)
+mindspore.hal (MindSpore 2.10's public module) is not implemented in openspore yet.
+"""
+import importlib.abc
+import sys
+
+# Public module paths of MindSpore 2.10's API reference (and 1.x paths that still import), relative to the
+# package; submodules of a listed module are covered too.
+MINDSPORE_MODULES = frozenset({
+    "boost", "communication", "communication.management", "device_context", "hal", "mindrecord", "parallel",
+    "parallel.auto_parallel", "parallel.nn", "profiler", "rewrite", "utils", "runtime_api",
+    "nn.probability", "nn.probability.distribution", "nn.probability.bijector", "nn.probability.bnn_layers",
+    "nn.extend", "numpy.fft", "mint.distributed", "mint.optim", "mint.special",
+    "train.summary", "dataset.text.transforms", "dataset.audio.transforms", "ops.operations.nn_ops",
+    "ops.operations.math_ops", "ops.operations.array_ops", "experimental.es",
+})
+
+
+def missing_module_error(fullname):
+    rest = fullname.partition(".")[2]
+    return ModuleNotFoundError(f"mindspore.{rest} (MindSpore 2.10's public module) is not implemented in openspore yet.",
+                               name=fullname)
+
+
+class _MissingModuleFinder(importlib.abc.MetaPathFinder):
+    def find_spec(self, fullname, path=None, target=None):
+        if not fullname.startswith("openspore."):
+            return None
+        rest = fullname.partition(".")[2]
+        if any(rest == m or rest.startswith(m + ".") for m in MINDSPORE_MODULES):
+            raise missing_module_error(fullname)
+        return None
+
+
+def install():
+    if not any(isinstance(f, _MissingModuleFinder) for f in sys.meta_path):
+        sys.meta_path.append(_MissingModuleFinder())
+
+
+install()

@@ -1,0 +1,1 @@
+"""int8 kernels (registered by the quantization work)."""

@@ -1,0 +1,184 @@
+"""Dumps written by GRAPH_MODE training in MindSpore's layout, read back by the DumpAnalyzer."""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import openspore as ms
+from openspore.insight.debugger import (DumpAnalyzer, TensorOverflowCondition, TensorUnchangedCondition,
+                                        Watchpoint)
+from openspore.insight.debugger.dump_writer import disable_dump, enable_dump
+from openspore.runtime import events
+from tests.conftest import REPO, child_env
+from tests.insight import nets
+
+
+def _config(path, **settings):
+    common = {"dump_mode": 0, "path": str(path), "net_name": "LeNet", "iteration": "all", "saved_data": "tensor",
+              "input_output": 0, "kernels": [], "support_device": [0]}
+    common.update(settings)
+    return {"common_dump_settings": common, "e2e_dump_settings": {"enable": True, "trans_flag": True}}
+
+
+@pytest.fixture
+def dumping(tmp_path):
+    ms.set_context(mode=ms.GRAPH_MODE)
+
+    def start(**settings):
+        enable_dump(_config(tmp_path / "dump", **settings))
+        return str(tmp_path / "dump")
+    yield start
+    disable_dump()
+
+
+# openspore's stable softmax cross-entropy keeps this LeNet's loss finite at lr=1e4 (MindSpore's fixture run goes
+# to inf there, see test_mindspore_dumps.py); lr=DIVERGING_LR makes it overflow from iteration 1 on
+DIVERGING_LR = 1e10
+
+
+def _train(steps, lr=0.05, freeze=None):
+    net, step = nets.train_step(lr, freeze)
+    x, y = nets.data()
+    losses = [float(step(x, y).asnumpy()) for _ in range(steps)]
+    return net, x, losses
+
+
+def test_layout_and_conv_output_equals_an_independent_convolution(dumping):
+    path = dumping()
+    ms.set_seed(1)
+    net, step = nets.train_step()
+    w0 = net.conv1.weight.asnumpy().copy()
+    x, y = nets.data()
+    step(x, y)
+    step(x, y)
+    rank = os.path.join(path, "rank_0")
+    assert sorted(os.listdir(rank)) == [".dump_metadata", "LeNet", "execution_order", "graphs"]
+    assert sorted(os.listdir(os.path.join(rank, "LeNet", "0"))) == ["0", "1"]
+    assert os.path.isfile(os.path.join(rank, "graphs", "ms_output_trace_code_graph_0.ir"))
+    with open(os.path.join(rank, "execution_order", "ms_execution_order_graph_0.csv")) as f:
+        order = f.read().split()
+    assert order[0] == "NodeExecutionOrder-FullNameWithScope" and order[1].endswith("conv1-Conv2d/Conv2D-op0")
+    with open(os.path.join(rank, "execution_order", "ms_global_execution_order_graph_0.csv")) as f:
+        assert f.read().split() == ["0", "1"]
+    assert json.load(open(os.path.join(rank, ".dump_metadata", "data_dump.json")))["common_dump_settings"]
+    names = os.listdir(os.path.join(rank, "LeNet", "0", "0"))
+    conv_out = [n for n in names if n.startswith("Conv2D.Default_network-WithLossCell__backbone-LeNet_conv1-Conv2d_"
+                                                 "Conv2D-op0.0.0.") and ".output.0.DefaultFormat.Float32.npy" in n]
+    assert len(conv_out) == 1
+    assert any(n.startswith("Parameter.conv1_weight.0.0.") for n in names)
+
+    analyzer = DumpAnalyzer(path)
+    conv = analyzer.select_nodes("conv1-Conv2d/Conv2D-op0")
+    assert len(conv) == 1
+    dumped = conv[0].get_output_tensors(iterations=[0])[0].value()
+    expected = nets.numpy_conv2d(x.asnumpy(), w0)
+    np.testing.assert_allclose(dumped, expected, atol=1e-6, rtol=0)
+    # code <-> graph: the conv's line finds the conv (with the ReLU and pool of the same line), and the node its code
+    found = analyzer.select_nodes(f"nets.py:{nets.CONV1_LINE}", select_by="code_stack")
+    assert conv[0] in found and {n.op_type for n in found} >= {"Conv2D", "ReLU"}
+    assert all("conv2" not in n.name for n in found)
+    assert str(conv[0].stack[0]).split("  ")[0].endswith(f"nets.py:{nets.CONV1_LINE}")
+
+
+def test_iteration_selection_dumps_exactly_those_iterations(dumping):
+    path = dumping(iteration="1|3")
+    _train(5)
+    assert sorted(os.listdir(os.path.join(path, "rank_0", "LeNet", "0"))) == ["1", "3"]
+    assert DumpAnalyzer(path).get_iterations() == [1, 3]
+
+
+def test_dump_mode_1_dumps_exactly_the_listed_kernels(dumping, tmp_path):
+    conv1 = "Default/network-WithLossCell/_backbone-LeNet/conv1-Conv2d/Conv2D-op0"
+    path = dumping(dump_mode=1, kernels=[conv1], input_output=2)
+    _train(1)
+    names = os.listdir(os.path.join(path, "rank_0", "LeNet", "0", "0"))
+    assert len(names) == 1 and names[0].startswith("Conv2D." + conv1.replace("/", "_") + ".0.0.")
+    # an operator type (no scope) selects by case-insensitive substring, as MindSpore does: "conv2d" also
+    # selects the Conv2DBackprop* kernels, and nothing else
+    enable_dump(_config(tmp_path / "by_type", dump_mode=1, kernels=["conv2d"]))
+    _train(1)
+    names = os.listdir(tmp_path / "by_type" / "rank_0" / "LeNet" / "0" / "0")
+    types = {n.split(".")[0] for n in names}
+    assert "Conv2D" in types and all(t.lower().startswith("conv2d") for t in types)
+    assert any(".input.1." in n for n in names) and not any(n.startswith("Parameter.") for n in names)
+
+
+def test_statistics_and_overflow_only_modes(dumping, tmp_path):
+    path = dumping(saved_data="statistic", op_debug_mode=3)
+    _train(2, lr=DIVERGING_LR)
+    it_dirs = os.listdir(os.path.join(path, "rank_0", "LeNet", "0"))
+    for it in it_dirs:
+        files = os.listdir(os.path.join(path, "rank_0", "LeNet", "0", it))
+        assert all(not f.endswith(".npy") for f in files)
+    stats = [os.path.join(path, "rank_0", "LeNet", "0", it, "statistic.csv") for it in sorted(it_dirs)]
+    rows = [open(s).read().splitlines() for s in stats if os.path.exists(s)]
+    assert rows and rows[0][0].startswith("Op Type,Op Name,Task ID")
+    assert any(int(r.split(",")[-4]) + int(r.split(",")[-3]) + int(r.split(",")[-2]) > 0
+               for table in rows for r in table[1:])
+
+
+def _compiled_source(dump):
+    if dump is not None:
+        enable_dump(dump)
+    try:
+        _, step = nets.train_step()
+        jitted = ms.jit(step)
+        jitted(*nets.data())
+        return jitted.graph_cache.last_entry.compiled.source
+    finally:
+        disable_dump()
+
+
+def test_dumping_changes_no_result_and_costs_no_code_when_off(dumping, tmp_path):
+    ms.set_seed(3)
+    _, _, plain = _train(3)
+    dumping()
+    ms.set_seed(3)
+    _, _, dumped = _train(3)
+    assert dumped == plain
+    assert ".begin([" in _compiled_source(_config(tmp_path / "again"))
+    off = _compiled_source(None)
+    assert ".begin(" not in off and ".output(" not in off and ".inputs(" not in off
+
+
+def test_diverging_run_caught_offline_and_frozen_weight_unchanged(dumping):
+    path = dumping()
+    ms.set_seed(2)
+    _, _, losses = _train(3, lr=DIVERGING_LR, freeze="fc2.bias")
+    assert not np.isfinite(losses[-1])
+    analyzer = DumpAnalyzer(path)
+    hits = analyzer.check_watchpoints([Watchpoint(analyzer.select_tensors(".*", use_regex=True),
+                                                  TensorOverflowCondition())])
+    assert hits and min(h.iteration for h in hits) >= 1
+    first = analyzer.first_nonfinite()
+    assert first and first[0][1] == min(h.iteration for h in hits)
+    assert first[0][2] in [h.tensor.node for h in hits]
+    frozen = analyzer.select_tensors("fc2.bias")
+    unchanged = analyzer.check_watchpoints([Watchpoint(frozen, TensorUnchangedCondition())])
+    assert {h.iteration for h in unchanged} == {1, 2}
+    trained = analyzer.select_tensors("fc1.bias")
+    assert not [h for h in analyzer.check_watchpoints([Watchpoint(trained, TensorUnchangedCondition())])
+                if not h.error_code]
+
+
+def test_dump_config_from_the_environment(tmp_path):
+    cfg = tmp_path / "dump.json"
+    cfg.write_text(json.dumps(_config(tmp_path / "out", iteration="0")))
+    script = ("import openspore as ms\n"
+              "from tests.insight import nets\n"
+              "ms.set_context(mode=ms.GRAPH_MODE)\n"
+              "net, step = nets.train_step()\n"
+              "x, y = nets.data()\n"
+              "step(x, y); step(x, y)\n")
+    run = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=300,
+                         env=child_env(MINDSPORE_DUMP_CONFIG=str(cfg)))
+    assert run.returncode == 0, run.stderr
+    assert os.listdir(tmp_path / "out" / "rank_0" / "LeNet" / "0") == ["0"]
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(_config(tmp_path / "out2", iteration="3-1")))
+    run = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=300,
+                         env=child_env(MINDSPORE_DUMP_CONFIG=str(bad)))
+    assert run.returncode != 0 and "ends before it starts" in run.stderr
