@@ -179,8 +179,8 @@ class GraphDump:
 
 
 def enable_dump(config, rank_id=0):
-    """Dump every graph compiled from now on: `config` is a dump JSON path, its parsed dict or a DumpConfig.
-    Returns the observer (`disable_dump()` stops dumping).
+    """Dump every graph compiled from now on, and every PyNative primitive call: `config` is a dump JSON path, its
+    parsed dict or a DumpConfig. Returns the observer (`disable_dump()` stops dumping).
 
     >>> import openspore as ms                                             # doctest: +SKIP
     >>> enable_dump({"common_dump_settings": {"path": "/tmp/dump", "net_name": "Net", "iteration": "0|2"}})
@@ -193,14 +193,29 @@ def enable_dump(config, rank_id=0):
         config = DumpConfig(config)
     elif not isinstance(config, DumpConfig):
         raise TypeError(f"enable_dump: config should be a path, a dict or a DumpConfig, got {type(config).__name__}.")
+    disable_dump()
     observer = DumpObserver(config, rank_id)
     events.set_graph_observer(observer)
+    from ...core import primitive
+    from .pynative_dump import DumpingBind
+    primitive._bind = _PYNATIVE["bind"] = DumpingBind(observer, primitive._bind)
     return observer
 
 
+_PYNATIVE = {"bind": None}
+
+
 def disable_dump():
+    """Stop dumping: graphs compiled from now on carry no hooks, PyNative calls take their plain path again."""
+    from ...core import primitive
     from ...runtime import events
     events.set_graph_observer(None)
+    hook = _PYNATIVE["bind"]
+    if hook is not None:
+        _PYNATIVE["bind"] = None
+        hook.close()
+        if primitive._bind is hook:
+            primitive._bind = hook.original
 
 
 def _write_text(path, text):
