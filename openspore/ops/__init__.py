@@ -16,7 +16,6 @@ from .primitive import constexpr, prim_attr_register  # noqa: F401
 from .composite_primitives import *  # noqa: F401,F403  (MindSpore Primitive classes computed as composites)
 
 
-
 def __getattr__(name):
     # A mistyped name: "Did you mean" follows the user's style (ops.layernorm → 'layer_norm', not 'LayerNorm').
     import sys
