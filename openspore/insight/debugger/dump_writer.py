@@ -182,8 +182,10 @@ def enable_dump(config, rank_id=0):
     """Dump every graph compiled from now on, and every PyNative primitive call: `config` is a dump JSON path, its
     parsed dict or a DumpConfig. Returns the observer (`disable_dump()` stops dumping).
 
-    >>> import openspore as ms                                             # doctest: +SKIP
-    >>> enable_dump({"common_dump_settings": {"path": "/tmp/dump", "net_name": "Net", "iteration": "0|2"}})
+    >>> import tempfile
+    >>> observer = enable_dump({"common_dump_settings": {"path": tempfile.mkdtemp(), "net_name": "Net",
+    ...                                                  "iteration": "0|2"}})
+    >>> disable_dump()
     """
     from ...runtime import events
     from .dump_config import DumpConfig
@@ -196,9 +198,14 @@ def enable_dump(config, rank_id=0):
     disable_dump()
     observer = DumpObserver(config, rank_id)
     events.set_graph_observer(observer)
-    from ...core import primitive
+    from ...core.primitive import Primitive
     from .pynative_dump import DumpingBind
-    primitive._bind = _PYNATIVE["bind"] = DumpingBind(observer, primitive._bind)
+    hook = _PYNATIVE["bind"] = DumpingBind(observer, Primitive.__call__)
+
+    def dumping_call(prim, *args):  # a function, so that it binds as a method (a DumpingBind instance would not)
+        return hook(prim, *args)
+    dumping_call.hook = hook
+    Primitive.__call__ = dumping_call
     return observer
 
 
@@ -207,15 +214,15 @@ _PYNATIVE = {"bind": None}
 
 def disable_dump():
     """Stop dumping: graphs compiled from now on carry no hooks, PyNative calls take their plain path again."""
-    from ...core import primitive
+    from ...core.primitive import Primitive
     from ...runtime import events
     events.set_graph_observer(None)
     hook = _PYNATIVE["bind"]
     if hook is not None:
         _PYNATIVE["bind"] = None
         hook.close()
-        if primitive._bind is hook:
-            primitive._bind = hook.original
+        if getattr(Primitive.__call__, "hook", None) is hook:
+            Primitive.__call__ = hook.original
 
 
 def _write_text(path, text):
