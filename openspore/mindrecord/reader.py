@@ -10,6 +10,7 @@
 """
 import mmap
 import os
+import struct
 
 import numpy as np
 
@@ -99,7 +100,17 @@ class ShardSet:
         self._maps = None
 
     def read(self, i, columns=None):
-        """{field: value} of row i; raw fields as Python values, blob fields as bytes or arrays."""
+        """{field: value} of row i; raw fields as Python values, blob fields as bytes or arrays. Bytes that do not
+        decode (a damaged file) raise MRMOpenError naming the file and row."""
+        try:
+            return self._read(i, columns)
+        except MRMOpenError:
+            raise
+        except (IndexError, KeyError, TypeError, ValueError, OverflowError, struct.error) as exc:
+            raise MRMOpenError(f"Row {i} of {self.paths[int(self.shard_of[i])]} cannot be decoded, the file may be "
+                               f"damaged: {type(exc).__name__}: {exc}") from None
+
+    def _read(self, i, columns=None):
         wanted = columns or self.field_names
         if all(c in self.index_values for c in wanted):  # everything asked for is in the .db
             return {c: self.index_values[c][i] for c in wanted}

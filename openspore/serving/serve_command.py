@@ -2,8 +2,10 @@
 
 SERVABLE_DIR is either one servable (a folder with servable_config.py) or a servable directory holding several;
 `--servable NAME` picks some of the latter. Front ends bind 127.0.0.1 by default; `--grpc none` / `--rest none`
-turn one off.
+turn one off. Addresses are checked before anything starts. Worker logs go to `--log-dir`, by default
+`serving_logs/` inside the servable directory (the folder holding the servables), printed at start.
 """
+import ipaddress
 import os
 import signal
 import sys
@@ -29,7 +31,8 @@ def add_arguments(parser):
     parser.add_argument("--max-queue-delay", type=float, default=0.0, metavar="SECONDS",
                         help="how long a batch may wait to fill (default 0)")
     parser.add_argument("--max-msg-mb-size", type=int, default=100, metavar="MB")
-    parser.add_argument("--log-dir", default=None, help="worker log directory (default ./serving_logs)")
+    parser.add_argument("--log-dir", default=None,
+                        help="worker log directory (default SERVABLE_DIR/serving_logs)")
 
 
 def _servables(root, picked):
@@ -56,12 +59,51 @@ def _device_ids(text):
         raise SystemExit(f"openspore serve: --device-ids should be comma-separated ints, but got {text!r}") from None
 
 
+def check_address(text, option, unix_ok=False):
+    """Refuse a bad --grpc/--rest value before anything starts: 'ip:port' (IPv4, [IPv6] or localhost, port
+    0-65535; 0 = any free port), 'unix:PATH' where allowed, or 'none'."""
+    if text.lower() == "none" or (unix_ok and text.startswith("unix:") and len(text) > 5):
+        return text
+    host, sep, port = text.rpartition(":")
+    expected = "'ip:port'" + (", 'unix:PATH'" if unix_ok else "") + " or 'none'"
+    if not sep or not host or not port.isdigit() or int(port) > 65535:
+        raise SystemExit(f"openspore serve: {option} should be {expected} (e.g. 127.0.0.1:1500), but got {text!r}")
+    bare = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+    if bare != "localhost":
+        try:
+            ipaddress.ip_address(bare)
+        except ValueError:
+            raise SystemExit(f"openspore serve: {option} should name an IP address (or localhost), but got "
+                             f"{host!r} in {text!r}") from None
+        if ":" in bare and not host.startswith("["):
+            raise SystemExit(f"openspore serve: an IPv6 address in {option} goes in brackets, e.g. [::1]:1500, but got "
+                             f"{text!r}")
+    return text
+
+
+def _log_dir(args, directory):
+    """--log-dir, else `<SERVABLE_DIR>/serving_logs` (documented in docs/serving.md; not the caller's cwd)."""
+    path = os.path.abspath(args.log_dir or os.path.join(directory, "serving_logs"))
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as exc:
+        raise SystemExit(f"openspore serve: cannot create the worker log directory {path} ({exc.strerror}); "
+                         "choose one with --log-dir") from None
+    if not os.access(path, os.W_OK):
+        raise SystemExit(f"openspore serve: the worker log directory {path} is not writable; choose one with "
+                         "--log-dir")
+    return path
+
+
 def run(args):
+    check_address(args.grpc, "--grpc", unix_ok=True)
+    check_address(args.rest, "--rest")
+    directory, names = _servables(args.servable_dir, args.servable)
+    log_dir = _log_dir(args, directory)
     from openspore.serving import server
     from openspore.serving.server.master import context
-    directory, names = _servables(args.servable_dir, args.servable)
-    if args.log_dir:
-        context.set_worker_log_dir(args.log_dir)
+    context.set_worker_log_dir(log_dir)
+    print(f"Serving: worker logs in {log_dir}", flush=True)
     stop_event = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop_event.set())

@@ -148,6 +148,11 @@ def _assemble(name, tname, dims_list, contents):
     except ValueError:
         raise CorruptError(f"the entry '{name}' has an unknown tensor_type {tname!r}") from None
     np_dtype = dtype.np_dtype
+    # Writers split only tensors over SLICE_SIZE bytes, into full slices and a last, shorter one: a repeated tag
+    # with a short slice before the last is one entry saved twice (e.g. two checkpoints joined together).
+    if any(len(c) < SLICE_SIZE - 16 for c in contents[:-1]):
+        raise CorruptError(f"the entry '{name}' occurs {len(contents)} times, which is not how large tensors are "
+                           "sliced (the file may be several checkpoints joined together)")
     for dims in dims_list:
         if any(d < 0 for d in dims):
             raise CorruptError(f"the entry '{name}' has negative dims {dims}")

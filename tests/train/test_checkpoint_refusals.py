@@ -59,3 +59,14 @@ def test_paths_that_are_not_regular_files_say_what_they_are(tmp_path):
         os.symlink("/dev/zero", tmp_path / "zero.ckpt")
         with pytest.raises(ValueError, match="is a character device"):
             ms.load_checkpoint(str(tmp_path / "zero.ckpt"))
+
+
+def test_checkpoint_joined_to_itself_is_refused(tmp_path):
+    path = str(tmp_path / "net.ckpt")
+    ms.save_checkpoint(MLP(), path)
+    data = open(path, "rb").read()
+    os.chmod(path, 0o600)
+    with open(path, "wb") as f:
+        f.write(data + data)
+    with pytest.raises(ValueError, match=r"the entry 'steps' occurs 2 times.*joined together"):
+        ms.load_checkpoint(path)

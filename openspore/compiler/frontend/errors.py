@@ -10,6 +10,10 @@ import linecache
 from ...common.errors import user_frame
 
 SYNTAX_HELP = "More details please refer to syntax support at https://www.mindspore.cn"
+NO_SOURCE_HELP = ("This is probably why: the code comes from {filename}, which has no source file (typed at the "
+                  "interactive prompt, piped to stdin, or run with exec), and graph mode needs the source to compile "
+                  "Python control flow on tensors (if/while/for). Put the code in a .py file, or run it in "
+                  "PYNATIVE_MODE.")
 
 
 class GraphSyntaxError(RuntimeError):
@@ -44,6 +48,8 @@ def located(message, loc=None):
         line = linecache.getline(filename, int(lineno)).strip()
         if line:
             text += f"\n    {line}"
+        elif filename.startswith("<") and not filename.startswith("<frozen") and not linecache.getlines(filename):
+            text += "\n" + NO_SOURCE_HELP.format(filename=filename)
     return text
 
 

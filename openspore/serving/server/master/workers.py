@@ -28,6 +28,10 @@ _PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))))
 
 
+_WORKER_BOOT = (f"import sys; sys.path.insert(0, {_PACKAGE_ROOT!r}); sys.argv[0] = 'openspore-serving-worker'; "
+                "from openspore.serving.server.worker._worker import run; sys.exit(run())")
+
+
 class WorkerHandle:
     """One worker slot (a device id) and the process currently filling it."""
 
@@ -107,7 +111,9 @@ class WorkerManager:
         return handle
 
     def _spawn(self, handle):
-        cmd = [sys.executable, "-m", "openspore.serving.server.worker", "--master", self.master_address,
+        # Not `python -m`: that puts the current directory first on sys.path, and a directory holding another
+        # openspore checkout would give the worker a different openspore from the server's.
+        cmd = [sys.executable, "-c", _WORKER_BOOT, "--master", self.master_address,
                "--device-id", str(handle.device_id), "--device-type", handle.device_type or "cpu",
                "--servables", json.dumps(handle.servables)]
         mode = "a" if handle.starts else "w"

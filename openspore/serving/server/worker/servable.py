@@ -29,6 +29,20 @@ def _tensor_spec(shape, dtype):
     return {"dims": [int(d) for d in shape], "dtype": dtype.name, "known": True}
 
 
+def _missing_models_hint(directory, name, models):
+    """Where the model files go, and the script that writes them when the directory ships one (the example's
+    prepare.py: a first `openspore serve examples/serving` before it ran lands here)."""
+    files = sorted({f for decl in models.values() for f in ([decl.files] if isinstance(decl.files, str)
+                                                           else decl.files)})
+    hint = f"The model files {files} belong in a version folder such as '{os.path.join(directory, name, '1')}'."
+    for script in ("prepare.py", os.path.join(name, "prepare.py")):
+        path = os.path.join(directory, script)
+        if os.path.isfile(path):
+            hint += f" This servable directory has {script}: run `python {path}` first to write them."
+            break
+    return hint
+
+
 class LoadedServable:
     """A servable version ready to run: `definition` (ServableDef), `models` and the method runner."""
 
@@ -38,7 +52,8 @@ class LoadedServable:
         version_dir = os.path.join(directory, name, str(version))
         if self.definition.models and version == 0:
             raise RuntimeError(f"There is no valid version directory of models while there are models declared in "
-                               f"servable_config.py, servable directory: '{directory}', servable name: '{name}'")
+                               f"servable_config.py, servable directory: '{directory}', servable name: '{name}'. "
+                               + _missing_models_hint(directory, name, self.definition.models))
         if self.definition.models and not os.path.isdir(version_dir):
             raise RuntimeError(f"Start servable failed: There is no specified version directory of models, specified "
                                f"version number: {version}, servable directory: '{directory}', servable name: "
