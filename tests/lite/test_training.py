@@ -10,13 +10,13 @@ from tests.lite.helpers import converter_lite, export_lenet_train
 
 @pytest.fixture(scope="module")
 def train_ms(tmp_path_factory):
-    fixtures = os.environ.get("OPENSPORE_FIXTURES", "")
     from tests.conftest import FIXTURES
     if not os.path.isdir(FIXTURES):
-        pytest.skip(f"MindSpore fixtures not found at {FIXTURES or fixtures}")
+        pytest.skip(f"MindSpore fixtures not found at {FIXTURES}")
     out = tmp_path_factory.mktemp("lite_train")
     mindir = export_lenet_train(FIXTURES, str(out / "lenet_train"))
-    res = converter_lite("--fmk=MINDIR", "--trainModel=true", f"--modelFile={mindir}", f"--outputFile={out / 'lenet_train'}")
+    res = converter_lite("--fmk=MINDIR", "--trainModel=true", f"--modelFile={mindir}",
+                         f"--outputFile={out / 'lenet_train'}")
     assert res.returncode == 0 and "CONVERT RESULT SUCCESS:0" in res.stdout, res.stderr
     return str(out / "lenet_train.ms")
 
