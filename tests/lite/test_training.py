@@ -115,6 +115,7 @@ def test_eval_mode_train_loop_and_inference_export(train_ms, fixtures_dir, tmp_p
     model.set_train(False)
     assert model.get_outputs()[0].shape == [16, 10]
     logits = model.predict(_feed(model, x, y))[0].get_data_to_numpy()
+    np.testing.assert_array_equal(model.predict([mslite.Tensor(x)])[0].get_data_to_numpy(), logits)
     path = model.export(str(tmp_path / "lenet_infer"), export_inference_only=True)
     served = mslite.Model()
     served.build_from_file(path, mslite.ModelType.MINDIR_LITE)
