@@ -38,8 +38,7 @@ def worker(args):
     if args.worker == "lite":
         import time
         from openspore import lite as mslite
-        ctx = mslite.Context()
-        ctx.cpu.thread_num = args.threads
+        ctx = mslite.Context()  # BLAS threads are capped by the environment (OPENBLAS_NUM_THREADS) already
         t0 = time.perf_counter()
         model = mslite.Model()
         model.build_from_file(args.path, mslite.ModelType.MINDIR_LITE, ctx)

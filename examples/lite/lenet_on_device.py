@@ -50,7 +50,7 @@ def server(workdir, steps):
     loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
     step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), nn.Momentum(net.trainable_params(), 0.05, 0.9))
     step.set_train()
-    for k, (bx, by) in enumerate(batches(x, y)[:steps]):
+    for bx, by in batches(x, y)[:steps]:
         value = step(ms.Tensor(bx), ms.Tensor(by))
     print(f"[server] {steps} steps, last loss {float(value.asnumpy()):.4f}")
     path = os.path.join(workdir, "lenet_train")

@@ -166,7 +166,8 @@ def _shapes(text):
         try:
             shapes[name] = tuple(int(d) for d in dims.split(","))
         except ValueError:
-            raise ConverterError(f"converter_lite: bad --inputShape entry {part!r} (expected name:1,3,32,32).")
+            raise ConverterError(f"converter_lite: bad --inputShape entry {part!r} (expected name:1,3,32,32).") \
+                from None
     return shapes
 
 

@@ -11,6 +11,7 @@ import numpy as np
 
 from ..common import dtype as mstype
 from ..core.parameter import Parameter
+from ..core.primitive import AbstractTensor
 from ..core.tensor import Tensor
 from ..serialization.mindir_builder import Builder
 from .kernels import UnsupportedOperator
@@ -65,7 +66,6 @@ class _Importer:
             dtype = _ELEM.get(tt.elem_type)
             if dtype is None:
                 raise ValueError(f"converter: input '{vi.name}' has an unsupported ONNX element type {tt.elem_type}.")
-            from ..core.primitive import AbstractTensor
             self.env[vi.name] = self.b.input(vi.name, AbstractTensor(shape, mstype.nptype_to_dtype(np.dtype(dtype))))
         for node in self.g.node:
             self.b.scope, self.b.label = node.name or node.op_type, node.name
@@ -216,7 +216,8 @@ def _gemm(im, ins, attrs):
     if len(ins) > 2 and ins[2] is not None:
         c = ins[2]
         if attrs.get("beta", 1.0) != 1.0:
-            c = c * np.float32(attrs["beta"]) if isinstance(c, np.ndarray) else im.b.call("Mul", c, float(attrs["beta"]))
+            beta = float(attrs["beta"])
+            c = c * np.float32(beta) if isinstance(c, np.ndarray) else im.b.call("Mul", c, beta)
         y = im.b.call("Add", y, im.tensor(c))
     return y
 

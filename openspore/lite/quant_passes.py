@@ -28,8 +28,8 @@ _INT8 = {"LiteConv2D": "LiteQConv2D", "LiteDense": "LiteQDense"}
 def quantize_program(program, config):
     common = config.get("common_quant_param", {})
     kind = common.get("quant_type", "").upper()
-    opts = {"bit_num": int(common.get("bit_num", 8)), "skip": {s.strip() for s in
-                                                                 common.get("skip_quant_node", "").split(",") if s.strip()},
+    skip = {s.strip() for s in common.get("skip_quant_node", "").split(",") if s.strip()}
+    opts = {"bit_num": int(common.get("bit_num", 8)), "skip": skip,
             "min_size": int(common.get("min_quant_weight_size", 0)),
             "min_channel": int(common.get("min_quant_weight_channel", 16))}
     if kind == "WEIGHT_QUANT":
@@ -76,7 +76,7 @@ def weight_quant(program, opts):
     p = program.copy_structure()
     qmax = 2 ** (opts["bit_num"] - 1) - 1
     done = set()
-    for op, _, tid in list(_weights(p, opts)):
+    for _, _, tid in list(_weights(p, opts)):
         if tid in done:
             continue
         done.add(tid)

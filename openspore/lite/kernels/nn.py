@@ -44,17 +44,17 @@ _WS = _Workspace()
 def pad_into(x, pads):
     """x zero-padded by (top, bottom, left, right), in the workspace."""
     n, c, h, w = x.shape
-    t, b, l, r = pads
-    out = _WS.get("pad", (n, c, h + t + b, w + l + r), x.dtype)
-    if t:
-        out[:, :, :t] = 0
-    if b:
-        out[:, :, h + t:] = 0
-    if l:
-        out[:, :, :, :l] = 0
-    if r:
-        out[:, :, :, w + l:] = 0
-    out[:, :, t:t + h, l:l + w] = x
+    top, bottom, left, right = pads
+    out = _WS.get("pad", (n, c, h + top + bottom, w + left + right), x.dtype)
+    if top:
+        out[:, :, :top] = 0
+    if bottom:
+        out[:, :, h + top:] = 0
+    if left:
+        out[:, :, :, :left] = 0
+    if right:
+        out[:, :, :, w + left:] = 0
+    out[:, :, top:top + h, left:left + w] = x
     return out
 
 
