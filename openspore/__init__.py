@@ -1,4 +1,6 @@
 """openspore: the MindSpore 2.x API in Python — `import openspore as ms`."""
+import sys as _sys
+
 from .version import __version__  # noqa: F401
 from . import _missing_modules  # noqa: F401  (MindSpore modules not here yet raise a clear ImportError)
 from . import context  # noqa: F401
@@ -25,8 +27,28 @@ _install_cell_runner(_cell.set_graph_runner, _cell_call.complex_call)
 
 
 def __getattr__(name):
-    """Subpackages a script may reach as `ms.dataset` etc. without importing them first (PEP 562)."""
+    """Subpackages a script may reach as `ms.dataset` etc. without importing them first (PEP 562).
+
+    Only modules that exist are offered, so probes answer instead of raising: `hasattr(ms, "communication")` is
+    False while openspore has no such module, and True once it has one.
+
+    >>> import openspore as ms
+    >>> hasattr(ms, "dataset"), hasattr(ms, "no_such_module")
+    (True, False)
+    """
     import importlib
-    if name in ("dataset", "train", "nn", "amp", "experimental", "communication", "onnx"):
-        return importlib.import_module(f"{__name__}.{name}")
-    raise AttributeError(f"module 'openspore' has no attribute {name!r}")
+    import importlib.util
+    from .common.errors import missing_attribute
+    if name.isidentifier() and not name.startswith("_"):
+        full = f"{__name__}.{name}"
+        try:
+            found = importlib.util.find_spec(full) is not None
+        except ImportError:  # e.g. the finder of MindSpore modules openspore lacks (_missing_modules)
+            found = False
+        if found:
+            try:
+                return importlib.import_module(full)
+            except ImportError as exc:  # hasattr must not see an ImportError: say why, as an AttributeError
+                raise AttributeError(f"{missing_attribute(_sys.modules[__name__], name)} ({full} failed to import: "
+                                     f"{exc})", name=name) from exc
+    raise missing_attribute(_sys.modules[__name__], name)

@@ -8,6 +8,7 @@
 """
 from . import config, transforms, vision  # noqa: F401
 from .cache import DatasetCache  # noqa: F401
+from . import text, audio  # noqa: F401  (mindspore.dataset.text / .audio)
 from .engine import (BatchInfo, Dataset, DistributedSampler, RandomSampler, Sampler, SequentialSampler,  # noqa: F401
                      Shuffle, SubsetRandomSampler, SubsetSampler, WeightedRandomSampler)
 from .engine import profiling  # noqa: F401

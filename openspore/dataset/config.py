@@ -19,6 +19,7 @@ _state = {
     "debug_mode": False,
     "debug_hooks": [],
     "multiprocessing_timeout_interval": 300,
+    "enable_watchdog": True,
     "callback_timeout": 60,
     "monitor_sampling_interval": 1000,
     "auto_num_workers": False,
@@ -109,13 +110,30 @@ def get_debug_mode():
 
 
 def set_multiprocessing_timeout_interval(interval):
-    """`set_multiprocessing_timeout_interval(interval)`: seconds between 'still waiting on a worker' warnings."""
+    """`set_multiprocessing_timeout_interval(interval)`: seconds a worker may spend on one row before the watchdog
+    warns (and again after each further interval)."""
     _state["multiprocessing_timeout_interval"] = _check_int("set_multiprocessing_timeout_interval", interval, 1)
 
 
 def get_multiprocessing_timeout_interval():
     """`get_multiprocessing_timeout_interval()`: default 300 seconds."""
     return _state["multiprocessing_timeout_interval"]
+
+
+def set_enable_watchdog(enable):
+    """`set_enable_watchdog(enable)`: watch the worker processes (default True): the consumer warns every
+    `get_multiprocessing_timeout_interval()` seconds, naming the worker and the row, while a worker is stuck on
+    one row. Workers end with their parent whatever this says (a worker whose parent died exits on its own).
+
+    >>> import openspore.dataset as ds
+    >>> ds.config.set_enable_watchdog(True)
+    """
+    _state["enable_watchdog"] = _check_bool("set_enable_watchdog", enable)
+
+
+def get_enable_watchdog():
+    """`get_enable_watchdog()`: default True."""
+    return _state["enable_watchdog"]
 
 
 def set_callback_timeout(timeout):

@@ -11,8 +11,8 @@ import os
 
 import numpy as np
 
+from ..common.files import write_atomic as _write_atomic
 from ..core.tensor import Tensor
-from .export import _write_atomic
 from .export_graph import ExportError, UnsupportedExportError, capture, unsupported_report
 from .onnx_ops import CONVERTERS, OPSET, Py
 

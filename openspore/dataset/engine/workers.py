@@ -8,6 +8,10 @@ a worker that dies is noticed by polling, so the consumer never waits forever.
 Processes are forked where the platform allows (operations need not be picklable then); their results
 come back through an anonymous shared mapping made before the fork, one slot per in-flight task,
 or pickled when a row does not fit its slot.
+
+Workers never outlive the process that started them: each watches its parent from a thread (and, on Linux,
+asks the kernel for SIGKILL when the parent dies), so a worker stuck inside a map function still ends when
+the training script is killed.
 """
 import collections
 import concurrent.futures
@@ -17,6 +21,8 @@ import os
 import pickle
 import queue
 import signal
+import sys
+import threading
 import time
 import traceback
 import warnings
@@ -86,8 +92,29 @@ def _unpack(shm, layout):
     return tuple(out)
 
 
-def _worker_main(wid, fn, in_q, out_q, shm, slot_size, parent_pid, seed_keys, current):
+def _die_with_parent(parent_pid, kernel_signal):
+    """End this worker when its parent is gone, even while the task itself hangs."""
+    if kernel_signal and sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent_pid:  # the parent died before the request above took effect
+        os._exit(1)
+
+    def watch():
+        while True:
+            time.sleep(0.5)
+            if os.getppid() != parent_pid:
+                os._exit(1)
+    threading.Thread(target=watch, name="openspore-dataset-parent-watch", daemon=True).start()
+
+
+def _worker_main(wid, fn, in_q, out_q, shm, slot_size, parent_pid, seed_keys, current, kernel_signal=False):
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the consumer's to handle; it then stops us
+    _die_with_parent(parent_pid, kernel_signal)
     config._reseed_ops(*seed_keys, wid)
     while True:
         try:
@@ -163,10 +190,12 @@ class ProcessPool:
         for wid in range(num_workers):
             self._current[wid] = -1
         shm_holder = [self._shm] if self._shm is not None else []
+        # PR_SET_PDEATHSIG fires when the *thread* that started the worker ends: only safe from the main thread
+        kernel_signal = threading.current_thread() is threading.main_thread()
         for wid in range(num_workers):
             p = ctx.Process(target=_worker_main, daemon=True,
                             args=(wid, fn, self._in[wid], self._out[wid], self._shm, self._slot_size,
-                                  os.getpid(), tuple(seed_keys), self._current))
+                                  os.getpid(), tuple(seed_keys), self._current, kernel_signal))
             p.start()
             self._procs.append(p)
         self._finalizer = weakref.finalize(self, _shutdown, self._procs, (self._in, self._out), shm_holder)
@@ -192,10 +221,12 @@ class ProcessPool:
                                          f"worker process {proc.pid} exited unexpectedly (exit code {proc.exitcode})",
                                          "") from None
             now = time.monotonic()
-            if now - last_warn >= interval:
+            if now - last_warn >= interval and config.get_enable_watchdog():
                 last_warn = now
-                warnings.warn(f"Dataset worker process {proc.pid} has not returned task {task_no} after "
-                              f"{now - started:.0f} s; still waiting.", RuntimeWarning, stacklevel=2)
+                warnings.warn(f"Dataset worker process {proc.pid} (worker {wid}) has not returned row {task_no} of "
+                              f"its input after {now - started:.0f} s; it may be stuck in the operation. The "
+                              "watchdog warns again every ds.config.get_multiprocessing_timeout_interval() seconds "
+                              f"({interval} s).", RuntimeWarning, stacklevel=2)
 
     def imap(self, payloads):
         try:

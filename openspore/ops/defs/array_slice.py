@@ -136,6 +136,7 @@ def strided_plan(op, shape, begin, end, strides, begin_mask=0, end_mask=0, ellip
     return StridedPlan(tuple(flip), tuple(index), tuple(sliced), tuple(out))
 
 
+_INT_ONLY = frozenset((int,))
 _MASKS = {"begin_mask": 0, "end_mask": 0, "ellipsis_mask": 0, "new_axis_mask": 0, "shrink_axis_mask": 0}
 
 
@@ -143,8 +144,24 @@ class _Strided(Primitive):
     attr_defaults = dict(_MASKS)
 
     def plan(self, shape, begin, end, strides):
-        return strided_plan(self.name, tuple(shape), begin, end, strides, self.begin_mask, self.end_mask,
-                            self.ellipsis_mask, self.new_axis_mask, self.shrink_axis_mask)
+        # infer and the kernel both need the plan, and PyNative slices the same way every step: keep the last
+        # few, for tuples of plain ints only ((1.0, 2) equals (1, 2) but is an error; Tensors hash by identity)
+        plans = self.__dict__.get("_plans")
+        if plans is None:
+            plans = self.__dict__["_plans"] = {}
+        key = found = None
+        if type(begin) is tuple and type(end) is tuple and type(strides) is tuple \
+                and _INT_ONLY.issuperset(map(type, begin + end + strides)):
+            key = (tuple(shape), begin, end, strides)
+            found = plans.get(key)
+        if found is None:
+            found = strided_plan(self.name, tuple(shape), begin, end, strides, self.begin_mask, self.end_mask,
+                                 self.ellipsis_mask, self.new_axis_mask, self.shrink_axis_mask)
+            if key is not None:
+                if len(plans) >= 64:
+                    plans.clear()
+                plans[key] = found
+        return found
 
     def masks(self):
         return {k: getattr(self, k) for k in _MASKS}
