@@ -223,7 +223,11 @@ def _next_row(plan, pos, inner, fetched, writer, conn, cache_id):
         return row
     if kind == plan.SHM:
         offset, _, meta = plan.where.pop(pos)
-        return wire.decode_row(meta, conn.shm, offset)
+        row = wire.decode_row(meta, conn.shm, offset)
+        if not wire.tag_matches(conn.shm, offset, cache_id, plan.keys[pos]):
+            raise RuntimeError(f"The cached row of source index {plan.keys[pos]} was dropped from cache {cache_id} "
+                               f"while the pipeline read it (was its session destroyed?).")
+        return row
     if pos not in fetched:
         _fetch_ahead(plan, pos, fetched, conn, cache_id)
     meta, blob = fetched.pop(pos)
