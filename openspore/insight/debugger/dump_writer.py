@@ -182,8 +182,8 @@ def enable_dump(config, rank_id=0):
     """Dump every graph compiled from now on, and every PyNative primitive call: `config` is a dump JSON path, its
     parsed dict or a DumpConfig. Returns the observer (`disable_dump()` stops dumping).
 
-    >>> import openspore as ms                                             # doctest: +SKIP
-    >>> enable_dump({"common_dump_settings": {"path": "/tmp/dump", "net_name": "Net", "iteration": "0|2"}})
+    >>> cfg = {"common_dump_settings": {"path": "/tmp/dump", "net_name": "Net", "iteration": "0|2"}}
+    >>> observer = enable_dump(cfg)                                        # doctest: +SKIP
     """
     from ...runtime import events
     from .dump_config import DumpConfig

@@ -3,10 +3,12 @@ stepped and inspected from this object's Python API (which the web UI will drive
 
     >>> server = DebugServer(port=0).start()      # doctest: +SKIP
     >>> # run training with ENABLE_MS_DEBUGGER=1 MS_DEBUGGER_HOST=127.0.0.1 MS_DEBUGGER_PORT=<server.port>
-    >>> server.wait_until_waiting(60)              # doctest: +SKIP   (the client waits before its first step)
+    >>> server.wait_until_waiting(60)              # doctest: +SKIP
     >>> server.recommend_watchpoints()             # doctest: +SKIP
-    >>> server.continue_training()                 # doctest: +SKIP   (runs until a watchpoint hits)
+    >>> server.continue_training()                 # doctest: +SKIP
     >>> server.wait_until_waiting(60); server.hits # doctest: +SKIP
+
+The client waits for a command before its first step; `continue_training()` runs until a watchpoint hits.
 
 Control: `run(steps)` runs N steps then pauses; `continue_training()` runs until a hit or the end; `pause()`
 pauses at the end of the current step; `step_node()` runs to the next kernel; `terminate()` stops training.
