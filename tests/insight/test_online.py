@@ -14,6 +14,7 @@ import sys
 import openspore as ms
 from tests.insight import nets
 ms.set_context(mode=ms.GRAPH_MODE)
+ms.set_seed(0)
 net, step = nets.train_step(lr=float(sys.argv[1]))
 x, y = nets.data()
 for i in range(int(sys.argv[2])):

@@ -9,6 +9,8 @@ stepped and inspected from this object's Python API (which the web UI will drive
     >>> server.continue_training()                 # doctest: +SKIP
     >>> server.wait_until_waiting(60); server.hits # doctest: +SKIP
 
+The client waits for a command before its first step; `continue_training()` runs until a watchpoint hits.
+
 Control: `run(steps)` runs N steps then pauses; `continue_training()` runs until a hit or the end; `pause()`
 pauses at the end of the current step; `step_node()` runs to the next kernel; `terminate()` stops training.
 Watchpoints: `set_watchpoint(condition_id_or_condition, nodes=None, **params)` (nodes default to the
