@@ -27,7 +27,10 @@ def test_small_helpers(capsys):
     t = ms.frombuffer(np.array([1, 2, 3], np.int32).tobytes(), ms.int32, count=2)
     assert t.asnumpy().tolist() == [1, 2] and t.dtype == ms.int32
     ms.set_deterministic(True)
-    assert ms.get_context("deterministic") == "ON"
+    try:
+        assert ms.get_context("deterministic") == "ON"
+    finally:
+        ms.set_deterministic(False)
     ms.synchronize()
     ms.run_check()
     out = capsys.readouterr().out
