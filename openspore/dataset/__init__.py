@@ -16,6 +16,7 @@ from .engine.samplers import BuiltinSampler  # noqa: F401
 from .sources import (Cifar10Dataset, Cifar100Dataset, FashionMnistDataset, GeneratorDataset,  # noqa: F401
                       ImageFolderDataset, MappableDataset, MnistDataset, NumpySlicesDataset, Schema)
 from .sources import CSVDataset, MindDataset, TextFileDataset  # noqa: F401
+from .sources.synthetic import EMnistDataset, FakeImageDataset, KMnistDataset, PaddedDataset  # noqa: F401
 
 
 def zip(datasets):  # noqa: A001 - MindSpore's name
