@@ -123,6 +123,12 @@ class MaxPoolWithArgmax(_ClassicMaxPool):
     def bprop(self, x, out, dout):
         return (MaxPoolGradWithArgmax()(x, dout[0], out[1]),)
 
+    def export_decomposition(self, b, x):
+        """Where only the values are read (nn.MaxPool2d keeps the argmax for its backward rule): MindSpore's
+        MaxPool, the primitive whose `argmax_twin()` this is."""
+        return b.call("MaxPool", x, kernel_size=self._k, strides=self._s, pad_mode=self._mode,
+                      data_format=self.data_format), None
+
     def numpy(self, np, x):
         y, arg = self._np_forward(np, x)
         return y, arg.astype(np.int32)
@@ -170,6 +176,13 @@ class MaxPoolWithArgmaxV2(_MaxPoolBase):
 
     def bprop(self, x, out, dout):
         return (MaxPoolGradWithArgmax()(x, dout[0], out[1]),)
+
+    def export_decomposition(self, b, x):
+        """Unpadded, undilated, floor-mode pooling whose values only are read (nn.MaxPool2d keeps the argmax for
+        its backward rule): MindSpore's MaxPool, the primitive whose `argmax_twin()` this is."""
+        if any(self._pads) or self._d != (1, 1) or self._ceil:
+            return NotImplemented
+        return b.call("MaxPool", x, kernel_size=self._k, strides=self._s, pad_mode="valid"), None
 
     def numpy(self, np, x):
         y, arg = self._np_forward(np, x)
