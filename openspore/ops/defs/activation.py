@@ -7,6 +7,7 @@ The gradient primitives differentiate again with rules built from this family an
 import numpy as np
 
 from ...core.primitive import Primitive, Sample, register
+from ._export import BACKWARD, NO_MINDIR, NO_ONNX, not_exportable
 from ._util import check_dtype, check_same_dtype, check_tensor, prim, rand_float, same_as, sum_to_shape
 
 SELU_ALPHA = 1.6732632423543772848170429916717
@@ -382,3 +383,8 @@ class Softsign(Activation):
     def torch(self, torch, x):
         return torch.nn.functional.softsign(x)
 
+
+# ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
+not_exportable(BACKWARD, ReluGrad, ReLU6Grad, EluGrad, HSigmoidGrad, HSwishGrad)
+not_exportable(NO_MINDIR, SeLU, CeLU)
+not_exportable(NO_ONNX, ReLU6, SeLU, CeLU, PReLU, formats=("ONNX",))

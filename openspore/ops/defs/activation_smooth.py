@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 from ...core.primitive import Sample, register
+from ._export import BACKWARD, NO_MINDIR, NO_ONNX, not_exportable
 from ._util import prim, rand_float
 from .activation import Activation, ActivationGrad, Elu
 
@@ -329,3 +330,9 @@ class MishGrad(ActivationGrad):
     def torch(self, torch, dy, x):
         t = torch.tanh(torch.nn.functional.softplus(x))
         return dy * (t + x * (1 - t * t) * torch.sigmoid(x))
+
+
+# ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
+not_exportable(BACKWARD, SoftplusGrad, SiLUGrad, FastGeLUGrad, GeluGradExt, MishGrad)
+not_exportable(NO_MINDIR, Softplus, formats=("MINDIR",))
+not_exportable(NO_ONNX, Softplus, SiLU, FastGeLU, formats=("ONNX",))

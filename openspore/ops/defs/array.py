@@ -2,6 +2,7 @@
 import numpy as np
 
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
+from ._export import NO_MINDIR, NO_ONNX, not_exportable
 from ._util import check_tensor, normalize_axes, normalize_axis, prim, rand_float, sum_to_shape
 
 
@@ -402,3 +403,8 @@ class Roll(Primitive):
         x = rand_float(rng, (3, 4))
         yield Sample(x, attrs={"shift": 1, "axis": 0})
         yield Sample(x, attrs={"shift": (-1, 5), "axis": (0, 1)})
+
+
+# ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
+not_exportable(NO_MINDIR, ReverseV2, Roll, formats=("MINDIR",))
+not_exportable(NO_ONNX, ReverseV2, Roll, formats=("ONNX",))

@@ -5,6 +5,7 @@ for that input (autodiff follows tuple inputs element by element).
 """
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
 from .array import c_array
+from ._export import NO_MINDIR, NO_ONNX, not_exportable
 from ._util import check_tensor, normalize_axis, prim, rand_float
 
 
@@ -262,3 +263,8 @@ class Meshgrid(Primitive):
         xs = (rand_float(rng, (2,)), rand_float(rng, (3,)), rand_float(rng, (4,)))
         yield Sample(xs)
         yield Sample(xs[:2], attrs={"indexing": "ij"})
+
+
+# ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
+not_exportable(NO_MINDIR, Unstack, SplitV, Meshgrid, formats=("MINDIR",))
+not_exportable(NO_ONNX, Unstack, SplitV, Meshgrid, formats=("ONNX",))

@@ -7,6 +7,7 @@ import numpy as np
 
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
 from .array import c_array
+from ._export import BACKWARD, NO_MINDIR, NO_ONNX, not_exportable
 from ._util import check_tensor, prim, rand_float
 
 
@@ -264,3 +265,10 @@ class TensorCopySlices(_Strided):
                      name="shrink-reverse")
         yield Sample(x, rand_float(rng, (3, 4, 1, 2)), (0, 0, 1), (0, 0, 3), (1, 1, 1),
                      attrs={"ellipsis_mask": 1, "new_axis_mask": 2}, name="ellipsis-newaxis")
+
+
+# ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
+not_exportable(NO_MINDIR, Slice, TensorCopySlices, formats=("MINDIR",))
+not_exportable(NO_ONNX, Slice, TensorCopySlices, formats=("ONNX",))
+not_exportable(NO_ONNX, StridedSlice, formats=("ONNX",))
+not_exportable(BACKWARD, StridedSliceGrad)

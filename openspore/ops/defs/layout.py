@@ -6,6 +6,7 @@ and elementwise ops on torch's CPU kernels run faster on channels-last data. On 
 rank other than 4, both are the identity.
 """
 from ...core.primitive import Primitive, Sample, register
+from ._export import LAYOUT_ONLY, not_exportable
 from ._util import check_tensor, rand_float, same_as
 
 
@@ -45,3 +46,7 @@ class ToContiguous(_LayoutChange):
 
     def torch(self, torch, x):
         return x.contiguous()
+
+
+# ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
+not_exportable(LAYOUT_ONLY, ToChannelsLast, ToContiguous)

@@ -4,6 +4,7 @@ import numpy as np
 from ...common import dtype as mstype
 from ...core.autograd import needs_input_grad
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
+from ._export import NO_MINDIR, NO_ONNX, not_exportable
 from ._util import (broadcast_shape, check_dtype, check_same_dtype, check_tensor, normalize_axes, prim,
                     rand_float, reduced_shape, same_as, sum_to_shape)
 
@@ -348,3 +349,10 @@ class AddN(Primitive):
     def samples(cls, rng):
         yield Sample([rand_float(rng, (2, 3)) for _ in range(3)], grad=())
         yield Sample((np.array([1, 2], np.int32), np.array([3, 4], np.int32)), grad=())
+
+
+# ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
+not_exportable(NO_MINDIR, Cast, formats=("MINDIR",))
+not_exportable(NO_ONNX, ZerosLike, OnesLike, formats=("ONNX",))
+not_exportable(NO_MINDIR, AddN, formats=("MINDIR",))
+not_exportable(NO_ONNX, AddN, formats=("ONNX",))

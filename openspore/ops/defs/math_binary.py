@@ -5,6 +5,7 @@ All broadcast and take part in implicit dtype promotion (`_Binary`), so `infer` 
 import numpy as np
 
 from ...core.primitive import Sample, register
+from ._export import NO_ONNX, not_exportable
 from ._util import float_result, prim, rand_float, rand_positive, sum_to_shape
 from .math import _Binary
 
@@ -258,3 +259,7 @@ class SquaredDifference(_Binary):
     def torch(self, torch, x, y):
         d = torch.sub(x, y)
         return d * d
+
+
+# ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
+not_exportable(NO_ONNX, FloorDiv, FloorMod, Mod, Atan2, SquaredDifference, formats=("ONNX",))

@@ -3,6 +3,7 @@ import numpy as np
 
 from ...common import dtype as mstype
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
+from ._export import NO_MINDIR, NO_ONNX, not_exportable
 from ._util import (broadcast_shape, check_dtype, check_same_dtype, check_tensor, prim, rand_float, same_as,
                     sum_to_shape)
 from .math import _Binary
@@ -175,3 +176,9 @@ class Select(Primitive):
         yield Sample(cond[:1], rand_float(rng, (2, 3, 4)), rand_float(rng, (4,)), name="broadcast")
         yield Sample(np.array([True, False, True]), np.array([1, 2, 3], np.int32), np.array([-1, -2, -3], np.int32),
                      name="int")
+
+
+# ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
+not_exportable(NO_ONNX, NotEqual, IsInf, IsFinite, formats=("ONNX",))
+not_exportable(NO_MINDIR, LogicalXor, formats=("MINDIR",))
+not_exportable(NO_ONNX, LogicalXor, formats=("ONNX",))

@@ -6,6 +6,7 @@ import numpy as np
 
 from ...common import dtype as mstype
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
+from ._export import NO_ONNX, not_exportable
 from ._util import check_dtype, check_tensor, normalize_axes, prim, rand_float, reduced_shape
 
 
@@ -200,3 +201,7 @@ class ReduceAny(_ReduceLogical):
     def torch(self, torch, x, axis=()):
         return _torch_multi(lambda t, a, k: torch.any(t, dim=a, keepdim=k), x.bool(), self.axes(x, axis),
                             self.keep_dims)
+
+
+# ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
+not_exportable(NO_ONNX, ReduceAll, ReduceAny, formats=("ONNX",))

@@ -8,6 +8,7 @@ import math as _math
 import numpy as np
 
 from ...core.primitive import Primitive, Sample, register
+from ._export import NO_MINDIR, NO_ONNX, not_exportable
 from ._util import check_dtype, check_tensor, float_result, prim, rand_float, same_as
 
 _TWO_OVER_SQRT_PI = 2.0 / _math.sqrt(_math.pi)
@@ -234,3 +235,9 @@ class Trunc(_Rounding):
     """Trunc()(x): round toward zero; zero gradient."""
     np_fn = staticmethod(lambda np, x: np.trunc(x))
     torch_fn = staticmethod(lambda torch, x: torch.trunc(x))
+
+
+# ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
+not_exportable(NO_ONNX, Log1p, Expm1, Erfc, Trunc, formats=("ONNX",))
+not_exportable(NO_MINDIR, Round, formats=("MINDIR",))
+not_exportable(NO_ONNX, Round, formats=("ONNX",))

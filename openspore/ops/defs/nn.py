@@ -6,6 +6,7 @@ from ...common import dtype as mstype
 from ...core.autograd import needs_input_grad
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
 from ...core.random import default_generator, generator_for
+from ._export import RANDOM, not_exportable
 from ._util import check_dtype, check_rank, check_same_dtype, check_tensor, prim, rand_float
 
 
@@ -315,3 +316,8 @@ class Dropout2D(_DropoutBase):
     @classmethod
     def samples(cls, rng):
         yield Sample(rand_float(rng, (2, 5, 2, 2)), attrs={"keep_prob": 0.5})
+
+
+# ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
+not_exportable(RANDOM, Dropout, formats=("ONNX",))
+not_exportable(RANDOM, Dropout2D)

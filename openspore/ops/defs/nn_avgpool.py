@@ -6,6 +6,7 @@ The window divisors depend on shapes only; they are computed once on the host (_
 shared by both backends.
 """
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
+from ._export import BACKWARD, NO_MINDIR, not_exportable
 from ._nn_util import (adaptive_avg_matrix, adaptive_output, avg_divisor, check_format, hw_pair, np_col2im, np_crop,
                        np_pad, np_windows, pad_four, pad_mode_of, set_attr, symmetric, torch_fit, torch_pad,
                        window_geometry)
@@ -295,3 +296,8 @@ class AdaptiveAvgPool2DGrad(Primitive):
     def samples(cls, rng):
         yield Sample(rand_float(rng, (1, 2, 2, 3)), (1, 2, 5, 7))
         yield Sample(rand_float(rng, (2, 1, 1)), (2, 3, 3), name="global-3d")
+
+
+# ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
+not_exportable(NO_MINDIR, AvgPool2D, formats=("MINDIR",))
+not_exportable(BACKWARD, AvgPoolGradV1, AvgPool2DGrad, AdaptiveAvgPool2DGrad)

@@ -10,6 +10,7 @@ training); its own backward rule is written out with primitives, so second deriv
 import math
 
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
+from ._export import BACKWARD, not_exportable
 from ._util import check_dtype, check_tensor, prim, rand_float, rand_positive
 
 
@@ -268,3 +269,7 @@ class BatchNormGrad(Primitive):
                      attrs={"data_format": "NHWC"}, name="nhwc")
         yield Sample(rand_float(rng, (3, 2, 2, 2)), rand_float(rng, (3, 2, 2, 2)), *stats(2)[:3], None, None,
                      name="unused-stats")
+
+
+# ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
+not_exportable(BACKWARD, BatchNormGrad)

@@ -6,6 +6,7 @@ three differentiates into the other two with the same attributes, which closes t
 """
 from ...core.autograd import needs_input_grad
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
+from ._export import BACKWARD, NO_MINDIR, NO_ONNX, not_exportable
 from ._nn_util import (check_format, hw_pair, np_col2im, np_crop, np_pad, np_windows, pad_four, pad_mode_of, set_attr,
                        symmetric, torch_fit, torch_pad, window_geometry)
 from ._util import check_dtype, check_same_dtype, check_tensor, prim, rand_float
@@ -338,3 +339,9 @@ class Conv2DBackpropFilter(_ConvFamily):
         yield Sample(rand_float(rng, (1, 6, 3, 5)), rand_float(rng, (1, 4, 6, 5)), (6, 2, 3, 3),
                      attrs={"out_channel": 6, "kernel_size": 3, "pad_mode": "pad", "pad": 1, "stride": (2, 1),
                             "group": 2, "dilation": (1, 1, 1, 1)}, name="group2")
+
+
+# ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
+not_exportable(BACKWARD, Conv2DBackpropInput, Conv2DBackpropFilter)
+not_exportable(NO_MINDIR, Conv2DTranspose, formats=("MINDIR",))
+not_exportable(NO_ONNX, Conv2DTranspose, formats=("ONNX",))

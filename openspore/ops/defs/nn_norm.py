@@ -7,6 +7,7 @@ mean and rstd as inputs), so the family differentiates any number of times.
 import math
 
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
+from ._export import BACKWARD, not_exportable
 from ._util import check_dtype, check_tensor, normalize_axis, prim, rand_float, rand_positive
 
 
@@ -203,3 +204,7 @@ class LayerNormGrad(_Axes, Primitive):
                          attrs=attrs, name=name)
         yield Sample(rand_float(rng, x.shape), x, rand_float(rng, (3, 4)), rand_float(rng, stat),
                      rand_positive(rng, stat), None, None, name="unused-stats")
+
+
+# ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
+not_exportable(BACKWARD, LayerNormGrad)

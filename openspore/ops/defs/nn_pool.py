@@ -11,6 +11,7 @@ import numpy as np
 
 from ...common import dtype as mstype
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
+from ._export import BACKWARD, NO_MINDIR, NO_ONNX, not_exportable
 from ._nn_util import (adaptive_bins, adaptive_output, check_format, hw_pair, np_pad, np_windows, pad_mode_of,
                        set_attr, symmetric, torch_pad, window_geometry)
 from ._util import check_dtype, check_rank, check_tensor, prim, rand_float
@@ -325,3 +326,9 @@ class MaxPoolGradGradWithArgmax(_ArgmaxRoute):
         x = rand_float(rng, (1, 2, 4, 5))
         _, arg = MaxPool(kernel_size=2, strides=1)._np_forward(np, x)
         yield Sample(x, rand_float(rng, x.shape), arg, grad=(1,))
+
+
+# ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
+not_exportable(NO_MINDIR, AdaptiveMaxPool2D, formats=("MINDIR",))
+not_exportable(NO_ONNX, AdaptiveMaxPool2D, formats=("ONNX",))
+not_exportable(BACKWARD, MaxPoolGradWithArgmax, MaxPoolGradGradWithArgmax)

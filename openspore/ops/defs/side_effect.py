@@ -10,6 +10,7 @@ import numpy as np
 
 from ...common import dtype as mstype
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
+from ._export import ORDERING, STATEFUL, UPDATE, not_exportable
 from ._util import check_dtype, check_tensor, rand_float, rand_positive, same_as
 from ._update_util import t_add_, t_addcdiv_, t_moments_, t_num
 
@@ -290,3 +291,9 @@ class Adam(Primitive):
                          rand_float(rng, shape), attrs={"use_nesterov": nesterov})
         yield Sample(rand_float(rng, (4,)), rand_float(rng, (4,)), rand_positive(rng, (4,), 0.1, 1.0),
                      0.81, 0.998, 0.001, 0.9, 0.999, 1e-8, rand_float(rng, (4,)), name="python-scalars")
+
+
+# ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
+not_exportable(UPDATE, ApplyMomentum, Adam)
+not_exportable(STATEFUL, Assign, AssignAdd, AssignSub, formats=("ONNX",))
+not_exportable(ORDERING, Depend, formats=("ONNX",))

@@ -5,6 +5,7 @@ Kernels subtract the maximum before exponentiating, so large logits neither over
 import numpy as np
 
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
+from ._export import BACKWARD, NO_MINDIR, NO_ONNX, not_exportable
 from ._util import (check_dtype, check_rank, check_same_dtype, check_tensor, normalize_axes, normalize_axis, prim,
                     rand_float, same_as)
 
@@ -257,3 +258,9 @@ class SparseSoftmaxCrossEntropyWithLogits(Primitive):
         labels = np.array([0, 2, 1, 2], np.int32)
         yield Sample(logits, labels)
         yield Sample(logits, labels.astype(np.int64), attrs={"is_grad": True}, name="is_grad")
+
+
+# ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
+not_exportable(BACKWARD, SoftmaxGrad)
+not_exportable(NO_MINDIR, SoftmaxCrossEntropyWithLogits, SparseSoftmaxCrossEntropyWithLogits, formats=("MINDIR",))
+not_exportable(NO_ONNX, SoftmaxCrossEntropyWithLogits, SparseSoftmaxCrossEntropyWithLogits, formats=("ONNX",))
