@@ -37,18 +37,15 @@ from ...ir.rewrite import rewrite
 
 MIN_CHANNELS = 8
 
-CONVOLUTIONS = {"Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter"}
-# Kernels that keep a channels-last input channels-last (torch picks the output format from the inputs).
-LAYOUT_AGNOSTIC = {
-    "BiasAdd", "BatchNorm", "BatchNormGrad", "MaxPool", "AvgPool",
-    "ReLU", "ReLU6", "LeakyReLU", "Elu", "SeLU", "CeLU", "HSigmoid", "HSwish", "Softsign", "Softplus", "SiLU",
-    "FastGeLU", "GeLU", "GeluExt", "Mish", "Sigmoid", "Tanh",
-    "ReluGrad", "ReLU6Grad", "EluGrad", "HSigmoidGrad", "HSwishGrad", "SoftplusGrad", "SiLUGrad", "FastGeLUGrad",
-    "GeluGradExt", "MishGrad", "SigmoidGrad", "TanhGrad",
-    "Add", "Sub", "Mul", "RealDiv", "Div", "Maximum", "Minimum", "SquaredDifference", "Neg",
-}
-# Consumers that read any memory format and produce a result without one worth keeping.
-LAYOUT_BLIND = {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ToContiguous"}
+# What each primitive does with a channels-last input is declared on its class (ops/defs), `channels_last =`:
+#   "anchor"  a convolution (forward or backprop) worth running channels-last: regions grow from these;
+#   "keeps"   its kernel keeps a channels-last input channels-last (torch picks the output format from the inputs);
+#   "reads"   it reads any memory format and produces a result without one worth keeping (reductions);
+#   None      (the default) it needs contiguous NCHW memory: a region's value is converted back before it.
+
+
+def _role(n):
+    return getattr(n.op, "channels_last", None)
 
 
 def layout_channels_last(graph):
@@ -66,7 +63,7 @@ def _nchw(n):
 
 def _anchor(n):
     """A convolution worth running channels-last."""
-    if n.op.name not in CONVOLUTIONS or not _nchw(n) or n.attrs.get("group", 1) != 1:
+    if _role(n) != "anchor" or not _nchw(n) or n.attrs.get("group", 1) != 1:
         return False
     if not _is_4d(n.abstract) or n.abstract.dtype != mstype.float32:
         return False
@@ -80,7 +77,7 @@ def _anchor(n):
 
 
 def _agnostic(n, users):
-    if n.op.name not in LAYOUT_AGNOSTIC or not _nchw(n):
+    if _role(n) != "keeps" or not _nchw(n):
         return False
     if _is_4d(n.abstract):
         return True
@@ -161,7 +158,7 @@ def _visit(n, inputs, rw):
         if n.is_primitive:
             inputs = [lay.convert(v, lay.to_cl, "ToChannelsLast", rw.emit)
                       if _is_4d(v.abstract) and v.id not in lay.channels_last else v for v in inputs]
-    elif not (n.is_primitive and n.op.name in LAYOUT_BLIND):
+    elif not (n.is_primitive and _role(n) == "reads"):
         inputs = [lay.convert(v, lay.to_contig, "ToContiguous", rw.emit) if v.id in lay.channels_last else v
                   for v in inputs]
     new = rw.keep(n, inputs)

@@ -73,6 +73,7 @@ class ActivationGrad(Primitive):
 @register
 class ReLU(Activation):
     """ReLU()(x) = max(x, 0)."""
+    channels_last = "keeps"
     kinds = ("int", "float")
 
     def bprop(self, x, out, dout):
@@ -93,6 +94,7 @@ class ReLU(Activation):
 @register
 class ReluGrad(ActivationGrad):
     """ReluGrad()(y_backprop, x) = y_backprop where x > 0, else 0."""
+    channels_last = "keeps"
     input_names = ("y_backprop", "x")
     kinds = ("int", "float")
 
@@ -111,6 +113,7 @@ class ReluGrad(ActivationGrad):
 @register
 class ReLU6(Activation):
     """ReLU6()(x) = min(max(x, 0), 6)."""
+    channels_last = "keeps"
     kinds = ("int", "float")
     sample_range = (-2.0, 8.0)
 
@@ -127,6 +130,7 @@ class ReLU6(Activation):
 @register
 class ReLU6Grad(ActivationGrad):
     """ReLU6Grad()(y_grad, x) = y_grad where 0 < x < 6, else 0."""
+    channels_last = "keeps"
     input_names = ("y_grad", "x")
     sample_range = (-2.0, 8.0)
 
@@ -143,6 +147,7 @@ class ReLU6Grad(ActivationGrad):
 @register
 class LeakyReLU(Activation):
     """LeakyReLU(alpha=0.2)(x) = x where x > 0, else alpha * x."""
+    channels_last = "keeps"
     attr_defaults = {"alpha": 0.2}
 
     def check_attrs(self):
@@ -169,6 +174,7 @@ class LeakyReLU(Activation):
 @register
 class Elu(Activation):
     """Elu(alpha=1.0)(x) = x where x > 0, else alpha * (exp(x) - 1)."""
+    channels_last = "keeps"
     attr_defaults = {"alpha": 1.0}
 
     def check_attrs(self):
@@ -192,6 +198,7 @@ class Elu(Activation):
 @register
 class EluGrad(ActivationGrad):
     """EluGrad(alpha=1.0)(dy, y): ELU's derivative written in terms of its output y = Elu(x)."""
+    channels_last = "keeps"
     attr_defaults = {"alpha": 1.0}
     input_names = ("dy", "y")
     sample_range = (-0.9, 2.0)  # a valid ELU output lies above -alpha
@@ -214,6 +221,7 @@ class EluGrad(ActivationGrad):
 @register
 class SeLU(Activation):
     """SeLU()(x) = scale * Elu(alpha)(x) with the self-normalising constants."""
+    channels_last = "keeps"
 
     def bprop(self, x, out, dout):
         elu_out = prim("Mul")(out, 1.0 / SELU_SCALE)
@@ -230,6 +238,7 @@ class SeLU(Activation):
 @register
 class CeLU(Activation):
     """CeLU(alpha=1.0)(x) = max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
+    channels_last = "keeps"
     attr_defaults = {"alpha": 1.0}
 
     def check_attrs(self):
@@ -255,6 +264,7 @@ class CeLU(Activation):
 @register
 class HSigmoid(Activation):
     """HSigmoid()(x) = relu6(x + 3) / 6."""
+    channels_last = "keeps"
     sample_range = (-5.0, 5.0)
 
     def bprop(self, x, out, dout):
@@ -270,6 +280,7 @@ class HSigmoid(Activation):
 @register
 class HSigmoidGrad(ActivationGrad):
     """HSigmoidGrad()(grads, input_x) = grads / 6 where -3 < x < 3, else 0."""
+    channels_last = "keeps"
     input_names = ("grads", "input_x")
     sample_range = (-5.0, 5.0)
 
@@ -286,6 +297,7 @@ class HSigmoidGrad(ActivationGrad):
 @register
 class HSwish(Activation):
     """HSwish()(x) = x * relu6(x + 3) / 6."""
+    channels_last = "keeps"
     sample_range = (-5.0, 5.0)
 
     def bprop(self, x, out, dout):
@@ -301,6 +313,7 @@ class HSwish(Activation):
 @register
 class HSwishGrad(ActivationGrad):
     """HSwishGrad()(y_grad, x): 0 below -3, 1 above 3 and (2x + 3) / 6 between, times y_grad."""
+    channels_last = "keeps"
     input_names = ("y_grad", "x")
     sample_range = (-5.0, 5.0)
 
@@ -370,6 +383,7 @@ class PReLU(Primitive):
 @register
 class Softsign(Activation):
     """Softsign()(x) = x / (1 + |x|)."""
+    channels_last = "keeps"
 
     def bprop(self, x, out, dout):
         # 1 / (1 + |x|) = 1 - |out|, and |out| = out * (2 [out > 0] - 1)

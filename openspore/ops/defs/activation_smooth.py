@@ -107,6 +107,7 @@ def _second_order(grad_prim, dy, x, dout, curvature):
 @register
 class Softplus(Activation):
     """Softplus()(x) = log(1 + exp(x)), computed without overflow."""
+    channels_last = "keeps"
     sample_range = (-4.0, 4.0)
 
     def bprop(self, x, out, dout):
@@ -122,6 +123,7 @@ class Softplus(Activation):
 @register
 class SoftplusGrad(ActivationGrad):
     """SoftplusGrad()(gradients, features) = gradients * sigmoid(features)."""
+    channels_last = "keeps"
     input_names = ("gradients", "features")
     sample_range = (-4.0, 4.0)
 
@@ -140,6 +142,7 @@ class SoftplusGrad(ActivationGrad):
 @register
 class SiLU(Activation):
     """SiLU()(x) = x * sigmoid(x)."""
+    channels_last = "keeps"
 
     def bprop(self, x, out, dout):
         return (SiLUGrad()(dout, x),)
@@ -154,6 +157,7 @@ class SiLU(Activation):
 @register
 class SiLUGrad(ActivationGrad):
     """SiLUGrad()(dout, x) = dout * s (1 + x (1 - s)) with s = sigmoid(x)."""
+    channels_last = "keeps"
     input_names = ("dout", "x")
 
     def bprop(self, dy, x, out, dout):
@@ -171,6 +175,7 @@ class SiLUGrad(ActivationGrad):
 @register
 class FastGeLU(Activation):
     """FastGeLU()(x) = x / (1 + exp(-1.702 |x|)) * exp(0.851 (x - |x|)), i.e. x * sigmoid(1.702 x)."""
+    channels_last = "keeps"
 
     def bprop(self, x, out, dout):
         return (FastGeLUGrad()(dout, x),)
@@ -185,6 +190,7 @@ class FastGeLU(Activation):
 @register
 class FastGeLUGrad(ActivationGrad):
     """FastGeLUGrad()(dy, x) = dy * d/dx [x * sigmoid(1.702 x)]."""
+    channels_last = "keeps"
 
     def bprop(self, dy, x, out, dout):
         curvature = prim("Mul")(silu_curvature(prim("Mul")(x, FAST_GELU_K)), FAST_GELU_K)
@@ -238,6 +244,7 @@ def _gelu_slope_torch(torch, x, approximate):
 @register
 class GeLU(Activation):
     """GeLU()(x) = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))): MindSpore's GeLU kernel (nn.GELU default)."""
+    channels_last = "keeps"
 
     def bprop(self, x, out, dout):
         return (GeluGradExt(approximate="tanh")(dout, x),)
@@ -252,6 +259,7 @@ class GeLU(Activation):
 @register
 class GeluExt(Activation):
     """GeluExt(approximate='none')(x): exact x * Phi(x) (Phi the normal CDF), or the 'tanh' approximation."""
+    channels_last = "keeps"
     attr_defaults = {"approximate": "none"}
 
     def check_attrs(self):
@@ -275,6 +283,7 @@ class GeluExt(Activation):
 @register
 class GeluGradExt(ActivationGrad):
     """GeluGradExt(approximate='none')(dy, x) = dy * GeLU'(x)."""
+    channels_last = "keeps"
     attr_defaults = {"approximate": "none"}
 
     def check_attrs(self):
@@ -304,6 +313,7 @@ class GeluGradExt(ActivationGrad):
 @register
 class Mish(Activation):
     """Mish()(x) = x * tanh(softplus(x))."""
+    channels_last = "keeps"
 
     def bprop(self, x, out, dout):
         return (MishGrad()(dout, x),)
@@ -318,6 +328,7 @@ class Mish(Activation):
 @register
 class MishGrad(ActivationGrad):
     """MishGrad()(dout, x) = dout * (t + x (1 - t^2) sigmoid(x)) with t = tanh(softplus(x))."""
+    channels_last = "keeps"
     input_names = ("dout", "x")
 
     def bprop(self, dy, x, out, dout):

@@ -40,6 +40,7 @@ class ToChannelsLast(_LayoutChange):
 @register
 class ToContiguous(_LayoutChange):
     """ToContiguous()(x): x with the same values, stored in the default (row-major) order."""
+    channels_last = "reads"
 
     def bprop(self, x, out, dout):
         return (ToChannelsLast()(dout),)

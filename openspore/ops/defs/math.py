@@ -111,6 +111,7 @@ class _Binary(Primitive):
 
 @register
 class Add(_Binary):
+    channels_last = "keeps"
     def bprop(self, x, y, out, dout):
         return sum_to_shape(dout, x.shape), sum_to_shape(dout, y.shape)
 
@@ -123,6 +124,7 @@ class Add(_Binary):
 
 @register
 class Sub(_Binary):
+    channels_last = "keeps"
     kinds = ("int", "uint", "float", "complex")
 
     def bprop(self, x, y, out, dout):
@@ -137,6 +139,7 @@ class Sub(_Binary):
 
 @register
 class Mul(_Binary):
+    channels_last = "keeps"
     def bprop(self, x, y, out, dout):
         return sum_to_shape(Mul()(dout, y), x.shape), sum_to_shape(Mul()(dout, x), y.shape)
 
@@ -149,6 +152,7 @@ class Mul(_Binary):
 
 @register
 class Neg(Primitive):
+    channels_last = "keeps"
     input_names = ("x",)
 
     def infer(self, x):
@@ -220,6 +224,7 @@ class MatMul(Primitive):
 @register
 class ReduceSum(Primitive):
     """ReduceSum(keep_dims=False)(x, axis=()) — () or None reduces every axis."""
+    channels_last = "reads"
     attr_defaults = {"keep_dims": False, "skip_mode": False}
     input_names = ("x", "axis")
 

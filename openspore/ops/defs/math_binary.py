@@ -30,6 +30,7 @@ def _grads(x, y, dx, dy):
 @register
 class RealDiv(_Binary):
     """RealDiv()(x, y): true division; integer/bool inputs give float32 (int32 / int32 -> float32)."""
+    channels_last = "keeps"
     kinds = ("bool", "int", "uint", "float", "complex")
 
     def out_dtype(self, dtype):
@@ -64,6 +65,7 @@ class RealDiv(_Binary):
 @register
 class Div(RealDiv):
     """Div()(x, y): x / y elementwise (true division, like RealDiv)."""
+    channels_last = "keeps"
 
 
 @register
@@ -184,6 +186,7 @@ class _Extremum(_Binary):
 @register
 class Maximum(_Extremum):
     """Maximum()(x, y): elementwise maximum (NaN propagates)."""
+    channels_last = "keeps"
 
     def take_x(self, x, y):
         return prim("GreaterEqual")(x, y)
@@ -198,6 +201,7 @@ class Maximum(_Extremum):
 @register
 class Minimum(_Extremum):
     """Minimum()(x, y): elementwise minimum (NaN propagates)."""
+    channels_last = "keeps"
 
     def take_x(self, x, y):
         return prim("LessEqual")(x, y)
@@ -244,6 +248,7 @@ class Atan2(_Binary):
 @register
 class SquaredDifference(_Binary):
     """SquaredDifference()(x, y): (x - y) ** 2."""
+    channels_last = "keeps"
     kinds = ("int", "uint", "float", "complex")
 
     def bprop(self, x, y, out, dout):

@@ -62,6 +62,7 @@ class _Reduce(Primitive):
 @register
 class ReduceMean(_Reduce):
     """ReduceMean(keep_dims=False)(x, axis=()): the mean (integer inputs give a truncated integer mean)."""
+    channels_last = "reads"
 
     def bprop(self, x, axis, out, dout):
         if not _is_float(x):
@@ -104,6 +105,7 @@ class _ReduceExtremum(_Reduce):
 @register
 class ReduceMax(_ReduceExtremum):
     """ReduceMax(keep_dims=False)(x, axis=()): the maximum; ties share the gradient."""
+    channels_last = "reads"
 
     def numpy(self, np, x, axis=()):
         return np.asarray(np.max(x, axis=self.axes(x, axis), keepdims=self.keep_dims))
@@ -116,6 +118,7 @@ class ReduceMax(_ReduceExtremum):
 @register
 class ReduceMin(_ReduceExtremum):
     """ReduceMin(keep_dims=False)(x, axis=()): the minimum; ties share the gradient."""
+    channels_last = "reads"
 
     def numpy(self, np, x, axis=()):
         return np.asarray(np.min(x, axis=self.axes(x, axis), keepdims=self.keep_dims))

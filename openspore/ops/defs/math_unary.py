@@ -171,6 +171,7 @@ Atanh = _unary("Atanh", lambda np, x: np.arctanh(x), lambda torch, x: torch.atan
 Sigmoid = _unary("Sigmoid", _np_sigmoid, lambda torch, x: torch.sigmoid(x),
                  lambda x, out, dout: _mul(dout, _mul(out, prim("Sub")(1, out))), domain=(-3.0, 3.0),
                  doc="Sigmoid()(x): 1 / (1 + exp(-x)).")
+Tanh.channels_last = Sigmoid.channels_last = "keeps"  # layout_channels_last: a channels-last input stays so
 
 
 # ---- error function ---------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from ._util import check_dtype, check_rank, check_same_dtype, check_tensor, prim
 class BiasAdd(Primitive):
     """BiasAdd(data_format='NCHW')(input_x, bias): add a (C,) bias along the channel axis
     (axis 1 for NCHW/NCDHW, the last axis for NHWC)."""
+    channels_last = "keeps"
     attr_defaults = {"data_format": "NCHW"}
     input_names = ("input_x", "bias")
 

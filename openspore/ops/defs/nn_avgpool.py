@@ -172,6 +172,7 @@ class _PoolingAdjoint(_AvgPoolBase):
 class AvgPool(_Pooling, _ClassicAvgPool):
     """AvgPool(kernel_size=1, strides=1, pad_mode='valid', data_format='NCHW')(x): 2-D average pooling;
     'same' padding is never counted in the average."""
+    channels_last = "keeps"
     adjoint = "AvgPoolGradV1"
 
     @classmethod

@@ -83,6 +83,7 @@ class BatchNorm(Primitive):
     `mean`/`variance` and returns them unchanged. The moving-average update is the caller's (nn.BatchNorm assigns
     it), so `momentum` is carried for export only.
     """
+    channels_last = "keeps"
     attr_defaults = {"is_training": False, "epsilon": 1e-5, "momentum": 0.1, "data_format": "NCHW"}
     none_cotangents = True  # the batch statistics feed only the moving averages: their cotangents stay None
     input_names = ("input_x", "scale", "bias", "mean", "variance")
@@ -175,6 +176,7 @@ class BatchNormGrad(Primitive):
     """BatchNormGrad(epsilon=1e-5, data_format='NCHW')(dy, x, scale, batch_mean, batch_variance, d_mean, d_variance)
     → (dx, dscale, dbias): the training-mode gradient of BatchNorm given the cotangents of all three outputs
     (d_mean, d_variance are those of batch_mean and batch_variance; None when the statistics were not used)."""
+    channels_last = "keeps"
     attr_defaults = {"epsilon": 1e-5, "data_format": "NCHW"}
     input_names = ("dy", "x", "scale", "batch_mean", "batch_variance", "d_mean", "d_variance")
 

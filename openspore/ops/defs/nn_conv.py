@@ -207,6 +207,7 @@ class Conv2D(_ConvFamily):
     pad_mode 'same' pads TensorFlow-style (output ceil(in/stride), the odd pixel at bottom/right); 'pad' uses
     `pad` (int or (top, bottom, left, right)).
     """
+    channels_last = "anchor"
     attr_defaults = {"out_channel": None, "kernel_size": None, "mode": 1, "pad_mode": "valid", "pad": 0,
                      "stride": 1, "dilation": 1, "group": 1, "data_format": "NCHW"}
     input_names = ("x", "w")
@@ -249,6 +250,7 @@ class Conv2DBackpropInput(_ConvFamily):
     (a transposed convolution); `input_size` is the (N, C, H, W) of the convolution's input. With pad_mode
     'pad', a given pad_list (top, bottom, left, right) is the padding.
     """
+    channels_last = "anchor"
     attr_defaults = {"out_channel": None, "kernel_size": None, "pad_mode": "valid", "pad": 0, "pad_list": None,
                      "mode": 1, "stride": 1, "dilation": 1, "group": 1, "data_format": "NCHW"}
     input_names = ("dout", "weight", "input_size")
@@ -291,6 +293,7 @@ class Conv2DBackpropInput(_ConvFamily):
 @register
 class Conv2DTranspose(Conv2DBackpropInput):
     """Conv2DTranspose(...)(dout, weight, input_size): MindSpore's name for the same transposed convolution."""
+    channels_last = None  # a user's transposed convolution is not measured to gain from channels-last
 
     @classmethod
     def samples(cls, rng):
@@ -305,6 +308,7 @@ class Conv2DBackpropFilter(_ConvFamily):
     """Conv2DBackpropFilter(out_channel, kernel_size, pad_mode='valid', pad=0, pad_list=None, mode=1, stride=1,
     dilation=1, group=1, data_format='NCHW')(dout, x, filter_size): the gradient of Conv2D w.r.t. its weight.
     """
+    channels_last = "anchor"
     attr_defaults = {"out_channel": None, "kernel_size": None, "pad_mode": "valid", "pad": 0, "pad_list": None,
                      "mode": 1, "stride": 1, "dilation": 1, "group": 1, "data_format": "NCHW"}
     input_names = ("dout", "x", "filter_size")

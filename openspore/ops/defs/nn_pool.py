@@ -80,6 +80,7 @@ class _ClassicMaxPool(_MaxPoolBase):
 @register
 class MaxPool(_ClassicMaxPool):
     """MaxPool(kernel_size=1, strides=1, pad_mode='valid', data_format='NCHW')(x): 2-D max pooling."""
+    channels_last = "keeps"
 
     def infer(self, x):
         return AbstractTensor(self._out_shape(x), x.dtype)
