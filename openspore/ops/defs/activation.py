@@ -7,6 +7,7 @@ The gradient primitives differentiate again with rules built from this family an
 import numpy as np
 
 from ...core.primitive import Primitive, Sample, register
+from ._mindir import Arg, mindir
 from ._export import BACKWARD, NO_MINDIR, NO_ONNX, not_exportable
 from ._util import check_dtype, check_same_dtype, check_tensor, prim, rand_float, same_as, sum_to_shape
 
@@ -402,3 +403,11 @@ class Softsign(Activation):
 not_exportable(BACKWARD, ReluGrad, ReLU6Grad, EluGrad, HSigmoidGrad, HSwishGrad)
 not_exportable(NO_MINDIR, SeLU, CeLU)
 not_exportable(NO_ONNX, ReLU6, SeLU, CeLU, PReLU, formats=("ONNX",))
+
+
+# ---- MindIR encodings (see _mindir.py) -------------------------------------------------------------------------------
+mindir(ReLU, instance="relu")
+mindir(ReLU6, HSwish, HSigmoid, Softsign)
+mindir(LeakyReLU, attrs=[Arg("alpha", 0.2)])
+mindir(Elu, attrs=[Arg("alpha", 1.0)])
+mindir(PReLU, inputs=("x", "weight"))

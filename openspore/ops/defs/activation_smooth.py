@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 from ...core.primitive import Sample, register
+from ._mindir import Arg, mindir, norm_str
 from ._export import BACKWARD, NO_MINDIR, NO_ONNX, not_exportable
 from ._util import prim, rand_float
 from .activation import Activation, ActivationGrad, Elu
@@ -347,3 +348,8 @@ class MishGrad(ActivationGrad):
 not_exportable(BACKWARD, SoftplusGrad, SiLUGrad, FastGeLUGrad, GeluGradExt, MishGrad)
 not_exportable(NO_MINDIR, Softplus, formats=("MINDIR",))
 not_exportable(NO_ONNX, Softplus, SiLU, FastGeLU, formats=("ONNX",))
+
+
+# ---- MindIR encodings (see _mindir.py) -------------------------------------------------------------------------------
+mindir(SiLU, Mish, GeLU, FastGeLU)
+mindir(GeluExt, attrs=[Arg("approximate", "none", norm_str)])

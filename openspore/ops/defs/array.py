@@ -2,6 +2,7 @@
 import numpy as np
 
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
+from ._mindir import Arg, mindir, norm_axis, norm_tuple
 from ._export import NO_MINDIR, NO_ONNX, not_exportable
 from ._util import check_tensor, normalize_axes, normalize_axis, prim, rand_float, sum_to_shape
 
@@ -408,3 +409,13 @@ class Roll(Primitive):
 # ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
 not_exportable(NO_MINDIR, ReverseV2, Roll, formats=("MINDIR",))
 not_exportable(NO_ONNX, ReverseV2, Roll, formats=("ONNX",))
+
+
+# ---- MindIR encodings (see _mindir.py) -------------------------------------------------------------------------------
+mindir(Identity, Flatten)
+mindir(Reshape, inputs=("x", Arg("shape", norm=norm_tuple)), instance="reshape")
+mindir(Transpose, inputs=("x", Arg("perm", norm=norm_tuple)))
+mindir(ExpandDims, inputs=("x", "axis"))
+mindir(Squeeze, attrs=[Arg("axis", (), norm_axis)], axis_as_tuple=True)
+mindir(Tile, inputs=("x", Arg("dims", norm=norm_tuple)))
+mindir(BroadcastTo, attrs=[Arg("shape", norm=norm_tuple)])

@@ -8,6 +8,7 @@ import numpy as np
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
 from ...core.tensor import Tensor
 from .array import c_array
+from ._mindir import Arg, mindir
 from ._export import NO_MINDIR, NO_ONNX, not_exportable
 from ._util import check_tensor, normalize_axis, prim, rand_float
 
@@ -395,3 +396,7 @@ class TensorScatterAdd(_TensorScatter):
 _SCATTERS = (GatherD, TensorScatterElements, GatherNd, ScatterNd, TensorScatterUpdate, TensorScatterAdd)
 not_exportable(NO_MINDIR, *_SCATTERS, formats=("MINDIR",))
 not_exportable(NO_ONNX, *_SCATTERS, formats=("ONNX",))
+
+
+# ---- MindIR encodings (see _mindir.py) -------------------------------------------------------------------------------
+mindir(Gather, inputs=("params", "indices", "axis"), attrs=[Arg("batch_dims", 0)], instance="gather")

@@ -8,6 +8,7 @@ from ...common import dtype as mstype
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
 from ...core.tensor import Tensor
 from .array import c_array
+from ._mindir import Arg, mindir
 from ._export import NO_MINDIR, NO_ONNX, not_exportable
 from ._util import broadcast_shape, check_tensor, normalize_axis, prim, rand_float, sum_to_shape
 
@@ -300,3 +301,7 @@ class OneHot(Primitive):
 not_exportable(NO_MINDIR, MaskedFill, MaskedSelect, NonZero, Sort, TopK, Unique, formats=("MINDIR",))
 not_exportable(NO_ONNX, MaskedFill, MaskedSelect, NonZero, Sort, TopK, Unique, formats=("ONNX",))
 not_exportable(NO_ONNX, OneHot, formats=("ONNX",))
+
+
+# ---- MindIR encodings (see _mindir.py) -------------------------------------------------------------------------------
+mindir(OneHot, inputs=("indices", "depth", "on_value", "off_value"), attrs=[Arg("axis", -1)])

@@ -4,6 +4,7 @@ import numpy as np
 from ...common import dtype as mstype
 from ...core.autograd import needs_input_grad
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
+from ._mindir import Arg, mindir, norm_axis, norm_bool
 from ._export import NO_MINDIR, NO_ONNX, not_exportable
 from ._util import (broadcast_shape, check_dtype, check_same_dtype, check_tensor, normalize_axes, prim,
                     rand_float, reduced_shape, same_as, sum_to_shape)
@@ -361,3 +362,13 @@ not_exportable(NO_MINDIR, Cast, formats=("MINDIR",))
 not_exportable(NO_ONNX, ZerosLike, OnesLike, formats=("ONNX",))
 not_exportable(NO_MINDIR, AddN, formats=("MINDIR",))
 not_exportable(NO_ONNX, AddN, formats=("ONNX",))
+
+
+# ---- MindIR encodings (see _mindir.py) -------------------------------------------------------------------------------
+mindir(Neg, OnesLike, ZerosLike)
+mindir(Add, Sub, Mul, inputs=("x", "y"))
+mindir(ReduceSum, inputs=("x", Arg("axis", (), norm_axis)), attrs=[Arg("keep_dims", False, norm_bool),
+                                                             Arg("skip_mode", False, norm_bool)])
+mindir(MatMul, inputs=("x", "y"), attrs=[Arg("transpose_a", False, norm_bool), Arg("transpose_b", False, norm_bool)],
+       instance="matmul")
+mindir(BatchMatMul, inputs=("x", "y"), attrs=[Arg("transpose_a", False, norm_bool), Arg("transpose_b", False, norm_bool)])

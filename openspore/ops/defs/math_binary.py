@@ -5,6 +5,7 @@ All broadcast and take part in implicit dtype promotion (`_Binary`), so `infer` 
 import numpy as np
 
 from ...core.primitive import Sample, register
+from ._mindir import mindir
 from ._export import NO_ONNX, not_exportable
 from ._util import float_result, prim, rand_float, rand_positive, sum_to_shape
 from .math import _Binary
@@ -268,3 +269,7 @@ class SquaredDifference(_Binary):
 
 # ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
 not_exportable(NO_ONNX, FloorDiv, FloorMod, Mod, Atan2, SquaredDifference, formats=("ONNX",))
+
+
+# ---- MindIR encodings (see _mindir.py) -------------------------------------------------------------------------------
+mindir(Div, RealDiv, Maximum, Minimum, Pow, FloorDiv, FloorMod, Mod, SquaredDifference, Atan2, inputs=("x", "y"))

@@ -3,6 +3,7 @@ import numpy as np
 
 from ...common import dtype as mstype
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
+from ._mindir import mindir
 from ._export import NO_MINDIR, NO_ONNX, not_exportable
 from ._util import (broadcast_shape, check_dtype, check_same_dtype, check_tensor, prim, rand_float, same_as,
                     sum_to_shape)
@@ -182,3 +183,9 @@ class Select(Primitive):
 not_exportable(NO_ONNX, NotEqual, IsInf, IsFinite, formats=("ONNX",))
 not_exportable(NO_MINDIR, LogicalXor, formats=("MINDIR",))
 not_exportable(NO_ONNX, LogicalXor, formats=("ONNX",))
+
+
+# ---- MindIR encodings (see _mindir.py) -------------------------------------------------------------------------------
+mindir(LogicalNot, IsNan, IsInf, IsFinite)
+mindir(Greater, GreaterEqual, Less, LessEqual, Equal, NotEqual, LogicalAnd, LogicalOr, inputs=("x", "y"))
+mindir(Select, inputs=("cond", "x", "y"))

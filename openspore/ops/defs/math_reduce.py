@@ -6,6 +6,7 @@ import numpy as np
 
 from ...common import dtype as mstype
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
+from ._mindir import Arg, mindir, norm_axis, norm_bool
 from ._export import NO_ONNX, not_exportable
 from ._util import check_dtype, check_tensor, normalize_axes, prim, rand_float, reduced_shape
 
@@ -208,3 +209,8 @@ class ReduceAny(_ReduceLogical):
 
 # ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
 not_exportable(NO_ONNX, ReduceAll, ReduceAny, formats=("ONNX",))
+
+
+# ---- MindIR encodings (see _mindir.py) -------------------------------------------------------------------------------
+mindir(ReduceMean, ReduceMax, ReduceMin, ReduceProd, ReduceAll, ReduceAny, inputs=("x", Arg("axis", (), norm_axis)),
+       attrs=[Arg("keep_dims", False, norm_bool)])

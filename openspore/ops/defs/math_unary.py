@@ -8,6 +8,7 @@ import math as _math
 import numpy as np
 
 from ...core.primitive import Primitive, Sample, register
+from ._mindir import mindir
 from ._export import NO_MINDIR, NO_ONNX, not_exportable
 from ._util import check_dtype, check_tensor, float_result, prim, rand_float, same_as
 
@@ -242,3 +243,8 @@ class Trunc(_Rounding):
 not_exportable(NO_ONNX, Log1p, Expm1, Erfc, Trunc, formats=("ONNX",))
 not_exportable(NO_MINDIR, Round, formats=("MINDIR",))
 not_exportable(NO_ONNX, Round, formats=("ONNX",))
+
+
+# ---- MindIR encodings (see _mindir.py) -------------------------------------------------------------------------------
+mindir(Abs, Exp, Expm1, Log, Log1p, Sqrt, Rsqrt, Square, Reciprocal, Sin, Cos, Tan, Tanh, Sinh, Cosh, Asin, Acos, Atan,
+       Asinh, Acosh, Atanh, Sigmoid, Erf, Erfc, Floor, Ceil, Trunc, Sign)

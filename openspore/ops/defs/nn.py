@@ -6,6 +6,7 @@ from ...common import dtype as mstype
 from ...core.autograd import needs_input_grad
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
 from ...core.random import default_generator, generator_for
+from ._mindir import Arg, DATA_FORMAT, mindir
 from ._export import RANDOM, not_exportable
 from ._util import check_dtype, check_rank, check_same_dtype, check_tensor, prim, rand_float
 
@@ -322,3 +323,8 @@ class Dropout2D(_DropoutBase):
 # ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
 not_exportable(RANDOM, Dropout, formats=("ONNX",))
 not_exportable(RANDOM, Dropout2D)
+
+
+# ---- MindIR encodings (see _mindir.py) -------------------------------------------------------------------------------
+mindir(BiasAdd, inputs=("x", "bias"), attrs=[DATA_FORMAT], instance="bias_add")
+mindir(Dropout, attrs=[Arg("keep_prob", 0.5), Arg("Seed0", 0), Arg("Seed1", 0)])

@@ -10,6 +10,7 @@ import numpy as np
 
 from ...common import dtype as mstype
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
+from ._mindir import mindir
 from ._export import ORDERING, STATEFUL, UPDATE, not_exportable
 from ._util import check_dtype, check_tensor, rand_float, rand_positive, same_as
 from ._update_util import t_add_, t_addcdiv_, t_moments_, t_num
@@ -297,3 +298,12 @@ class Adam(Primitive):
 not_exportable(UPDATE, ApplyMomentum, Adam)
 not_exportable(STATEFUL, Assign, AssignAdd, AssignSub, formats=("ONNX",))
 not_exportable(ORDERING, Depend, formats=("ONNX",))
+
+
+# ---- MindIR encodings (see _mindir.py) -------------------------------------------------------------------------------
+def _in_place_proto_attrs(node):
+    return [("side_effect_mem", True), ("input_names", ["ref", "value"]), ("output_names", ["ref"])]
+
+
+# In-place writes of training-mode exports (BatchNorm's moving statistics); the monad input is dropped.
+mindir(Assign, AssignAdd, AssignSub, inputs=("variable", "value"), proto_attrs=_in_place_proto_attrs)
