@@ -18,8 +18,8 @@ PLUMBING = frozenset(("Load", "UpdateState", "Depend", "MakeTuple", "MakeList", 
 # ---- ops that do not map one-to-one -------------------------------------------------------------------------
 def _sum_like(ours):
     def convert(b, op, args, attrs):
-        v = resolve(op, [Arg("input"), Arg("dim", None, norm_axis), Arg("keepdim", False, norm_bool), Arg("dtype", None)],
-                    args, attrs)
+        v = resolve(op, [Arg("input"), Arg("dim", None, norm_axis), Arg("keepdim", False, norm_bool),
+                         Arg("dtype", None)], args, attrs)
         if v["dtype"] is not None:
             raise ValueError(f"For '{op}', an explicit 'dtype' is not supported, but got {v['dtype']!r}.")
         return b.call(ours, v["input"], v["dim"], keep_dims=v["keepdim"])

@@ -7,6 +7,7 @@ The gradient primitives differentiate again with rules built from this family an
 import numpy as np
 
 from ...core.primitive import Primitive, Sample, register
+from . import _onnx
 from ._mindir import Arg, mindir
 from ._export import BACKWARD, NO_MINDIR, NO_ONNX, not_exportable
 from ._util import check_dtype, check_same_dtype, check_tensor, prim, rand_float, same_as, sum_to_shape
@@ -405,9 +406,17 @@ not_exportable(NO_MINDIR, SeLU, CeLU)
 not_exportable(NO_ONNX, ReLU6, SeLU, CeLU, PReLU, formats=("ONNX",))
 
 
-# ---- MindIR encodings (see _mindir.py) -------------------------------------------------------------------------------
+# ---- MindIR encodings (see _mindir.py) ---------------------------------------------------------------------------
 mindir(ReLU, instance="relu")
 mindir(ReLU6, HSwish, HSigmoid, Softsign)
 mindir(LeakyReLU, attrs=[Arg("alpha", 0.2)])
 mindir(Elu, attrs=[Arg("alpha", 1.0)])
 mindir(PReLU, inputs=("x", "weight"))
+
+# ---- ONNX converters (see _onnx.py) -------------------------------------------------------------------------------
+_onnx.declare(Softsign, _onnx.unary("Softsign"))
+_onnx.declare(HSwish, _onnx.unary("HardSwish"))
+_onnx.declare(ReLU, _onnx.unary("Relu"))
+_onnx.declare(HSigmoid, _onnx.unary("HardSigmoid", alpha=1.0 / 6.0, beta=0.5))  # relu6(x + 3) / 6
+_onnx.declare(LeakyReLU, _onnx.leaky_relu)
+_onnx.declare(Elu, _onnx.elu)

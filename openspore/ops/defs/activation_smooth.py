@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 from ...core.primitive import Sample, register
+from . import _onnx
 from ._mindir import Arg, mindir, norm_str
 from ._export import BACKWARD, NO_MINDIR, NO_ONNX, not_exportable
 from ._util import prim, rand_float
@@ -350,6 +351,11 @@ not_exportable(NO_MINDIR, Softplus, formats=("MINDIR",))
 not_exportable(NO_ONNX, Softplus, SiLU, FastGeLU, formats=("ONNX",))
 
 
-# ---- MindIR encodings (see _mindir.py) -------------------------------------------------------------------------------
+# ---- MindIR encodings (see _mindir.py) ---------------------------------------------------------------------------
 mindir(SiLU, Mish, GeLU, FastGeLU)
 mindir(GeluExt, attrs=[Arg("approximate", "none", norm_str)])
+
+# ---- ONNX converters (see _onnx.py) -------------------------------------------------------------------------------
+_onnx.declare(Mish, _onnx.unary("Mish"))
+_onnx.declare(GeLU, _onnx.gelu_tanh)
+_onnx.declare(GeluExt, _onnx.gelu_ext)

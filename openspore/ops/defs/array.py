@@ -2,6 +2,7 @@
 import numpy as np
 
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
+from . import _onnx
 from ._mindir import Arg, mindir, norm_axis, norm_tuple
 from ._export import NO_MINDIR, NO_ONNX, not_exportable
 from ._util import check_tensor, normalize_axes, normalize_axis, prim, rand_float, sum_to_shape
@@ -411,7 +412,7 @@ not_exportable(NO_MINDIR, ReverseV2, Roll, formats=("MINDIR",))
 not_exportable(NO_ONNX, ReverseV2, Roll, formats=("ONNX",))
 
 
-# ---- MindIR encodings (see _mindir.py) -------------------------------------------------------------------------------
+# ---- MindIR encodings (see _mindir.py) ---------------------------------------------------------------------------
 mindir(Identity, Flatten)
 mindir(Reshape, inputs=("x", Arg("shape", norm=norm_tuple)), instance="reshape")
 mindir(Transpose, inputs=("x", Arg("perm", norm=norm_tuple)))
@@ -419,3 +420,13 @@ mindir(ExpandDims, inputs=("x", "axis"))
 mindir(Squeeze, attrs=[Arg("axis", (), norm_axis)], axis_as_tuple=True)
 mindir(Tile, inputs=("x", Arg("dims", norm=norm_tuple)))
 mindir(BroadcastTo, attrs=[Arg("shape", norm=norm_tuple)])
+
+# ---- ONNX converters (see _onnx.py) -------------------------------------------------------------------------------
+_onnx.declare(Reshape, _onnx.reshape)
+_onnx.declare(Transpose, _onnx.transpose)
+_onnx.declare(Flatten, _onnx.flatten)
+_onnx.declare(ExpandDims, _onnx.expand_dims)
+_onnx.declare(Squeeze, _onnx.squeeze)
+_onnx.declare(Tile, _onnx.tile)
+_onnx.declare(BroadcastTo, _onnx.broadcast_to)
+_onnx.declare(Identity, _onnx.identity)

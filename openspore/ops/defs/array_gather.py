@@ -8,6 +8,7 @@ import numpy as np
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
 from ...core.tensor import Tensor
 from .array import c_array
+from . import _onnx
 from ._mindir import Arg, mindir
 from ._export import NO_MINDIR, NO_ONNX, not_exportable
 from ._util import check_tensor, normalize_axis, prim, rand_float
@@ -398,5 +399,8 @@ not_exportable(NO_MINDIR, *_SCATTERS, formats=("MINDIR",))
 not_exportable(NO_ONNX, *_SCATTERS, formats=("ONNX",))
 
 
-# ---- MindIR encodings (see _mindir.py) -------------------------------------------------------------------------------
+# ---- MindIR encodings (see _mindir.py) ---------------------------------------------------------------------------
 mindir(Gather, inputs=("params", "indices", "axis"), attrs=[Arg("batch_dims", 0)], instance="gather")
+
+# ---- ONNX converters (see _onnx.py) -------------------------------------------------------------------------------
+_onnx.declare(Gather, _onnx.gather)

@@ -5,6 +5,7 @@ for that input (autodiff follows tuple inputs element by element).
 """
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
 from .array import c_array
+from . import _onnx
 from ._mindir import Arg, mindir
 from ._export import NO_MINDIR, NO_ONNX, not_exportable
 from ._util import check_tensor, normalize_axis, prim, rand_float
@@ -271,6 +272,11 @@ not_exportable(NO_MINDIR, Unstack, SplitV, Meshgrid, formats=("MINDIR",))
 not_exportable(NO_ONNX, Unstack, SplitV, Meshgrid, formats=("ONNX",))
 
 
-# ---- MindIR encodings (see _mindir.py) -------------------------------------------------------------------------------
+# ---- MindIR encodings (see _mindir.py) ---------------------------------------------------------------------------
 mindir(Concat, Stack, inputs=("tensors",), attrs=[Arg("axis", 0)])
 mindir(Split, attrs=[Arg("axis", 0), Arg("output_num", 1)])
+
+# ---- ONNX converters (see _onnx.py) -------------------------------------------------------------------------------
+_onnx.declare(Split, _onnx.split)
+_onnx.declare(Concat, _onnx.concat)
+_onnx.declare(Stack, _onnx.stack)

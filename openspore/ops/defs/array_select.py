@@ -303,5 +303,5 @@ not_exportable(NO_ONNX, MaskedFill, MaskedSelect, NonZero, Sort, TopK, Unique, f
 not_exportable(NO_ONNX, OneHot, formats=("ONNX",))
 
 
-# ---- MindIR encodings (see _mindir.py) -------------------------------------------------------------------------------
+# ---- MindIR encodings (see _mindir.py) ---------------------------------------------------------------------------
 mindir(OneHot, inputs=("indices", "depth", "on_value", "off_value"), attrs=[Arg("axis", -1)])

@@ -275,6 +275,7 @@ not_exportable(NO_ONNX, StridedSlice, formats=("ONNX",))
 not_exportable(BACKWARD, StridedSliceGrad)
 
 
-# ---- MindIR encodings (see _mindir.py) -------------------------------------------------------------------------------
-mindir(StridedSlice, inputs=("x", Arg("begin", norm=norm_tuple), Arg("end", norm=norm_tuple), Arg("strides", norm=norm_tuple)),
+# ---- MindIR encodings (see _mindir.py) ---------------------------------------------------------------------------
+mindir(StridedSlice,
+       inputs=("x", Arg("begin", norm=norm_tuple), Arg("end", norm=norm_tuple), Arg("strides", norm=norm_tuple)),
        attrs=[Arg(m, 0) for m in ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")])

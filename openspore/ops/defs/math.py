@@ -4,6 +4,7 @@ import numpy as np
 from ...common import dtype as mstype
 from ...core.autograd import needs_input_grad
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
+from . import _onnx
 from ._mindir import Arg, mindir, norm_axis, norm_bool
 from ._export import NO_MINDIR, NO_ONNX, not_exportable
 from ._util import (broadcast_shape, check_dtype, check_same_dtype, check_tensor, normalize_axes, prim,
@@ -364,11 +365,21 @@ not_exportable(NO_MINDIR, AddN, formats=("MINDIR",))
 not_exportable(NO_ONNX, AddN, formats=("ONNX",))
 
 
-# ---- MindIR encodings (see _mindir.py) -------------------------------------------------------------------------------
+# ---- MindIR encodings (see _mindir.py) ---------------------------------------------------------------------------
 mindir(Neg, OnesLike, ZerosLike)
 mindir(Add, Sub, Mul, inputs=("x", "y"))
 mindir(ReduceSum, inputs=("x", Arg("axis", (), norm_axis)), attrs=[Arg("keep_dims", False, norm_bool),
                                                              Arg("skip_mode", False, norm_bool)])
-mindir(MatMul, inputs=("x", "y"), attrs=[Arg("transpose_a", False, norm_bool), Arg("transpose_b", False, norm_bool)],
-       instance="matmul")
-mindir(BatchMatMul, inputs=("x", "y"), attrs=[Arg("transpose_a", False, norm_bool), Arg("transpose_b", False, norm_bool)])
+_TRANSPOSES = [Arg("transpose_a", False, norm_bool), Arg("transpose_b", False, norm_bool)]
+mindir(MatMul, inputs=("x", "y"), attrs=_TRANSPOSES, instance="matmul")
+mindir(BatchMatMul, inputs=("x", "y"), attrs=_TRANSPOSES)
+
+# ---- ONNX converters (see _onnx.py) -------------------------------------------------------------------------------
+_onnx.declare(Neg, _onnx.unary("Neg"))
+_onnx.declare(Add, _onnx.elementwise("Add"))
+_onnx.declare(Sub, _onnx.elementwise("Sub"))
+_onnx.declare(Mul, _onnx.elementwise("Mul"))
+_onnx.declare(ReduceSum, _onnx.reduce("ReduceSum"))
+_onnx.declare(MatMul, _onnx.matmul)
+_onnx.declare(BatchMatMul, _onnx.batch_matmul)
+_onnx.declare(Cast, _onnx.cast)

@@ -5,6 +5,7 @@ All broadcast and take part in implicit dtype promotion (`_Binary`), so `infer` 
 import numpy as np
 
 from ...core.primitive import Sample, register
+from . import _onnx
 from ._mindir import mindir
 from ._export import NO_ONNX, not_exportable
 from ._util import float_result, prim, rand_float, rand_positive, sum_to_shape
@@ -271,5 +272,11 @@ class SquaredDifference(_Binary):
 not_exportable(NO_ONNX, FloorDiv, FloorMod, Mod, Atan2, SquaredDifference, formats=("ONNX",))
 
 
-# ---- MindIR encodings (see _mindir.py) -------------------------------------------------------------------------------
+# ---- MindIR encodings (see _mindir.py) ---------------------------------------------------------------------------
 mindir(Div, RealDiv, Maximum, Minimum, Pow, FloorDiv, FloorMod, Mod, SquaredDifference, Atan2, inputs=("x", "y"))
+
+# ---- ONNX converters (see _onnx.py) -------------------------------------------------------------------------------
+_onnx.declare(Maximum, _onnx.elementwise("Max"))
+_onnx.declare(Minimum, _onnx.elementwise("Min"))
+_onnx.declare(Pow, _onnx.elementwise("Pow"))
+_onnx.declare(Div, RealDiv, _onnx.elementwise("Div", "out"))

@@ -6,6 +6,7 @@ import numpy as np
 
 from ...common import dtype as mstype
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
+from . import _onnx
 from ._mindir import Arg, mindir, norm_axis, norm_bool
 from ._export import NO_ONNX, not_exportable
 from ._util import check_dtype, check_tensor, normalize_axes, prim, rand_float, reduced_shape
@@ -211,6 +212,12 @@ class ReduceAny(_ReduceLogical):
 not_exportable(NO_ONNX, ReduceAll, ReduceAny, formats=("ONNX",))
 
 
-# ---- MindIR encodings (see _mindir.py) -------------------------------------------------------------------------------
+# ---- MindIR encodings (see _mindir.py) ---------------------------------------------------------------------------
 mindir(ReduceMean, ReduceMax, ReduceMin, ReduceProd, ReduceAll, ReduceAny, inputs=("x", Arg("axis", (), norm_axis)),
        attrs=[Arg("keep_dims", False, norm_bool)])
+
+# ---- ONNX converters (see _onnx.py) -------------------------------------------------------------------------------
+_onnx.declare(ReduceMean, _onnx.reduce("ReduceMean"))
+_onnx.declare(ReduceMax, _onnx.reduce("ReduceMax"))
+_onnx.declare(ReduceMin, _onnx.reduce("ReduceMin"))
+_onnx.declare(ReduceProd, _onnx.reduce("ReduceProd"))

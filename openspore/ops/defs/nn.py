@@ -6,6 +6,7 @@ from ...common import dtype as mstype
 from ...core.autograd import needs_input_grad
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
 from ...core.random import default_generator, generator_for
+from . import _onnx
 from ._mindir import Arg, DATA_FORMAT, mindir
 from ._export import RANDOM, not_exportable
 from ._util import check_dtype, check_rank, check_same_dtype, check_tensor, prim, rand_float
@@ -325,6 +326,9 @@ not_exportable(RANDOM, Dropout, formats=("ONNX",))
 not_exportable(RANDOM, Dropout2D)
 
 
-# ---- MindIR encodings (see _mindir.py) -------------------------------------------------------------------------------
+# ---- MindIR encodings (see _mindir.py) ---------------------------------------------------------------------------
 mindir(BiasAdd, inputs=("x", "bias"), attrs=[DATA_FORMAT], instance="bias_add")
 mindir(Dropout, attrs=[Arg("keep_prob", 0.5), Arg("Seed0", 0), Arg("Seed1", 0)])
+
+# ---- ONNX converters (see _onnx.py) -------------------------------------------------------------------------------
+_onnx.declare(BiasAdd, _onnx.bias_add)

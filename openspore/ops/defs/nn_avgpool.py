@@ -6,6 +6,7 @@ The window divisors depend on shapes only; they are computed once on the host (_
 shared by both backends.
 """
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
+from . import _onnx
 from ._mindir import Arg, POOL_ATTRS, mindir, norm_tuple, pool_proto_attrs
 from ._export import BACKWARD, NO_MINDIR, not_exportable
 from ._nn_util import (adaptive_avg_matrix, adaptive_output, avg_divisor, check_format, hw_pair, np_col2im, np_crop,
@@ -305,7 +306,7 @@ not_exportable(NO_MINDIR, AvgPool2D, formats=("MINDIR",))
 not_exportable(BACKWARD, AvgPoolGradV1, AvgPool2DGrad, AdaptiveAvgPool2DGrad)
 
 
-# ---- MindIR encodings (see _mindir.py) -------------------------------------------------------------------------------
+# ---- MindIR encodings (see _mindir.py) ---------------------------------------------------------------------------
 mindir(AvgPool, attrs=POOL_ATTRS, instance="avg_pool", proto_attrs=pool_proto_attrs)
 
 
@@ -317,3 +318,7 @@ def _adaptive_avg_pool_proto_attrs(node):
 
 mindir(AdaptiveAvgPool2D, attrs=[Arg("output_size", norm=norm_tuple)], instance="adaptive_avgpool2d",
        proto_attrs=_adaptive_avg_pool_proto_attrs)
+
+# ---- ONNX converters (see _onnx.py) -------------------------------------------------------------------------------
+_onnx.declare(AvgPool, AvgPool2D, _onnx.avg_pool)
+_onnx.declare(AdaptiveAvgPool2D, _onnx.adaptive_avg_pool)

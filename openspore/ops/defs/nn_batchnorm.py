@@ -10,6 +10,7 @@ training); its own backward rule is written out with primitives, so second deriv
 import math
 
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
+from . import _onnx
 from ._mindir import Arg, DATA_FORMAT, mindir, norm_bool
 from ._export import BACKWARD, not_exportable
 from ._util import check_dtype, check_tensor, prim, rand_float, rand_positive
@@ -278,7 +279,7 @@ class BatchNormGrad(Primitive):
 not_exportable(BACKWARD, BatchNormGrad)
 
 
-# ---- MindIR encodings (see _mindir.py) -------------------------------------------------------------------------------
+# ---- MindIR encodings (see _mindir.py) ---------------------------------------------------------------------------
 def _batch_norm_outputs(node):
     """MindSpore's BatchNorm has five outputs: y, batch mean/variance and two reserve spaces (all of C)."""
     c = node.abstract[1]
@@ -288,3 +289,6 @@ def _batch_norm_outputs(node):
 mindir(BatchNorm, inputs=("x", "scale", "bias", "mean", "variance"),
        attrs=[Arg("is_training", False, norm_bool), Arg("epsilon", 1e-5), Arg("momentum", 0.1), DATA_FORMAT],
        instance=lambda node: "bn_train" if node.attrs.get("is_training") else "bn_infer", outputs=_batch_norm_outputs)
+
+# ---- ONNX converters (see _onnx.py) -------------------------------------------------------------------------------
+_onnx.declare(BatchNorm, _onnx.batch_norm)

@@ -6,6 +6,7 @@ three differentiates into the other two with the same attributes, which closes t
 """
 from ...core.autograd import needs_input_grad
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
+from . import _onnx
 from ._mindir import Arg, DATA_FORMAT, mindir, norm_pad_mode, norm_tuple
 from ._export import BACKWARD, NO_MINDIR, NO_ONNX, not_exportable
 from ._nn_util import (check_format, hw_pair, np_col2im, np_crop, np_pad, np_windows, pad_four, pad_mode_of, set_attr,
@@ -352,7 +353,7 @@ not_exportable(NO_MINDIR, Conv2DTranspose, formats=("MINDIR",))
 not_exportable(NO_ONNX, Conv2DTranspose, formats=("ONNX",))
 
 
-# ---- MindIR encodings (see _mindir.py) -------------------------------------------------------------------------------
+# ---- MindIR encodings (see _mindir.py) ---------------------------------------------------------------------------
 def _conv2d_proto_attrs(node):
     prim = node.op
     pads, _ = prim.geometry(node.inputs[0].abstract.shape[2:])
@@ -367,3 +368,6 @@ mindir(Conv2D, inputs=("x", "w"), attrs=[
     Arg("out_channel"), Arg("kernel_size", norm=norm_tuple), Arg("mode", 1), Arg("pad_mode", "valid", norm_pad_mode),
     Arg("pad", 0, norm_tuple), Arg("stride", 1, norm_tuple), Arg("dilation", 1, norm_tuple),
     Arg("group", 1, aliases=("groups",)), DATA_FORMAT], instance="conv2d", proto_attrs=_conv2d_proto_attrs)
+
+# ---- ONNX converters (see _onnx.py) -------------------------------------------------------------------------------
+_onnx.declare(Conv2D, _onnx.conv2d)

@@ -11,6 +11,7 @@ import numpy as np
 
 from ...common import dtype as mstype
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
+from . import _onnx
 from ._mindir import POOL_ATTRS, mindir, pool_proto_attrs
 from ._export import BACKWARD, NO_MINDIR, NO_ONNX, not_exportable
 from ._nn_util import (adaptive_bins, adaptive_output, check_format, hw_pair, np_pad, np_windows, pad_mode_of,
@@ -336,5 +337,8 @@ not_exportable(NO_ONNX, AdaptiveMaxPool2D, formats=("ONNX",))
 not_exportable(BACKWARD, MaxPoolGradWithArgmax, MaxPoolGradGradWithArgmax)
 
 
-# ---- MindIR encodings (see _mindir.py) -------------------------------------------------------------------------------
+# ---- MindIR encodings (see _mindir.py) ---------------------------------------------------------------------------
 mindir(MaxPool, attrs=POOL_ATTRS, instance="max_pool", proto_attrs=pool_proto_attrs)
+
+# ---- ONNX converters (see _onnx.py) -------------------------------------------------------------------------------
+_onnx.declare(MaxPool, _onnx.max_pool)

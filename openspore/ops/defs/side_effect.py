@@ -10,6 +10,7 @@ import numpy as np
 
 from ...common import dtype as mstype
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
+from . import _onnx
 from ._mindir import mindir
 from ._export import ORDERING, STATEFUL, UPDATE, not_exportable
 from ._util import check_dtype, check_tensor, rand_float, rand_positive, same_as
@@ -300,10 +301,13 @@ not_exportable(STATEFUL, Assign, AssignAdd, AssignSub, formats=("ONNX",))
 not_exportable(ORDERING, Depend, formats=("ONNX",))
 
 
-# ---- MindIR encodings (see _mindir.py) -------------------------------------------------------------------------------
+# ---- MindIR encodings (see _mindir.py) ---------------------------------------------------------------------------
 def _in_place_proto_attrs(node):
     return [("side_effect_mem", True), ("input_names", ["ref", "value"]), ("output_names", ["ref"])]
 
 
 # In-place writes of training-mode exports (BatchNorm's moving statistics); the monad input is dropped.
 mindir(Assign, AssignAdd, AssignSub, inputs=("variable", "value"), proto_attrs=_in_place_proto_attrs)
+
+# ---- ONNX converters (see _onnx.py) -------------------------------------------------------------------------------
+_onnx.declare(StopGradient, _onnx.identity)

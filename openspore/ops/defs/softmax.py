@@ -5,6 +5,7 @@ Kernels subtract the maximum before exponentiating, so large logits neither over
 import numpy as np
 
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
+from . import _onnx
 from ._mindir import Arg, mindir, norm_tuple
 from ._export import BACKWARD, NO_MINDIR, NO_ONNX, not_exportable
 from ._util import (check_dtype, check_rank, check_same_dtype, check_tensor, normalize_axes, normalize_axis, prim,
@@ -267,6 +268,10 @@ not_exportable(NO_MINDIR, SoftmaxCrossEntropyWithLogits, SparseSoftmaxCrossEntro
 not_exportable(NO_ONNX, SoftmaxCrossEntropyWithLogits, SparseSoftmaxCrossEntropyWithLogits, formats=("ONNX",))
 
 
-# ---- MindIR encodings (see _mindir.py) -------------------------------------------------------------------------------
+# ---- MindIR encodings (see _mindir.py) ---------------------------------------------------------------------------
 mindir(Softmax, attrs=[Arg("axis", -1, norm_tuple)], axis_as_tuple=True)
 mindir(LogSoftmax, attrs=[Arg("axis", -1, norm_tuple)])
+
+# ---- ONNX converters (see _onnx.py) -------------------------------------------------------------------------------
+_onnx.declare(Softmax, _onnx.softmax("Softmax"))
+_onnx.declare(LogSoftmax, _onnx.softmax("LogSoftmax"))
