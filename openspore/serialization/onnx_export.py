@@ -48,7 +48,7 @@ def export_onnx(net, inputs, file_name, where="export", input_names=None, output
     was_training = bool(getattr(net, "training", False))
     net.set_train(False)
     try:
-        cap = capture(net, inputs, where)
+        cap = capture(net, inputs, where, lambda name: name in CONVERTERS)
     finally:
         net.set_train(was_training)
     unsupported_report(cap.graph, _is_convertible, where, "ONNX")

@@ -7,6 +7,8 @@ import numpy as np
 
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
 from .array import c_array
+from ._mindir import Arg, mindir, norm_tuple
+from ._export import BACKWARD, NO_MINDIR, NO_ONNX, not_exportable
 from ._util import check_tensor, prim, rand_float
 
 
@@ -281,3 +283,16 @@ class TensorCopySlices(_Strided):
                      name="shrink-reverse")
         yield Sample(x, rand_float(rng, (3, 4, 1, 2)), (0, 0, 1), (0, 0, 3), (1, 1, 1),
                      attrs={"ellipsis_mask": 1, "new_axis_mask": 2}, name="ellipsis-newaxis")
+
+
+# ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
+not_exportable(NO_MINDIR, Slice, TensorCopySlices, formats=("MINDIR",))
+not_exportable(NO_ONNX, Slice, TensorCopySlices, formats=("ONNX",))
+not_exportable(NO_ONNX, StridedSlice, formats=("ONNX",))
+not_exportable(BACKWARD, StridedSliceGrad)
+
+
+# ---- MindIR encodings (see _mindir.py) ---------------------------------------------------------------------------
+mindir(StridedSlice,
+       inputs=("x", Arg("begin", norm=norm_tuple), Arg("end", norm=norm_tuple), Arg("strides", norm=norm_tuple)),
+       attrs=[Arg(m, 0) for m in ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")])
