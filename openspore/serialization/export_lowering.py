@@ -12,7 +12,10 @@ is replaced by the primitives that method calls. `b.call(name, *inputs, **attrs)
 nodes, Python values (constants such as a missing bias, None) or tuples of them (tuple inputs). The method returns
 the node standing for the result or, for a tuple result, a tuple with one entry per output — None for an output the
 decomposition cannot give (MaxPool has no argmax): the rule then applies only where nobody reads that output.
-Returning NotImplemented declines (the node stays, and the writer reports it as unsupported).
+Returning NotImplemented declines (the node stays, and the writer reports it as unsupported). A class that the
+writer can write as itself but whose decomposition MindSpore's files prefer sets `export_decomposition_first = True`
+(MaxPoolWithArgmaxV2: inference files hold MaxPool; the argmax form is written only where a training step's backward
+reads the argmax, which the decomposition cannot give).
 """
 import re
 
@@ -42,7 +45,7 @@ def _visit(n, inputs, rw, writable):
     facts = rw.facts
     if n.op == "tuple_get_item" and n.inputs[0].id in facts.parts:
         return facts.parts[n.inputs[0].id][n.index]
-    if not n.is_primitive or writable(n.op_name):
+    if not n.is_primitive or (writable(n.op_name) and not getattr(n.op, "export_decomposition_first", False)):
         return rw.keep(n, inputs)
     decompose = getattr(n.op, "export_decomposition", None)
     if decompose is None:

@@ -6,6 +6,7 @@ respect to those entries: the symmetric cotangent folded onto the lower triangle
 import numpy as np
 
 from ...core.primitive import Primitive, Sample, register
+from ._export import NO_MINDIR, NO_ONNX, not_exportable
 from ._util import check_dtype, check_tensor, prim, same_as
 
 
@@ -113,3 +114,8 @@ class Cholesky(Primitive):
 def _diag_part_as_matrix(x):
     """x with everything off the diagonal zeroed (tril ∘ triu)."""
     return prim("Triu")(prim("Tril")(x))
+
+
+# ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
+not_exportable(NO_MINDIR, MatrixInverse, Cholesky, formats=("MINDIR",))
+not_exportable(NO_ONNX, MatrixInverse, Cholesky, formats=("ONNX",))

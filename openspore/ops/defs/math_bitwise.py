@@ -5,6 +5,7 @@ import numpy as np
 
 from ...common import dtype as mstype
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
+from ._export import NO_MINDIR, NO_ONNX, not_exportable
 from ._util import broadcast_shape, check_dtype, check_same_dtype, check_tensor, prim, same_as
 from .math_unary import _unary
 
@@ -115,3 +116,8 @@ class LinSpace(Primitive):
         yield Sample(np.array(rng.uniform(-2, 0), np.float32), np.array(rng.uniform(1, 3), np.float32), 5, grad=(0, 1))
         yield Sample(np.array(1.5), np.array(-0.5), 4, grad=(0, 1), name="decreasing64")
         yield Sample(np.array(2.0, np.float32), np.array(3.0, np.float32), 1, grad=(0, 1), name="one")
+
+
+# ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
+not_exportable(NO_MINDIR, Inv, Invert, BitwiseAnd, BitwiseOr, BitwiseXor, LinSpace, formats=("MINDIR",))
+not_exportable(NO_ONNX, Inv, Invert, BitwiseAnd, BitwiseOr, BitwiseXor, LinSpace, formats=("ONNX",))

@@ -156,6 +156,7 @@ class MaxPoolWithArgmaxV2(_MaxPoolBase):
     attr_defaults = {"kernel_size": None, "strides": None, "pads": 0, "dilation": (1, 1), "ceil_mode": False,
                      "argmax_type": mstype.int64}
     none_cotangents = True  # the integer mask has no cotangent: none is made for it
+    export_decomposition_first = True  # MindSpore's inference files hold MaxPool (see serialization/export_lowering)
 
     def check_attrs(self):
         op = self.name
