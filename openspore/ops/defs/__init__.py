@@ -20,3 +20,4 @@ from . import softmax  # noqa: F401
 from . import loss  # noqa: F401
 from . import loss_nll  # noqa: F401
 from . import layout  # noqa: F401
+from . import comm  # noqa: F401
