@@ -19,3 +19,4 @@ __all__ = ["GlobalComm", "HCCL_WORLD_COMM_GROUP", "NCCL_WORLD_COMM_GROUP", "MCCL
            "release", "get_rank", "get_group_size", "get_local_rank", "get_local_rank_size", "create_group",
            "destroy_group", "get_world_rank_from_group_rank", "get_group_rank_from_world_rank",
            "get_process_group_ranks", "comm_func"]
+from ..parallel import _sharding  # noqa: F401,E402 - installs Primitive.shard's sharded call

@@ -69,6 +69,8 @@ class Primitive:
     promote = None              # indices of inputs that take part in implicit dtype promotion, or "all"
     none_cotangents = False     # bprop takes None for outputs nobody differentiated (else zeros are made for them)
     infer_reads_signature_only = True  # infer reads tensors' shape/dtype only (False: it reads values too)
+    in_strategy = None          # operator-level sharding set by `shard` (used in semi_auto_parallel mode)
+    out_strategy = None
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -106,7 +108,24 @@ class Primitive:
         self.__dict__.pop("_checked", None)  # signatures accepted under the old attributes (core/dispatch.py)
         return self
 
+    def shard(self, in_strategy=None, out_strategy=None):
+        """Split this operator across the devices: `in_strategy` has one tuple per input giving the number of
+        slices of each dimension, e.g. `ops.MatMul().shard(((1, 2), (2, 1)))`. Acts in semi_auto_parallel /
+        auto_parallel mode over more than one process (openspore.parallel); returns self."""
+        for name, strategy in (("in_strategy", in_strategy), ("out_strategy", out_strategy)):
+            if strategy is None:
+                continue
+            if not isinstance(strategy, tuple) or not all(
+                    isinstance(s, tuple) and all(isinstance(d, int) and not isinstance(d, bool) and d >= 1
+                                                 for d in s) for s in strategy):
+                raise TypeError(f"For '{self.name}.shard', the '{name}' must be a tuple of tuples of positive ints "
+                                f"(one tuple per input), but got {strategy!r}.")
+        self.in_strategy, self.out_strategy = in_strategy, out_strategy
+        return self
+
     def __call__(self, *args):
+        if self.in_strategy is not None and _SHARD_HOOK:
+            return _SHARD_HOOK[0](self, args)
         return _bind(self, *args)
 
     def __repr__(self):
@@ -129,6 +148,14 @@ class Primitive:
     @classmethod
     def samples(cls, rng):
         return ()
+
+
+_SHARD_HOOK = []  # the sharded call openspore.parallel installs (core sits below it in the layering)
+
+
+def set_shard_hook(fn):
+    """Install the function that runs a primitive carrying a shard strategy: fn(prim, args)."""
+    _SHARD_HOOK[:] = [fn]
 
 
 def register(cls):

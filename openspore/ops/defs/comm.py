@@ -339,3 +339,94 @@ class Receive(Primitive):
 
 def _host(x):
     return x.detach().cpu().numpy() if hasattr(x, "detach") else x
+
+
+# ---- redistribution for operator-level sharding (openspore.parallel) -------------------------------------
+# Operator sharding keeps tensors replicated between sharded ops: an input enters its op through MirrorOperator
+# (so the partial gradients of the slices are summed back), and the op's local result leaves through
+# ForwardAllReduce (contraction was split: partial sums) or ForwardAllGather (an output axis was split). The
+# values downstream are identical on every member, so their cotangents are too: these two pass the cotangent
+# straight back (identity / this member's block) instead of summing it over the group as AllReduce does.
+@register
+class MirrorOperator(_Collective):
+    """MirrorOperator(group)(x): x unchanged; backward all-reduces (sums) the cotangent over the group."""
+    attr_defaults = {"group": WORLD}
+    input_names = ("input_x",)
+
+    def infer(self, x):
+        check_tensor(self.name, "input_x", x)
+        return same_as(x)
+
+    def bprop(self, x, out, dout):
+        return (prim("AllReduce", op="sum", group=self.group)(dout),)
+
+    def numpy(self, np, x):
+        return x
+
+    def torch(self, torch, x):
+        return x
+
+    @classmethod
+    def samples(cls, rng):
+        yield Sample(rand_float(rng, (3, 2)))
+
+
+@register
+class ForwardAllReduce(_Collective):
+    """ForwardAllReduce(group)(x): the sum of x over the group; backward passes the (replicated) cotangent
+    through unchanged."""
+    attr_defaults = {"group": WORLD}
+    input_names = ("input_x",)
+
+    def infer(self, x):
+        check_tensor(self.name, "input_x", x)
+        return same_as(x)
+
+    def bprop(self, x, out, dout):
+        return (dout,)
+
+    def numpy(self, np, x):
+        return world.all_reduce(x, "sum", self.group)
+
+    def torch(self, torch, x):
+        return world.all_reduce(x, "sum", self.group)
+
+    @classmethod
+    def samples(cls, rng):
+        yield Sample(rand_float(rng, (2, 3)))
+
+
+@register
+class ForwardAllGather(_Collective):
+    """ForwardAllGather(axis, group)(x): the members' blocks joined along `axis` in rank order; backward keeps
+    this member's block of the (replicated) cotangent."""
+    attr_defaults = {"axis": 0, "group": WORLD}
+    input_names = ("input_x",)
+
+    def infer(self, x):
+        check_tensor(self.name, "input_x", x)
+        axis = normalize_axis(self.name, self.axis, len(x.shape))
+        shape = list(x.shape)
+        shape[axis] *= world.group_size(self.group)
+        return AbstractTensor(shape, x.dtype)
+
+    def bprop(self, x, out, dout):
+        n = world.group_size(self.group)
+        if n == 1:
+            return (dout,)
+        axis = normalize_axis(self.name, self.axis, len(x.shape))
+        return (prim("Split", axis=axis, output_num=n)(dout)[world.group_rank(self.group)],)
+
+    def numpy(self, np, x):
+        axis = normalize_axis(self.name, self.axis, x.ndim)
+        gathered = world.all_gather(np.moveaxis(x, axis, 0), self.group)
+        return np.ascontiguousarray(np.moveaxis(gathered, 0, axis))
+
+    def torch(self, torch, x):
+        axis = normalize_axis(self.name, self.axis, x.ndim)
+        gathered = world.all_gather(torch.movedim(x, axis, 0), self.group)
+        return torch.movedim(gathered, 0, axis).contiguous()
+
+    @classmethod
+    def samples(cls, rng):
+        yield Sample(rand_float(rng, (2, 3)), attrs={"axis": 1})
