@@ -12,6 +12,7 @@ build a reducer without launching workers, and it lets the generated op tests ru
 torch is imported lazily: kernels receive the backend's array module, and the numpy backend moves its arrays
 through torch CPU tensors (`torch.from_numpy`) so that Gloo carries them.
 """
+import time
 
 WORLD_ALIASES = ("hccl_world_group", "nccl_world_group", "mccl_world_group")
 
@@ -19,6 +20,24 @@ _state = {"inited": False, "backend": None, "world": "mccl_world_group", "rank":
           "local_rank": 0, "local_size": 1}
 _groups = {}      # name -> {"ranks": [world ranks], "pg": torch ProcessGroup or None}
 _loopback = {}    # (group, sr_tag) -> last array sent to itself in a group of one
+_stats = {"calls": 0, "seconds": 0.0}  # time spent inside torch.distributed calls (for profiling/bench)
+
+
+def stats(reset=False):
+    """{'calls', 'seconds'} spent in collective and point-to-point transfers since the last reset."""
+    out = dict(_stats)
+    if reset:
+        _stats.update(calls=0, seconds=0.0)
+    return out
+
+
+class _timed:
+    def __enter__(self):
+        self.start = time.perf_counter()
+
+    def __exit__(self, *exc):
+        _stats["calls"] += 1
+        _stats["seconds"] += time.perf_counter() - self.start
 
 
 def is_inited():
@@ -118,7 +137,8 @@ def all_reduce(x, op, group):
         return x
     import torch.distributed as dist
     wire, back = _to_wire(x)
-    dist.all_reduce(wire, op=_reduce_op(op), group=_process_group(group))
+    with _timed():
+        dist.all_reduce(wire, op=_reduce_op(op), group=_process_group(group))
     return back(wire)
 
 
@@ -130,7 +150,8 @@ def all_gather(x, group):
     import torch.distributed as dist
     wire, back = _to_wire(x)
     parts = [torch.empty_like(wire) for _ in range(group_size(group))]
-    dist.all_gather(parts, wire, group=_process_group(group))
+    with _timed():
+        dist.all_gather(parts, wire, group=_process_group(group))
     return back(torch.cat(parts, dim=0))
 
 
@@ -152,7 +173,8 @@ def broadcast(x, root_rank, group):
         return x
     import torch.distributed as dist
     wire, back = _to_wire(x)
-    dist.broadcast(wire, src=root_rank, group=_process_group(group))
+    with _timed():
+        dist.broadcast(wire, src=root_rank, group=_process_group(group))
     return back(wire)
 
 
@@ -175,11 +197,15 @@ def all_to_all(x, split_count, split_dim, concat_dim, group):
             received[me] = blocks[me].clone()
             continue
         if me < peer:
-            dist.send(blocks[peer], dst=ranks[peer], group=pg)
-            dist.recv(received[peer], src=ranks[peer], group=pg)
+            with _timed():
+                dist.send(blocks[peer], dst=ranks[peer], group=pg)
+            with _timed():
+                dist.recv(received[peer], src=ranks[peer], group=pg)
         else:
-            dist.recv(received[peer], src=ranks[peer], group=pg)
-            dist.send(blocks[peer], dst=ranks[peer], group=pg)
+            with _timed():
+                dist.recv(received[peer], src=ranks[peer], group=pg)
+            with _timed():
+                dist.send(blocks[peer], dst=ranks[peer], group=pg)
     return back(torch.cat(received, dim=concat_dim))
 
 
@@ -191,7 +217,8 @@ def send(x, dest_rank, sr_tag, group):
         return
     import torch.distributed as dist
     wire, _ = _to_wire(x)
-    dist.send(wire, dst=group_ranks(group)[dest_rank], group=_process_group(group), tag=sr_tag)
+    with _timed():
+        dist.send(wire, dst=group_ranks(group)[dest_rank], group=_process_group(group), tag=sr_tag)
 
 
 def receive(empty, src_rank, sr_tag, group):
@@ -204,5 +231,6 @@ def receive(empty, src_rank, sr_tag, group):
         return _loopback[(group, sr_tag)]
     import torch.distributed as dist
     wire, back = _to_wire(empty)
-    dist.recv(wire, src=group_ranks(group)[src_rank], group=_process_group(group), tag=sr_tag)
+    with _timed():
+        dist.recv(wire, src=group_ranks(group)[src_rank], group=_process_group(group), tag=sr_tag)
     return back(wire)
