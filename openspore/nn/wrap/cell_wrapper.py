@@ -191,6 +191,10 @@ class TrainOneStepCell(Cell):
             self.grad_reducer = DistributedGradReducer(self.weights, mean, degree)
             if context.get_auto_parallel_context("parameter_broadcast"):
                 broadcast_parameters(self.weights)  # every replica starts from rank 0's weights
+        # PipelineCell over several processes: its 1F1B schedule computes this stage's loss and gradients
+        self._pipeline = None
+        if callable(getattr(network, "pipeline_step", None)) and network.stage_count() > 1:
+            self._pipeline = network.pipeline_step(self.weights)
         self._mul = P.Mul()
         self._sens_tensors = {}
         # Built once: the step only runs the forward+backward and the optimizer.
@@ -212,6 +216,10 @@ class TrainOneStepCell(Cell):
         return self._mul(loss, self._sens_like(loss)), loss
 
     def construct(self, *inputs):
+        if self._pipeline is not None:
+            loss, grads = self._pipeline(*inputs)
+            self.optimizer(grads)
+            return loss
         loss, grads = self._value_and_grad(*inputs)
         if self.sense_flag:
             loss = loss[1]

@@ -234,3 +234,43 @@ def receive(empty, src_rank, sr_tag, group):
     with _timed():
         dist.recv(wire, src=group_ranks(group)[src_rank], group=_process_group(group), tag=sr_tag)
     return back(wire)
+
+
+# ---- pipeline transfers: non-blocking sends of self-describing arrays ---------------------------------------
+# A pipeline stage sends activations forward and gradients back while its peer may itself be sending (1F1B), so
+# sends do not wait for the receiver (isend); each message carries a small header (dtype, rank, shape) so the
+# receiver needs no shape declared up front.
+_HEADER = 10
+_DTYPES = ("float32", "float64", "float16", "int32", "int64")
+
+
+def isend_array(array, dst_world_rank, tag):
+    """Starts sending a numpy array; returns the works to wait on (the buffers are kept alive by them)."""
+    import numpy as np
+    import torch
+    import torch.distributed as dist
+    if array.ndim > _HEADER - 2 or str(array.dtype) not in _DTYPES:
+        raise ValueError(f"Pipeline transfers carry arrays of up to {_HEADER - 2} dimensions of {_DTYPES}, but got "
+                         f"{array.dtype} of shape {list(array.shape)}.")
+    header = np.zeros(_HEADER, np.int64)
+    header[0], header[1] = _DTYPES.index(str(array.dtype)), array.ndim
+    header[2:2 + array.ndim] = array.shape
+    head, body = torch.from_numpy(header), torch.from_numpy(np.ascontiguousarray(array).copy())
+    with _timed():
+        works = [dist.isend(head, dst=dst_world_rank, tag=2 * tag), dist.isend(body, dst=dst_world_rank, tag=2 * tag + 1)]
+    return [(w, head, body) for w in works]
+
+
+def recv_array(src_world_rank, tag):
+    import numpy as np
+    import torch
+    import torch.distributed as dist
+    head = torch.zeros(_HEADER, dtype=torch.int64)
+    with _timed():
+        dist.recv(head, src=src_world_rank, tag=2 * tag)
+    header = head.numpy()
+    shape = tuple(int(d) for d in header[2:2 + int(header[1])])
+    body = torch.from_numpy(np.empty(shape, _DTYPES[int(header[0])]))
+    with _timed():
+        dist.recv(body, src=src_world_rank, tag=2 * tag + 1)
+    return body.numpy()
