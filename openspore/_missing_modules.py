@@ -17,8 +17,7 @@ import sys
 # Public module paths of MindSpore 2.10's API reference (and 1.x paths that still import), relative to the
 # package; submodules of a listed module are covered too.
 MINDSPORE_MODULES = frozenset({
-    "boost", "communication", "communication.management", "device_context", "hal", "mindrecord", "parallel",
-    "scipy.fft", "scipy.sparse",
+    "boost", "device_context", "hal", "scipy.fft", "scipy.sparse",
     "parallel.auto_parallel", "parallel.nn", "profiler", "rewrite", "utils", "runtime_api",
     "nn.probability", "nn.probability.distribution", "nn.probability.bijector", "nn.probability.bnn_layers",
     "nn.extend", "numpy.fft", "mint.distributed", "mint.optim", "mint.special", "mint.linalg",

@@ -206,25 +206,105 @@ def get_seed():
 
 
 class ParallelMode:
+    """The parallel modes of `set_auto_parallel_context(parallel_mode=...)`."""
     STAND_ALONE = "stand_alone"
     DATA_PARALLEL = "data_parallel"
+    HYBRID_PARALLEL = "hybrid_parallel"
     SEMI_AUTO_PARALLEL = "semi_auto_parallel"
     AUTO_PARALLEL = "auto_parallel"
+    MODE_LIST = [STAND_ALONE, DATA_PARALLEL, HYBRID_PARALLEL, SEMI_AUTO_PARALLEL, AUTO_PARALLEL]
 
 
-_auto_parallel = {"parallel_mode": ParallelMode.STAND_ALONE, "device_num": 1, "global_rank": 0, "gradients_mean": False}
+def _bool_value(key):
+    def check(value):
+        if not isinstance(value, bool):
+            raise TypeError(f"For 'set_auto_parallel_context', '{key}' must be a bool, but got {value!r}.")
+        return value
+    return check
+
+
+def _int_value(key, low, high):
+    def check(value):
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise ValueError(f"For 'set_auto_parallel_context', '{key}' must be an int in [{low}, {high}], "
+                             f"but got {value!r}.")
+        return value
+    return check
+
+
+def _parallel_mode(value):
+    if not isinstance(value, str) or value.lower() not in ParallelMode.MODE_LIST:
+        raise ValueError(f"For 'set_auto_parallel_context', 'parallel_mode' must be one of "
+                         f"{ParallelMode.MODE_LIST}, but got {value!r}.")
+    return value.lower()
+
+
+def _fusion_indices(value):
+    if not isinstance(value, (list, tuple)) or any(isinstance(v, bool) or not isinstance(v, int) or v <= 0
+                                                   for v in value) or list(value) != sorted(set(value)):
+        raise ValueError("For 'set_auto_parallel_context', 'all_reduce_fusion_config' must be an increasing list "
+                         f"of positive parameter indices at which gradient buckets split, but got {value!r}.")
+    return list(value)
+
+
+def _any(value):
+    return value
+
+
+# key -> (default, validator). Keys MindSpore has that openspore stores without acting on are listed with _any.
+_AUTO_PARALLEL_KEYS = {
+    "parallel_mode": (ParallelMode.STAND_ALONE, _parallel_mode),
+    "device_num": (1, _int_value("device_num", 1, 4096)),
+    "global_rank": (0, _int_value("global_rank", 0, 4095)),
+    "gradients_mean": (False, _bool_value("gradients_mean")),
+    "gradient_fp32_sync": (True, _bool_value("gradient_fp32_sync")),
+    "loss_repeated_mean": (True, _bool_value("loss_repeated_mean")),
+    "parameter_broadcast": (False, _bool_value("parameter_broadcast")),
+    "all_reduce_fusion_config": ([], _fusion_indices),
+    "full_batch": (False, _bool_value("full_batch")),
+    "pipeline_stages": (1, _int_value("pipeline_stages", 1, 4096)),
+    "enable_parallel_optimizer": (False, _bool_value("enable_parallel_optimizer")),
+    "enable_alltoall": (False, _bool_value("enable_alltoall")),
+    "search_mode": ("recursive_programming", _any), "dataset_strategy": ("data_parallel", _any),
+    "strategy_ckpt_load_file": ("", _any), "strategy_ckpt_save_file": ("", _any), "strategy_ckpt_config": ({}, _any),
+    "parallel_optimizer_config": ({}, _any), "pipeline_config": ({}, _any), "comm_fusion": ({}, _any),
+    "pipeline_result_broadcast": (False, _any), "force_fp32_communication": (False, _any),
+    "auto_parallel_search_mode": ("recursive_programming", _any), "group_ckpt_save_file": ("", _any),
+    "auto_pipeline": (False, _any),
+}
+_auto_parallel = {k: (list(d) if isinstance(d, list) else dict(d) if isinstance(d, dict) else d)
+                  for k, (d, _) in _AUTO_PARALLEL_KEYS.items()}
 
 
 def set_auto_parallel_context(**kwargs):
-    _auto_parallel.update(kwargs)
+    """Set distributed-training options (MindSpore's keys; unknown keys are refused, naming the known ones).
+
+    >>> import openspore as ms
+    >>> ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+    >>> ms.get_auto_parallel_context("parallel_mode")
+    'data_parallel'
+    >>> ms.reset_auto_parallel_context()
+    """
+    checked = {}
+    for key, value in kwargs.items():
+        if key not in _AUTO_PARALLEL_KEYS:
+            raise ValueError(f"For 'set_auto_parallel_context', the key {key!r} is not supported; the keys are "
+                             f"{sorted(_AUTO_PARALLEL_KEYS)}.")
+        checked[key] = _AUTO_PARALLEL_KEYS[key][1](value)
+    _auto_parallel.update(checked)
 
 
 def get_auto_parallel_context(key):
-    return _auto_parallel.get(key)
+    if key not in _AUTO_PARALLEL_KEYS:
+        raise ValueError(f"For 'get_auto_parallel_context', the key {key!r} is not supported; the keys are "
+                         f"{sorted(_AUTO_PARALLEL_KEYS)}.")
+    return _auto_parallel[key]
 
 
 def reset_auto_parallel_context():
-    _auto_parallel.update(parallel_mode=ParallelMode.STAND_ALONE, device_num=1, global_rank=0, gradients_mean=False)
+    for key, (default, _) in _AUTO_PARALLEL_KEYS.items():
+        _auto_parallel[key] = list(default) if isinstance(default, list) else \
+            dict(default) if isinstance(default, dict) else default
 
 
 def log_config():

@@ -70,6 +70,8 @@ class Primitive:
     none_cotangents = False     # bprop takes None for outputs nobody differentiated (else zeros are made for them)
     infer_reads_signature_only = True  # infer reads tensors' shape/dtype only (False: it reads values too)
     _checked = None  # signatures infer accepted, shared by equal instances (registry.accepted_signatures)
+    in_strategy = None          # operator-level sharding set by `shard` (used in semi_auto_parallel mode)
+    out_strategy = None
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -113,6 +115,29 @@ class Primitive:
     # Calling a primitive is binding it (PyNative: run it; graph capture: record it): no wrapper frame between
     __call__ = bind
 
+    def shard(self, in_strategy=None, out_strategy=None):
+        """Split this operator across the devices: `in_strategy` has one tuple per input giving the number of
+        slices of each dimension, e.g. `ops.MatMul().shard(((1, 2), (2, 1)))`. Acts in semi_auto_parallel /
+        auto_parallel mode over more than one process (openspore.parallel); returns self.
+
+        The instance moves to a subclass whose call goes through the sharding hook, so primitives nobody
+        shards keep the plain `__call__ = bind` (no check on the hot path)."""
+        if self.__dict__.get("_shared"):
+            raise RuntimeError(f"{self!r} is a shared instance (core/registry.prim) used all over openspore; "
+                               f"build your own with ops.{self.name}(...) to shard it.")
+        for name, strategy in (("in_strategy", in_strategy), ("out_strategy", out_strategy)):
+            if strategy is None:
+                continue
+            if not isinstance(strategy, tuple) or not all(
+                    isinstance(s, tuple) and all(isinstance(d, int) and not isinstance(d, bool) and d >= 1
+                                                 for d in s) for s in strategy):
+                raise TypeError(f"For '{self.name}.shard', the '{name}' must be a tuple of tuples of positive ints "
+                                f"(one tuple per input), but got {strategy!r}.")
+        self.in_strategy, self.out_strategy = in_strategy, out_strategy
+        if in_strategy is not None and not getattr(type(self), "_sharded_class", False):
+            self.__class__ = _sharded_class(type(self))
+        return self
+
     def __repr__(self):
         inner = ", ".join(f"{k}={v}" for k, v in self.attrs.items())
         return f"Prim[{self.name}]" + (f"<{inner}>" if inner else "")
@@ -133,3 +158,28 @@ class Primitive:
     @classmethod
     def samples(cls, rng):
         return ()
+
+
+_SHARD_HOOK = []  # the sharded call openspore.parallel installs (core sits below it in the layering)
+_SHARDED_CLASSES = {}
+
+
+def set_shard_hook(fn):
+    """Install the function that runs a primitive carrying a shard strategy: fn(prim, args)."""
+    _SHARD_HOOK[:] = [fn]
+
+
+def _sharded_call(prim, *args):
+    if prim.in_strategy is not None and _SHARD_HOOK:
+        return _SHARD_HOOK[0](prim, args)
+    return bind(prim, *args)
+
+
+def _sharded_class(cls):
+    """`cls` with a call that goes through the sharding hook (one subclass per primitive class, same name)."""
+    sub = _SHARDED_CLASSES.get(cls)
+    if sub is None:
+        sub = type(cls.__name__, (cls,), {"__call__": _sharded_call, "_sharded_class": True, "name": cls.name,
+                                          "__module__": cls.__module__, "__qualname__": cls.__qualname__})
+        _SHARDED_CLASSES[cls] = sub
+    return sub

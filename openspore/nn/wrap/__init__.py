@@ -4,7 +4,8 @@ from .cell_wrapper import (WithLossCell, WithEvalCell, WithGradCell, ForwardValu
 from .loss_scale import (TrainOneStepWithLossScaleCell, DynamicLossScaleUpdateCell,  # noqa: F401
                          FixedLossScaleUpdateCell)
 from .grad_reducer import DistributedGradReducer  # noqa: F401
+from .pipeline_cell import PipelineCell  # noqa: F401
 
 __all__ = ["WithLossCell", "WithEvalCell", "WithGradCell", "ForwardValueAndGrad", "TrainOneStepCell",
            "TrainOneStepWithLossScaleCell", "DynamicLossScaleUpdateCell", "FixedLossScaleUpdateCell",
-           "DistributedGradReducer"]
+           "DistributedGradReducer", "PipelineCell"]

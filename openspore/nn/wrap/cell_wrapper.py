@@ -18,13 +18,14 @@ checkpoint of a `TrainOneStepCell` holds the network's own names followed by the
 """
 import numbers
 
+from ... import context
 from ...common import dtype as mstype
 from ...core.grad_api import GradOperation, value_and_grad
 from ...core.parameter import Parameter, ParameterTuple
 from ...core.tensor import Tensor
 from ...ops import operations as P
 from ..cell import Cell
-from .grad_reducer import DistributedGradReducer, parallel_reduce_settings
+from .grad_reducer import DistributedGradReducer, broadcast_parameters, parallel_reduce_settings
 
 
 def _check_cell(owner, name, value):
@@ -188,6 +189,12 @@ class TrainOneStepCell(Cell):
         self.grad_reducer = _identity
         if self.reducer_flag:
             self.grad_reducer = DistributedGradReducer(self.weights, mean, degree)
+            if context.get_auto_parallel_context("parameter_broadcast"):
+                broadcast_parameters(self.weights)  # every replica starts from rank 0's weights
+        # PipelineCell over several processes: its 1F1B schedule computes this stage's loss and gradients
+        self._pipeline = None
+        if callable(getattr(network, "pipeline_step", None)) and network.stage_count() > 1:
+            self._pipeline = network.pipeline_step(self.weights)
         self._mul = P.Mul()
         self._sens_tensors = {}
         # Built once: the step only runs the forward+backward and the optimizer.
@@ -209,6 +216,10 @@ class TrainOneStepCell(Cell):
         return self._mul(loss, self._sens_like(loss)), loss
 
     def construct(self, *inputs):
+        if self._pipeline is not None:
+            loss, grads = self._pipeline(*inputs)
+            self.optimizer(grads)
+            return loss
         loss, grads = self._value_and_grad(*inputs)
         if self.sense_flag:
             loss = loss[1]

@@ -1,12 +1,14 @@
 """`DistributedGradReducer`: sums (or averages) gradients across the data-parallel group.
 
 In a single process the group has one member, so the reducer returns the gradients unchanged (averaging over
-one device divides by one); a multi-device group needs the `AllReduce` collective primitive, and the
-reducer says so at construction when that is not available.
+one device divides by one). Over more processes (after `communication.init()`) each gradient is all-reduced;
+with `all_reduce_fusion_config=[i, j, ...]` in the auto-parallel context the gradients are fused into buckets
+split at those parameter indices, each bucket flattened into one buffer and reduced by one AllReduce.
 """
 from ... import context
 from ...core.parameter import Parameter
 from ...core.primitive import PRIMITIVES
+from ...ops.defs import _comm_world
 from ..cell import Cell
 
 
@@ -17,7 +19,25 @@ def parallel_reduce_settings():
     needed = mode in (context.ParallelMode.DATA_PARALLEL, "hybrid_parallel")
     mean = bool(context.get_auto_parallel_context("gradients_mean"))
     degree = int(context.get_auto_parallel_context("device_num") or 1)
+    if degree == 1:  # MindSpore leaves device_num at 1 under msrun: the group decides
+        degree = _comm_world.group_size(_comm_world.state()["world"])
     return needed, mean, degree
+
+
+def broadcast_parameters(parameters, root_rank=0):
+    """`parameter_broadcast`: overwrite every parameter with rank `root_rank`'s value, so all replicas start
+    equal."""
+    if _comm_world.group_size(_comm_world.state()["world"]) == 1:
+        return
+    bcast = PRIMITIVES["Broadcast"](root_rank=root_rank)
+    for p in parameters:
+        p.set_data(bcast((p,))[0])
+
+
+def _buckets(count, split_points):
+    """Index ranges [start, stop) of the gradient buckets that `all_reduce_fusion_config` describes."""
+    edges = [0] + [i for i in split_points if 0 < i < count] + [count]
+    return [(a, b) for a, b in zip(edges, edges[1:]) if b > a]
 
 
 class DistributedGradReducer(Cell):
@@ -54,21 +74,44 @@ class DistributedGradReducer(Cell):
             raise TypeError(f"For 'DistributedGradReducer', the 'group' must be a str, but got {type(group).__name__}.")
         self.mean, self.degree, self.group, self.fusion_type = mean, degree, group, fusion_type
         self.param_count = len(parameters)
-        self._allreduce = None
-        if degree > 1:
-            if "AllReduce" not in PRIMITIVES:
-                raise RuntimeError(f"For 'DistributedGradReducer', reducing over {degree} devices needs the "
-                                   "'AllReduce' collective, which is not available in this process: initialise the "
-                                   "communication group (openspore.communication.init()) before building the "
-                                   "reducer, or use degree=1 for single-process training.")
+        self._allreduce, self.buckets = None, None
+        members = _comm_world.group_size(group)
+        if degree > 1 and members == 1:
+            raise RuntimeError(f"For 'DistributedGradReducer', reducing over {degree} devices needs the "
+                               f"'AllReduce' collective over a group of {degree} processes, but group '{group}' has "
+                               "one: launch the workers with msrun and call openspore.communication.init() before "
+                               "building the reducer, or use degree=1 for single-process training.")
+        if members > 1:
             self._allreduce = PRIMITIVES["AllReduce"](op="sum", group=group)
             self._scale = 1.0 / degree
+            fusion = context.get_auto_parallel_context("all_reduce_fusion_config")
+            self.buckets = _buckets(self.param_count, fusion) if fusion else None
+            self._reshape, self._concat = PRIMITIVES["Reshape"](), PRIMITIVES["Concat"](0)
+
+    def _fused(self, grads):
+        """One AllReduce per bucket: flatten, join, reduce, split back (same-dtype buckets only)."""
+        out = []
+        for start, stop in self.buckets:
+            part = grads[start:stop]
+            if len(part) == 1 or len({g.dtype for g in part}) > 1:
+                out.extend(self._allreduce(g) for g in part)
+                continue
+            flat = self._concat(tuple(self._reshape(g, (-1,)) for g in part))
+            summed = self._allreduce(flat)
+            offset = 0
+            for g in part:
+                size = 1
+                for d in g.shape:
+                    size *= d
+                out.append(self._reshape(summed[offset:offset + size], tuple(g.shape)))
+                offset += size
+        return tuple(out)
 
     def construct(self, grads):
         grads = tuple(grads)
         if self._allreduce is None:  # one device: the sum over the group is the gradient itself
             return grads
-        reduced = tuple(self._allreduce(g) for g in grads)
+        reduced = self._fused(grads) if self.buckets else tuple(self._allreduce(g) for g in grads)
         if self.mean:
             reduced = tuple(g * self._scale for g in reduced)
         return reduced

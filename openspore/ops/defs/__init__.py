@@ -22,3 +22,4 @@ from . import loss_nll  # noqa: F401
 from . import layout  # noqa: F401
 from . import linalg  # noqa: F401
 from . import math_bitwise  # noqa: F401
+from . import comm  # noqa: F401
