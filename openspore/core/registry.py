@@ -46,14 +46,20 @@ def prim(kind, **attrs):
 
     Attributes are keywords; an attribute value that cannot be hashed even as a tuple gets a fresh instance.
     """
-    # the types are part of the key: 1, 1.0 and True are equal (and hash alike) but are different attributes
-    key = (kind, tuple(attrs.items()), tuple(map(type, attrs.values()))) if attrs else kind
-    try:
-        return _INSTANCES[key]
-    except KeyError:
-        pass
-    except TypeError:  # an unhashable value in the attributes (a list): the canonical key freezes it
-        key = None
+    # The types are part of the key: 1, 1.0 and True are equal (and hash alike) but are different attributes.
+    # Tuples and lists (whose items' types matter too) and unhashable values take the canonical key only.
+    if attrs:
+        types = tuple(map(type, attrs.values()))
+        key = None if tuple in types or list in types else (kind, tuple(attrs.items()), types)
+    else:
+        key = kind
+    if key is not None:
+        try:
+            return _INSTANCES[key]
+        except KeyError:
+            pass
+        except TypeError:  # an unhashable value: the canonical key freezes it, or gives up
+            key = None
     if isinstance(kind, str):
         try:
             cls = PRIMITIVES[kind]

@@ -74,6 +74,7 @@ def test_the_shared_instance_is_one_per_class_and_attributes():
     from_list = prim(ops.BroadcastTo, shape=[2, 3])
     assert from_list is prim(ops.BroadcastTo, shape=[2, 3]) and from_list.shape == [2, 3]
     assert prim(ops.BroadcastTo, shape=(2, 3)).shape == (2, 3)
+    assert prim(ops.BroadcastTo, shape=(2, 3)) is not prim(ops.BroadcastTo, shape=(2, True))
     with pytest.raises(ValueError, match="no primitive named 'NoSuchOp'"):
         prim("NoSuchOp")
     with pytest.raises(RuntimeError, match="shared instance"):
