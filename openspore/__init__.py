@@ -21,6 +21,10 @@ from . import amp, train  # noqa: F401
 from .train import *  # noqa: F401,F403  (mindspore re-exports Model, callbacks, metrics, loss-scale managers)
 from .serialization import export, save_mindir  # noqa: F401
 from .runtime import jit, jit_class, mutable, JitConfig, lazy_inline, no_inline  # noqa: F401
+from .misc import (manual_seed, seed, initial_seed, get_rng_state, set_rng_state, is_tensor, frombuffer,  # noqa: F401
+                   synchronize, set_deterministic, run_check)
+from .log import get_level, get_log_config  # noqa: F401
+from .common.tensor import swap_tensors  # noqa: F401
 from .runtime import install_cell_runner as _install_cell_runner
 from .nn import cell as _cell, _cell_call
 _install_cell_runner(_cell.set_graph_runner, _cell_call.complex_call)

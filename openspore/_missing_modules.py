@@ -18,10 +18,11 @@ import sys
 # package; submodules of a listed module are covered too.
 MINDSPORE_MODULES = frozenset({
     "boost", "communication", "communication.management", "device_context", "hal", "mindrecord", "parallel",
+    "scipy.fft", "scipy.sparse",
     "parallel.auto_parallel", "parallel.nn", "profiler", "rewrite", "utils", "runtime_api",
     "nn.probability", "nn.probability.distribution", "nn.probability.bijector", "nn.probability.bnn_layers",
-    "nn.extend", "numpy.fft", "mint.distributed", "mint.optim", "mint.special",
-    "train.summary", "dataset.text.transforms", "dataset.audio.transforms", "ops.operations.nn_ops",
+    "nn.extend", "numpy.fft", "mint.distributed", "mint.optim", "mint.special", "mint.linalg",
+    "train.summary", "dataset.audio.transforms", "ops.operations.nn_ops",
     "ops.operations.math_ops", "ops.operations.array_ops", "experimental.es",
 })
 

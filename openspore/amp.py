@@ -22,6 +22,7 @@ from .common import dtype as mstype
 from .core.parameter import Parameter
 from .core.primitive import Primitive
 from .core.tensor import Tensor
+from .ops import composite_primitives
 from .nn.cell import Cell
 from .train.loss_scale_manager import LossScaleManager, FixedLossScaleManager, DynamicLossScaleManager
 
@@ -92,7 +93,7 @@ def _split_classes(entries, where, arg):
     for entry in entries:
         if isinstance(entry, type) and issubclass(entry, Cell):
             cells.append(entry)
-        elif isinstance(entry, type) and issubclass(entry, Primitive):
+        elif isinstance(entry, type) and issubclass(entry, (Primitive, composite_primitives._PythonPrimitive)):
             logger.warning("For '%s', the primitive %s in '%s' is skipped: casting is applied per Cell in PyNative.",
                            where, entry.__name__, arg)
         else:

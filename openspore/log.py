@@ -37,7 +37,8 @@ class _MindSporeFormatter(logging.Formatter):
 
 
 def _make_logger():
-    logger = logging.getLogger("openspore")
+    # a logger of its own: turning off propagation here must not hide other openspore loggers from the root
+    logger = logging.getLogger("openspore.log")
     if not logger.handlers:
         handler = logging.StreamHandler(sys.stderr)
         handler.setFormatter(_MindSporeFormatter())

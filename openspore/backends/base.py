@@ -12,6 +12,9 @@ from ..common import dtype as mstype
 class Backend:
     name = "base"
     xp = None  # the array module handed to kernels
+    # When set, every array of exactly this class is native (the backend has one device): the op hot path
+    # (core/dispatch.py) tests the class instead of calling `is_native` per argument.
+    native_type = None
 
     def set_host_pool(self, block_size):
         """Host memory pooling (`mempool_block_size`); the torch CPU backend acts on it, others need not."""
@@ -29,9 +32,6 @@ class Backend:
                 raise NotImplementedError(f"Primitive '{prim.name}' has no kernel for the {self.name} backend.")
             self._kernels[cls] = fn
         return fn
-
-    def run(self, prim, arrays):
-        return self.kernel(prim)(prim, self.xp, *arrays)
 
     # --- arrays ----------------------------------------------------------------------------------
     def is_native(self, arr):

@@ -9,6 +9,7 @@ class NumpyBackend(Backend):
     name = "numpy"
     xp = np
     device = "cpu"
+    native_type = np.ndarray
 
     def kernel(self, prim):
         fn = self._kernels.get(type(prim))

@@ -29,6 +29,8 @@ class TorchBackend(Backend):
         super().__init__()
         self.device = torch.device(device)
         self._cuda = self.device.type == "cuda"
+        # without CUDA every torch tensor is a CPU one, so the class alone says "native" (see Backend.native_type)
+        self.native_type = None if self._cuda or torch.cuda.is_available() else torch.Tensor
         if not self._cuda:
             self.set_host_pool(context.get_context("mempool_block_size"))
         if self._cuda:

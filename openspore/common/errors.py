@@ -41,14 +41,6 @@ def with_location(exc):
     return new
 
 
-def op_value_error(op, message):
-    return ValueError(f"For '{op}', {message}")
-
-
-def op_type_error(op, message):
-    return TypeError(f"For '{op}', {message}")
-
-
 # ---- the user's names ---------------------------------------------------------------------------------------------
 # A script may reach openspore as `mindspore` (a `mindspore` module alias or compatibility shim registered in
 # sys.modules). Messages that name our modules are then written with the name the script used: the package name

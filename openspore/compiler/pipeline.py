@@ -2,16 +2,39 @@
 
     O0  inline, dce         (the graph as traced: calls inlined for the executor, dead values dropped)
     O1  inline, dead_branch, constant_folding, dead_branch (conditions folding made constant),
-        algebraic_simplify, cse, pool_argmax_reuse, dce, dense_fusion, layout_channels_last, foreach_updates
-    O2  O1, then a second round of simplification on what the first round exposed
+        algebraic_simplify, cse, dce, dense_fusion, layout_channels_last
+    O2  O1's simplification, then a second round on what the first round exposed
 
-Every pass is a pure function Graph -> Graph (openspore/compiler/passes/, one per file).
+Every pass is a pure function Graph -> Graph (openspore/compiler/passes/, one per file, each written with
+`ir.rewrite.rewrite`). Layers emit the fused primitives themselves (Dense, argmax-keeping max pooling,
+ForeachApplyMomentum / ForeachAdam) in PyNative and in captured graphs alike, so no pass has to undo a layer's
+mode-specific structure. `dense_fusion` stays for graphs that arrive with MindSpore's MatMul + BiasAdd: loaded
+MindIR files (`nn.GraphCell`) and networks that call those primitives themselves.
 
-    >>> from openspore.compiler.pipeline import run_pipeline
-    >>> optimized = run_pipeline(graph, level="O1", dump=lambda name, g: print(name), verify=True)
+The order constraints between passes are data (`ORDER`): each is checked for every pipeline when this module is
+imported, so a reordered or edited pipeline that breaks one fails at once, naming the rule.
+
+`set_context(debug_level="DEBUG")` (MindSpore's own switch; default "RELEASE") makes every graph compile
+verify the IR after each pass (`ir.verifier`), naming the pass that broke it.
+
+>>> from openspore.compiler.pipeline import run_pipeline
+>>> from openspore.ir.parser import parse_graph
+>>> graph = parse_graph('''graph @f(%0 x: f32[2]) {
+...   %1 = Neg(%0) : f32[2]
+...   %2 = Neg(%1) : f32[2]
+...   return %2
+... }''')
+>>> names = []
+>>> print(run_pipeline(graph, level="O1", dump=lambda name, g: names.append(name), verify=True))
+graph @f(%0 x: f32[2]) {
+  return %0
+}
+>>> names[0], names[-1]
+('inline', 'layout_channels_last')
 """
 import time
 
+from .. import context
 from ..ir import verifier
 from .passes.algebraic_simplify import algebraic_simplify
 from .passes.constant_folding import constant_folding
@@ -19,10 +42,8 @@ from .passes.cse import cse
 from .passes.dce import dce
 from .passes.dead_branch import dead_branch
 from .passes.dense_fusion import dense_fusion
-from .passes.foreach_updates import foreach_updates
 from .passes.inline import inline
 from .passes.layout_channels_last import layout_channels_last
-from .passes.pool_argmax_reuse import pool_argmax_reuse
 
 _SIMPLIFY = [
     ("dead_branch", dead_branch),
@@ -30,7 +51,6 @@ _SIMPLIFY = [
     ("dead_branch_after_folding", dead_branch),
     ("algebraic_simplify", algebraic_simplify),
     ("cse", cse),
-    ("pool_argmax_reuse", pool_argmax_reuse),
     ("dce", dce),
 ]
 
@@ -38,23 +58,64 @@ PIPELINES = {
     "O0": [("inline", inline), ("dce", dce)],
     # channels-last pays off for convolution training steps on torch's CPU kernels (layout_channels_last.py)
     "O1": [("inline", inline)] + _SIMPLIFY + [("dense_fusion", dense_fusion),
-                                              ("layout_channels_last", layout_channels_last),
-                                              ("foreach_updates", foreach_updates)],
+                                              ("layout_channels_last", layout_channels_last)],
     "O2": [("inline", inline)] + _SIMPLIFY + [(f"{name}_2", fn) for name, fn in _SIMPLIFY[1:]]
-    + [("dense_fusion", dense_fusion), ("layout_channels_last", layout_channels_last),
-       ("foreach_updates", foreach_updates)],
+    + [("dense_fusion", dense_fusion), ("layout_channels_last", layout_channels_last)],
 }
 DEFAULT_LEVEL = "O1"
 
+# (pass, relation, other pass, why). Relations: "first" (the pass opens every pipeline that has it), "after"
+# (every run of the pass comes after some run of the other, when both are present), "last" (nothing but the
+# listed passes follow it). Pass names are compared without the "_2" suffix of O2's second round.
+ORDER = [
+    ("inline", "first", None, "the other passes and the executor work on call-free graphs"),
+    ("dead_branch_after_folding", "after", "constant_folding", "it resolves the conditions folding made constant"),
+    ("dce", "after", "cse", "merged duplicates and folded-away inputs are dropped by dce"),
+    ("dense_fusion", "after", "dce", "a MatMul also read by a dead node has two users and is not fused"),
+    ("layout_channels_last", "last", None, "its conversions are placed for the final graph; a later rewrite "
+                                           "could leave a channels-last value read by a layout-blind op"),
+]
 
-def run_pipeline(graph, level=DEFAULT_LEVEL, dump=None, verify=False, timings=None):
-    """run_pipeline(graph, level="O1", dump=None, verify=False, timings=None) -> optimized Graph.
+
+def _base(name):
+    return name[:-2] if name.endswith("_2") else name
+
+
+def check_order(pipelines=None):
+    """The ORDER rules each pipeline breaks, as messages (empty when all hold)."""
+    problems = []
+    for level, passes in (pipelines or PIPELINES).items():
+        names = [_base(n) for n, _ in passes]
+        for name, relation, other, why in ORDER:
+            where = [i for i, n in enumerate(names) if n == name]
+            if not where:
+                continue
+            if relation == "first" and where != [0]:
+                problems.append(f"{level}: '{name}' must run first only ({why})")
+            elif relation == "last" and where[-1] != len(names) - 1:
+                problems.append(f"{level}: '{name}' must run last ({why})")
+            elif relation == "after" and other in names and not all(
+                    any(names[j] == other for j in range(i)) for i in where):
+                problems.append(f"{level}: '{name}' must run after '{other}' ({why})")
+    return problems
+
+
+_problems = check_order()
+if _problems:
+    raise RuntimeError("compiler/pipeline.py breaks its own pass order rules:\n  " + "\n  ".join(_problems))
+
+
+def run_pipeline(graph, level=DEFAULT_LEVEL, dump=None, verify=None, timings=None):
+    """run_pipeline(graph, level="O1", dump=None, verify=None, timings=None) -> optimized Graph.
 
     `dump(name, graph)` is called after each pass (`save_graphs`); `verify=True` checks the IR after each pass
-    and names the pass that broke it; `timings`, a dict, receives seconds per pass name."""
+    and names the pass that broke it (None: when `set_context(debug_level="DEBUG")`); `timings`, a dict,
+    receives seconds per pass name."""
     passes = PIPELINES.get(level)
     if passes is None:
         raise ValueError(f"For 'jit', the 'jit_level' must be one of {sorted(PIPELINES)}, but got {level!r}.")
+    if verify is None:
+        verify = context.get_context("debug_level") == "DEBUG"
     if verify:
         _verify_after(graph, "the input graph")
     for name, fn in passes:

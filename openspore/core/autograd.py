@@ -8,9 +8,9 @@ differentiated again (higher-order gradients).
 """
 import itertools
 
-from .. import backends
 from ..common.errors import with_location
 from .parameter import Parameter
+from . import registry
 from .tensor import Tensor
 
 ACTIVE = []  # active levels, innermost last
@@ -112,20 +112,17 @@ def _add(a, b):
         return b
     if b is None:
         return a
-    from .primitive import PRIMITIVES
     if a.shape != b.shape:
         raise RuntimeError(f"gradient shapes disagree during accumulation: {a.shape} vs {b.shape}")
-    return PRIMITIVES["Add"]()(a, b)
+    return registry.prim("Add")(a, b)
 
 
 def zeros_like(t):
-    from .primitive import PRIMITIVES
-    return PRIMITIVES["ZerosLike"]()(t)
+    return registry.prim("ZerosLike")(t)
 
 
 def ones_like(t):
-    from .primitive import PRIMITIVES
-    return PRIMITIVES["OnesLike"]()(t)
+    return registry.prim("OnesLike")(t)
 
 
 def _walk(roots):
@@ -372,7 +369,3 @@ def normalize_weights(weights):
         if not isinstance(w, Parameter):
             raise TypeError(f"weights must be Parameters (a ParameterTuple or list), but element {i} is {type(w).__name__}.")
     return items
-
-
-def current_backend():
-    return backends.current()

@@ -9,7 +9,8 @@ import numpy as np
 from .. import backends
 from ..common import dtype as mstype
 from ..common.errors import with_location
-from . import autograd, primitive
+from . import autograd
+from .registry import accepted_signatures, prim as shared_prim
 from .tensor import Tensor
 
 _tracers = []  # graph-mode tracers, innermost last
@@ -29,66 +30,106 @@ def current_tracer():
 
 
 def bind(prim, *args):
-    if prim.promote is not None:
+    """Run (PyNative) or record (graph capture) one primitive call. `Primitive.__call__` is this function.
+
+    This is the PyNative hot path (every op of every step passes here), hence one pass over the arguments that
+    collects both the kernel's arrays and the call signature, and nothing done that a repeated call can skip.
+    """
+    promote = prim.promote
+    if promote is not None and not (promote == "all" and _one_dtype(args)):
         args = _promote(prim, args)
     if _tracers:
         return _tracers[-1].bind(prim, args)
-    checked = prim.__dict__.get("_checked")
-    signature = _signature(args) if prim.infer_reads_signature_only else None
-    if checked is None or signature is None or signature not in checked:
-        try:
-            prim.infer(*args)
-        except (ValueError, TypeError, IndexError) as exc:
-            raise with_location(_with_inputs(exc, prim, args)) from None
-        if signature is not None:
-            if checked is None or len(checked) > 64:
-                checked = prim.__dict__["_checked"] = set()
-            checked.add(signature)
-    backend = backends.current()
-    arrays = [a.data_ref() if isinstance(a, Tensor) else _unwrap_seq(a) for a in args]
+    backend = _current_backend()
+    native_type = backend.native_type
+    arrays = []
+    sig = []
+    keyable = True  # False once an argument is something infer may read more of than a signature holds
+    for a in args:
+        if isinstance(a, Tensor):
+            data = a._data
+            if data.__class__ is not native_type and (data is None or not backend.is_native(data)):
+                data = a.data_ref()  # lazy initialization, or an array of another backend or device
+            arrays.append(data)
+            # a Parameter where a Tensor was accepted, or the reverse, is checked again
+            sig.append(a.__class__)
+            sig.append(a._shape or a.shape)
+            sig.append(a._dtype)
+        else:
+            arrays.append(_unwrap_seq(a))
+            if keyable:
+                item = _value_signature(a)
+                keyable = item is not None
+                sig.append(item)
+    checked = prim._checked
+    if checked is None:
+        checked = accepted_signatures(prim)
+    if checked is False or not keyable:
+        _infer(prim, args)
+    else:
+        sig = tuple(sig)
+        if sig not in checked:
+            _infer(prim, args)
+            if len(checked) > 64:
+                checked.clear()
+            checked.add(sig)
+    kernel = backend._kernels.get(prim.__class__)
+    if kernel is None:
+        kernel = backend.kernel(prim)
     try:
-        out = backend.kernel(prim)(prim, backend.xp, *arrays)
+        out = kernel(prim, backend.xp, *arrays)
     except (ValueError, TypeError, IndexError, RuntimeError) as exc:
         raise with_location(type(exc)(f"For '{prim.name}', the {backend.name} kernel failed: {exc}")) from None
+    dtype_of = backend.dtype_of
     if type(out) is tuple:
-        outs = tuple(Tensor._wrap(o) for o in out)
+        outs = tuple(_wrap(o, dtype_of(o)) for o in out)
         result = outs
     else:
-        result = Tensor._wrap(out)
+        result = _wrap(out, dtype_of(out))
         outs = (result,)
     if autograd.ACTIVE and prim.differentiable:
         autograd.record(prim, args, outs, result)
     return result
 
 
+_current_backend = backends.current
+_wrap = Tensor._wrap
+
+
+def _infer(prim, args):
+    """Shape/dtype inference and argument checks; an argument error names the op, its inputs and the user's line."""
+    try:
+        prim.infer(*args)
+    except (ValueError, TypeError, IndexError) as exc:
+        raise with_location(_with_inputs(exc, prim, args)) from None
+
+
 _PLAIN = (int, float, bool, str, type(None))
+_PLAIN_TYPES = frozenset(_PLAIN)
 
 
-def _signature(args):
-    """What `infer` reads of a call (tensor shapes and dtypes, plain Python values with their types), or None
-    when an argument is anything else. `infer` is a function of exactly this, so a primitive instance that
-    accepted a signature once need not check it again: PyNative repeats the same calls every step."""
-    sig = []
-    for a in args:
-        if isinstance(a, Tensor):
-            sig.append(a.__class__)  # a Parameter where a Tensor was accepted, or the reverse, is checked again
-            sig.append(a.shape)
-            sig.append(a._dtype)
-        elif type(a) in _PLAIN or isinstance(a, mstype.Type):
-            sig.append((type(a), a))
-        elif type(a) is tuple or type(a) is list:
-            items = [type(a)]
-            for b in a:
-                if isinstance(b, Tensor):
-                    items.append((b.shape, b._dtype))
-                elif type(b) in _PLAIN:
-                    items.append((type(b), b))
-                else:
-                    return None
-            sig.append(tuple(items))
-        else:
-            return None
-    return tuple(sig)
+def _value_signature(a):
+    """The call-signature entry (see `bind`) of a non-Tensor argument, or None when `infer` could read more than
+    the value. With each tensor's class, shape and dtype, these are all that `infer` reads of a call, so a
+    primitive (or an equal one) that accepted a signature once need not check it again: PyNative repeats the
+    same calls every step."""
+    kind = type(a)
+    if kind in _PLAIN_TYPES or isinstance(a, mstype.Type):
+        return (kind, a)
+    if kind is tuple or kind is list:
+        types = tuple(map(type, a))
+        if _PLAIN_TYPES.issuperset(types):  # shapes, axes, begin/end/strides: the values and their types
+            return (kind, tuple(a), types)
+        items = [kind]
+        for b in a:
+            if isinstance(b, Tensor):
+                items.append((b.shape, b._dtype))
+            elif type(b) in _PLAIN_TYPES:
+                items.append((type(b), b))
+            else:
+                return None
+        return tuple(items)
+    return None
 
 
 def _with_inputs(exc, prim, args):
@@ -118,14 +159,29 @@ def _unwrap_seq(value):
     return value
 
 
+def _one_dtype(args):
+    """Every argument a tensor, all of one dtype: nothing to promote (the usual case, checked before `_promote`)."""
+    first = args[0] if args else None
+    if not isinstance(first, Tensor):
+        return False
+    dtype = first._dtype
+    for a in args:
+        if not isinstance(a, Tensor) or a._dtype is not dtype:
+            return False
+    return True
+
+
 def _promote(prim, args):
     """MindSpore implicit type conversion: weak Python scalars and mixed tensor dtypes meet at one dtype."""
-    idx = range(len(args)) if prim.promote == "all" else prim.promote
-    first = args[idx[0]] if len(args) else None
-    if isinstance(first, Tensor):  # fast path: every operand already a tensor of one dtype
-        dt = first._dtype
-        for i in idx:
-            a = args[i]
+    idx = prim.promote
+    if idx == "all":
+        idx = range(len(args))
+        operands = args
+    else:
+        operands = [args[i] for i in idx]
+    if operands and isinstance(operands[0], Tensor):  # fast path: every operand already a tensor of one dtype
+        dt = operands[0]._dtype
+        for a in operands:
             if not isinstance(a, Tensor) or a._dtype is not dt:
                 break
         else:
@@ -181,7 +237,4 @@ def _input_name(prim, i):
 
 def cast(x, dtype):
     """Cast through the `Cast` primitive (so autodiff and graph capture see it)."""
-    return bind(primitive.PRIMITIVES["Cast"](), x, dtype)
-
-
-primitive._bind = bind
+    return bind(shared_prim("Cast"), x, dtype)

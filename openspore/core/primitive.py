@@ -4,12 +4,12 @@ A primitive is defined once, as a subclass registered with `@register`: its attr
 `infer` (shape/dtype inference and argument checks), `bprop` (backward rule written with openspore ops, so
 gradients differentiate again), one kernel method per backend (`numpy`, `torch`), and `samples` that drive
 the generated tests. Instances are the MindSpore-style Primitive objects: `ops.MatMul(transpose_b=True)(a, b)`.
+Code inside openspore gets shared instances from `registry.prim` instead of building one per call.
 """
 import numpy as np
 
-from ..common import dtype as mstype
-
-PRIMITIVES = {}  # name -> Primitive subclass, in registration order
+from .dispatch import bind
+from .registry import PRIMITIVES, primitive_table, prim, register  # noqa: F401  (the table lives in registry)
 
 
 class AbstractTensor:
@@ -69,6 +69,7 @@ class Primitive:
     promote = None              # indices of inputs that take part in implicit dtype promotion, or "all"
     none_cotangents = False     # bprop takes None for outputs nobody differentiated (else zeros are made for them)
     infer_reads_signature_only = True  # infer reads tensors' shape/dtype only (False: it reads values too)
+    _checked = None  # signatures infer accepted, shared by equal instances (registry.accepted_signatures)
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -101,13 +102,16 @@ class Primitive:
         return self
 
     def add_prim_attr(self, name, value):
+        if self.__dict__.get("_shared"):
+            raise RuntimeError(f"{self!r} is a shared instance (core/registry.prim) used all over openspore; "
+                               f"build your own with ops.{self.name}(...) to change its attributes.")
         self.attrs[name] = value
         setattr(self, name, value)
         self.__dict__.pop("_checked", None)  # signatures accepted under the old attributes (core/dispatch.py)
         return self
 
-    def __call__(self, *args):
-        return _bind(self, *args)
+    # Calling a primitive is binding it (PyNative: run it; graph capture: record it): no wrapper frame between
+    __call__ = bind
 
     def __repr__(self):
         inner = ", ".join(f"{k}={v}" for k, v in self.attrs.items())
@@ -129,32 +133,3 @@ class Primitive:
     @classmethod
     def samples(cls, rng):
         return ()
-
-
-def register(cls):
-    """Add a Primitive subclass to the table (class decorator)."""
-    if cls.name in PRIMITIVES and PRIMITIVES[cls.name] is not cls:
-        raise ValueError(f"Primitive '{cls.name}' is registered twice ({PRIMITIVES[cls.name].__module__} and {cls.__module__}).")
-    if not cls.differentiable and not cls.nondiff_reason:
-        raise ValueError(f"Primitive '{cls.name}' is marked non-differentiable without a reason.")
-    PRIMITIVES[cls.name] = cls
-    return cls
-
-
-def primitive_table():
-    """name → Primitive class for every registered primitive."""
-    return dict(PRIMITIVES)
-
-
-def _bind(prim, *args):
-    from .dispatch import bind
-    return bind(prim, *args)
-
-
-def abstract_of(value):
-    """AbstractTensor for a Tensor-like value (anything with .shape and .dtype)."""
-    return AbstractTensor(value.shape, value.dtype)
-
-
-def float_dtypes():
-    return mstype.FLOAT_DTYPES

@@ -60,6 +60,9 @@ def _contains_float64(data):
     return False
 
 
+_new = object.__new__
+
+
 class Tensor:
     """`Tensor(input_data=None, dtype=None, shape=None, init=None, const_arg=False, device=None)`.
 
@@ -122,10 +125,10 @@ class Tensor:
             raise ValueError(f"For 'Tensor', the shape {tuple(shape)} does not match the data's shape {array.shape}.")
 
     # --- internal construction -------------------------------------------------------------------
-    @classmethod
-    def _wrap(cls, data, dtype=None):
+    @staticmethod
+    def _wrap(data, dtype=None):
         """Wrap a native backend array without copying (the hot path of every op)."""
-        t = object.__new__(Tensor)
+        t = _new(Tensor)
         t._data = data
         t._shape = None
         t._dtype = dtype if dtype is not None else backends.current().dtype_of(data)

@@ -8,6 +8,7 @@
 """
 from . import config, transforms, vision  # noqa: F401
 from .cache import DatasetCache  # noqa: F401
+from . import text, audio  # noqa: F401  (mindspore.dataset.text / .audio)
 from .engine import (BatchInfo, Dataset, DistributedSampler, RandomSampler, Sampler, SequentialSampler,  # noqa: F401
                      Shuffle, SubsetRandomSampler, SubsetSampler, WeightedRandomSampler)
 from .engine import profiling  # noqa: F401
@@ -15,6 +16,7 @@ from .engine.samplers import BuiltinSampler  # noqa: F401
 from .sources import (Cifar10Dataset, Cifar100Dataset, FashionMnistDataset, GeneratorDataset,  # noqa: F401
                       ImageFolderDataset, MappableDataset, MnistDataset, NumpySlicesDataset, Schema)
 from .sources import CSVDataset, MindDataset, TextFileDataset  # noqa: F401
+from .sources.synthetic import EMnistDataset, FakeImageDataset, KMnistDataset, PaddedDataset  # noqa: F401
 
 
 def zip(datasets):  # noqa: A001 - MindSpore's name

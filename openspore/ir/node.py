@@ -17,7 +17,7 @@ side-effecting nodes also program order), and one `output` node. Every value is 
 
 Nodes carry `abstract` (AbstractTensor, a tuple of them, or None for Python constants), the user's source
 location `loc` ("file:line") and a `scope` name like `Default/network-LeNet5/conv1-Conv2d/Conv2D-op12`.
-Passes never mutate a graph they were given: they build a new one (`Graph.rewrite`).
+Passes never mutate a graph they were given: they build a new one (`ir.rewrite.rewrite`).
 """
 import itertools
 
@@ -111,23 +111,6 @@ class Graph:
             for i in n.inputs:
                 out.setdefault(i.id, []).append(n)
         return out
-
-    def rewrite(self, fn, name=None):
-        """Build a new graph: `fn(node, mapped_inputs)` returns the replacement node, or None to drop it.
-
-        Later nodes' inputs are remapped to the replacements; returning an already-present node aliases
-        (CSE, algebraic simplification). Only nodes nobody uses may be dropped."""
-        mapping = {n.id: n for n in self.inputs}
-        nodes, present = [], {n.id for n in self.inputs}
-        for n in self.nodes:
-            repl = fn(n, tuple(mapping[i.id] for i in n.inputs))
-            if repl is None:
-                continue
-            mapping[n.id] = repl
-            if repl.id not in present:
-                present.add(repl.id)
-                nodes.append(repl)
-        return Graph(name or self.name, self.inputs, nodes, mapping[self.output.id], self.flags)
 
     def __repr__(self):
         from .printer import print_graph

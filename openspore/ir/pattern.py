@@ -14,7 +14,7 @@ visits every node once in order and recurses into subgraphs: linear in the graph
 """
 import numpy as np
 
-from .node import Graph
+from .rewrite import rewrite
 
 _MAX_STEPS = 16  # rewrites of one node; rules that undo each other would otherwise loop
 
@@ -40,62 +40,18 @@ class RuleTable:
 
     def apply(self, graph):
         """A new graph with the rules applied everywhere (subgraphs included); `graph` is not modified."""
-        return _Rewriter(self).graph(graph)
+        return rewrite(graph, self._visit)
 
-
-class _Rewriter:
-    def __init__(self, table):
-        self.table = table
-        self.memo = {}
-
-    def graph(self, g):
-        done = self.memo.get(id(g))
-        if done is None:
-            done = self._rewrite(g)
-            self.memo[id(g)] = self.memo[id(done)] = done
-        return done
-
-    def _rewrite(self, g):
-        mapping = {n.id: n for n in g.inputs}
-        present = set(mapping)
-        nodes = []
-        changed = False
-        for n in g.nodes:
-            inputs = tuple(mapping[i.id] for i in n.inputs)
-            graphs = tuple(self.graph(s) for s in n.graphs)
-            if any(a is not b for a, b in zip(inputs, n.inputs)) or any(a is not b for a, b in zip(graphs, n.graphs)):
-                cur = n.clone(inputs=inputs, graphs=graphs)
-            else:
-                cur = n
-            for _ in range(_MAX_STEPS):
-                repl = self.table.match(cur)
-                if repl is None:
-                    break
-                cur = repl
-                if cur.id in present:
-                    break
-            self._emit(cur, nodes, present)
-            mapping[n.id] = cur
-            changed = changed or cur is not n
-        if not changed:
-            return g
-        return Graph(g.name, g.inputs, nodes, mapping[g.output.id], g.flags)
-
-    def _emit(self, node, nodes, present):
-        """Append `node` after any of its inputs that a rule created and that are not in the graph yet."""
-        if node.id in present:
-            return
-        stack = [(node, False)]
-        while stack:
-            cur, ready = stack.pop()
-            if cur.id in present:
-                continue
-            if ready:
-                present.add(cur.id)
-                nodes.append(cur)
-                continue
-            stack.append((cur, True))
-            stack.extend((i, False) for i in cur.inputs if i.id not in present)
+    def _visit(self, node, inputs, rw):
+        cur = rw.keep(node, inputs)
+        for _ in range(_MAX_STEPS):
+            repl = self.match(cur)
+            if repl is None:
+                break
+            cur = repl
+            if rw.has(cur):
+                break  # an alias of a value already in the graph (rewritten when it was visited)
+        return cur
 
 
 # ---- matching helpers -------------------------------------------------------------------------------

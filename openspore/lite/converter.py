@@ -30,6 +30,8 @@ def convert_program(model_file, fmk="MINDIR", train=False, fp16=False, config=No
     """The converted Program of a model file (nothing written)."""
     fmk = fmk.name if isinstance(fmk, FmkType) else str(fmk).upper()
     model_file = os.fspath(model_file)
+    if fmk not in ("MINDIR", "ONNX"):
+        raise ConverterError(f"converter: --fmk={fmk} is not supported; this converter reads MINDIR and ONNX.")
     if not os.path.isfile(model_file):
         raise FileNotFoundError(f"converter: the model file {model_file!r} does not exist.")
     if fmk == "MINDIR":
@@ -39,8 +41,6 @@ def convert_program(model_file, fmk="MINDIR", train=False, fp16=False, config=No
             raise ConverterError("converter: --trainModel=true supports --fmk=MINDIR only (as MindSpore Lite).")
         from .onnx_import import load_onnx_program
         program = load_onnx_program(model_file, input_shapes)
-    else:
-        raise ConverterError(f"converter: --fmk={fmk} is not supported; this converter reads MINDIR and ONNX.")
     _check_kernels(program)
     config = config or {}
     if train:
@@ -166,7 +166,8 @@ def _shapes(text):
         try:
             shapes[name] = tuple(int(d) for d in dims.split(","))
         except ValueError:
-            raise ConverterError(f"converter_lite: bad --inputShape entry {part!r} (expected name:1,3,32,32).")
+            raise ConverterError(f"converter_lite: bad --inputShape entry {part!r} (expected name:1,3,32,32).") \
+                from None
     return shapes
 
 

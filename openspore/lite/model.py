@@ -112,6 +112,10 @@ class Model(TrainingMixin):
         if not isinstance(inputs, (list, tuple)):
             raise TypeError(f"Model.{where}: 'inputs' must be a list of Tensor, but got {type(inputs).__name__}.")
         expected = self._inputs
+        if self._train is not None and not self._train.train_mode and len(inputs) != len(expected):
+            # evaluation needs only the network's inputs (not the labels)
+            positions = [self._train.inputs.index(i) for i in self._train.eval_inputs]
+            expected = [expected[k] for k in positions]
         if len(inputs) != len(expected):
             raise ValueError(f"Model.{where}: the model takes {len(expected)} inputs "
                              f"({[t.name for t in expected]}), but {len(inputs)} were given.")

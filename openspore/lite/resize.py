@@ -8,7 +8,7 @@ into another dimension (`(batch * seq, d)`) keeps its exported batch; the caller
 """
 from .program import Lit, TensorSpec
 
-SHAPE_INPUTS = {"Reshape": 1, "Conv2DBackpropInput": 2, "BroadcastTo": 1, "Zeros": 0, "Ones": 0, "Fill": 1}
+SHAPE_INPUTS = {"Reshape": 1, "Conv2DBackpropInput": 2}  # operator type -> index of its shape input
 
 
 def rebatch(program, input_shapes):

@@ -213,6 +213,8 @@ class TrainSession:
     def predict(self, arrays):
         if self.train_mode:
             return [self.run_step(arrays)]
+        if len(arrays) == len(self.eval_inputs) != len(self.inputs):
+            return self.evaluate.run(list(arrays))
         ins = dict(zip(self.inputs, arrays))
         return self.evaluate.run([ins[i] for i in self.eval_inputs])
 

@@ -16,4 +16,5 @@ from .grad import Jvp, Vjp  # noqa: F401
 # 1.x paths `nn.Accuracy`, `nn.metrics`: last, since the metrics live in train, which imports nn
 from .metrics import (Metric, Accuracy, Precision, Recall, F1, Fbeta, MAE, MSE, Loss,  # noqa: F401
                       TopKCategoricalAccuracy, Top1CategoricalAccuracy, Top5CategoricalAccuracy, ConfusionMatrix,
-                      get_metric_fn, names)
+                      get_metric_fn, names, get_metrics, rearrange_inputs, Dice, Perplexity, CosineSimilarity,
+                      BleuScore, HausdorffDistance, MeanSurfaceDistance, RootMeanSquareDistance, ROC, auc)

@@ -1,2 +1,106 @@
-"""1.x path `mindspore.ops.composite` (C.GradOperation, …)."""
+"""1.x path `mindspore.ops.composite` (`C.GradOperation`, `C.HyperMap`, `C.MultitypeFuncGraph`, ...).
+
+>>> from openspore.ops import composite as C
+>>> add = C.MultitypeFuncGraph("add")
+>>> @add.register("Number", "Number")
+... def _(x, y):
+...     return x + y
+>>> C.HyperMap()(add, (1, 2), (10, 20))
+(11, 22)
+"""
 from ..core.grad_api import GradOperation  # noqa: F401
+from ..core.tensor import Tensor
+from .function import (batch_dot, count_nonzero, dot, matmul, mm, multinomial, normal, ones_like,  # noqa: F401
+                       repeat_elements, repeat_interleave, sequence_mask, tensor_dot, uniform, vecdot, zeros_like)
+
+__all__ = ["GradOperation", "HyperMap", "Map", "MultitypeFuncGraph", "add_flags", "batch_dot", "count_nonzero",
+           "dot", "matmul", "mm", "multinomial", "normal", "ones_like", "repeat_elements", "repeat_interleave",
+           "sequence_mask", "tensor_dot", "uniform", "vecdot", "zeros_like", "zip_operation"]
+
+# MindSpore's type names for `MultitypeFuncGraph.register`, and the Python values each one accepts.
+_TYPE_TESTS = {
+    "Tensor": lambda v: isinstance(v, Tensor),
+    "Number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "Int": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "Float": lambda v: isinstance(v, float),
+    "Bool": lambda v: isinstance(v, bool),
+    "String": lambda v: isinstance(v, str),
+    "Tuple": lambda v: isinstance(v, tuple),
+    "List": lambda v: isinstance(v, list),
+    "Dictionary": lambda v: isinstance(v, dict),
+    "None": lambda v: v is None,
+    "Function": callable,
+}
+
+
+class MultitypeFuncGraph:
+    """A function overloaded on its arguments' types: `@f.register("Tensor", "Number")` adds one overload;
+    calling picks the first registered overload whose type names all match."""
+
+    def __init__(self, name, read_value=False):
+        self.name = name
+        self.read_value = read_value
+        self.entries = []
+
+    def register(self, *type_names):
+        unknown = [t for t in type_names if not isinstance(t, str) or t not in _TYPE_TESTS]
+        if unknown:
+            raise TypeError(f"For 'MultitypeFuncGraph' {self.name!r}, unknown type names {unknown}; expected names "
+                            f"from {sorted(_TYPE_TESTS)}.")
+
+        def deco(fn):
+            self.entries.append((tuple(type_names), fn))
+            return fn
+        return deco
+
+    def __call__(self, *args):
+        for types, fn in self.entries:
+            if len(types) == len(args) and all(_TYPE_TESTS[t](a) for t, a in zip(types, args)):
+                return fn(*args)
+        got = ", ".join(type(a).__name__ for a in args)
+        raise TypeError(f"For 'MultitypeFuncGraph' {self.name!r}, no overload is registered for the argument types "
+                        f"({got}); registered: {[t for t, _ in self.entries]}.")
+
+
+def _apply(fn, seqs, recursive, reverse):
+    first = seqs[0]
+    if isinstance(first, (tuple, list)):
+        if any(not isinstance(s, (tuple, list)) or len(s) != len(first) for s in seqs):
+            raise ValueError("HyperMap/Map: the sequences must have the same structure and length.")
+        index = range(len(first) - 1, -1, -1) if reverse else range(len(first))
+        out = {i: (_apply(fn, [s[i] for s in seqs], recursive, reverse) if recursive else fn(*[s[i] for s in seqs]))
+               for i in index}
+        return type(first)(out[i] for i in range(len(first)))
+    return fn(*seqs)
+
+
+class HyperMap:
+    """`HyperMap(ops=None, reverse=False)`: apply `ops` leaf by leaf over (nested) tuples/lists, zipped."""
+
+    def __init__(self, ops=None, reverse=False):
+        self.ops, self.reverse = ops, reverse
+
+    def __call__(self, *args):
+        fn, seqs = (self.ops, args) if self.ops is not None else (args[0], args[1:])
+        return _apply(fn, list(seqs), True, self.reverse)
+
+
+class Map(HyperMap):
+    """`Map(ops=None, reverse=False)`: like HyperMap but only over the top-level sequence."""
+
+    def __call__(self, *args):
+        fn, seqs = (self.ops, args) if self.ops is not None else (args[0], args[1:])
+        return _apply(fn, list(seqs), False, self.reverse)
+
+
+def add_flags(fn=None, **flags):
+    """Attach graph-compile flags to a function (kept as the `_flags` attribute; openspore's compiler reads none)."""
+    def deco(f):
+        f._flags = {**getattr(f, "_flags", {}), **flags}
+        return f
+    return deco(fn) if fn is not None else deco
+
+
+def zip_operation(*seqs):
+    """zip() of sequences as a tuple of tuples."""
+    return tuple(zip(*seqs))

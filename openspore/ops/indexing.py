@@ -17,6 +17,7 @@ import numpy as np
 from ..common import dtype as mstype
 from ..core.dispatch import current_tracer
 from ..core.tensor import Tensor
+from ..core.registry import prim
 from . import operations as P
 from .defs.array_slice import strided_plan
 
@@ -122,8 +123,8 @@ def _masks_to_adv(entries, x_shape):
                 raise IndexError(f"boolean index shape {list(e.value.shape)} does not match the indexed tensor "
                                  f"shape {list(want)} at dimension {dim}.")
             if isinstance(e.value, Tensor):
-                coords = P.NonZero()(e.value)
-                cols = P.Unstack(axis=1)(coords) if e.ndim > 1 else (P.Reshape()(coords, (-1,)),)
+                coords = prim(P.NonZero)(e.value)
+                cols = prim(P.Unstack, axis=1)(coords) if e.ndim > 1 else (prim(P.Reshape)(coords, (-1,)),)
                 out.extend(_Adv(c) for c in cols)
             else:
                 out.extend(_Adv(c.astype(np.int64)) for c in np.nonzero(e.value))
@@ -157,7 +158,7 @@ def wrap_tensor_index(t, n, dim=0):
 def wrap_by_lookup(t, n):
     """Value-blind wrap (graph mode): look idx + n up in [0..n-1, 0..n-1]; Gather bounds-checks [-n, n)."""
     table = Tensor(np.tile(np.arange(n, dtype=t.dtype.np_dtype), 2))
-    return P.Gather()(table, P.Add()(t, n), 0)
+    return prim(P.Gather)(table, prim(P.Add)(t, n), 0)
 
 
 def _basic_spec(entries, adv_present):
@@ -218,7 +219,7 @@ def _advanced(y, indices, positions):
             from None
     if len(fixed) == 1:
         idx = fixed[0] if isinstance(fixed[0], Tensor) else Tensor(fixed[0])
-        return P.Gather()(y, idx, positions[0])
+        return prim(P.Gather)(y, idx, positions[0])
     k = len(fixed)
     if all(not isinstance(f, Tensor) for f in fixed):
         stacked = Tensor(np.stack(np.broadcast_arrays(*fixed), axis=-1).astype(np.int64))
@@ -227,21 +228,21 @@ def _advanced(y, indices, positions):
         for f in fixed:
             t = f if isinstance(f, Tensor) else Tensor(f)
             if t.dtype is not mstype.int64:
-                t = P.Cast()(t, mstype.int64)
+                t = prim(P.Cast)(t, mstype.int64)
             if tuple(t.shape) != shape:
-                t = P.BroadcastTo(shape)(t)
+                t = prim(P.BroadcastTo, shape=shape)(t)
             parts.append(t)
-        stacked = P.Stack(-1)(tuple(parts))
+        stacked = prim(P.Stack, axis=-1)(tuple(parts))
     rest = [d for d in range(y.ndim) if d not in positions]
     perm = tuple(positions) + tuple(rest)
     if perm != tuple(range(y.ndim)):
-        y = P.Transpose()(y, perm)
-    out = P.GatherNd()(y, stacked)
+        y = prim(P.Transpose)(y, perm)
+    out = prim(P.GatherNd)(y, stacked)
     first = positions[0]
     if positions == list(range(first, first + k)) and first > 0:
         nb = len(shape)
         back = tuple(range(nb, nb + first)) + tuple(range(nb)) + tuple(range(nb + first, out.ndim))
-        out = P.Transpose()(out, back)
+        out = prim(P.Transpose)(out, back)
     return out
 
 
@@ -252,9 +253,9 @@ def _parse(x, index):
 
 def _getitem_entries(x, entries, adv):
     begin, end, strides, masks, positions, trivial = _basic_spec(entries, adv)
-    y = x if trivial else P.StridedSlice(**masks)(x, begin, end, strides)
+    y = x if trivial else prim(P.StridedSlice, **masks)(x, begin, end, strides)
     if not adv:
-        return P.Identity()(x) if y is x else y
+        return prim(P.Identity)(x) if y is x else y
     indices = []
     for e in entries:
         if isinstance(e, _Adv):
@@ -266,11 +267,54 @@ def _getitem_entries(x, entries, adv):
     return _advanced(y, indices, positions)
 
 
+_BASIC = {}  # (shape, basic index key) -> (StridedSlice or None for a no-op, begin, end, strides)
+
+
+def _basic_key(index):
+    """A hashable key for an index of ints, slices of ints, None and Ellipsis only (else None): such an index on a
+    given shape always makes the same StridedSlice, so `x[1:3, ::2]` in a loop parses once."""
+    key = []
+    for item in (index if type(index) is tuple else (index,)):
+        kind = type(item)
+        if kind is slice:
+            start, stop, step = item.start, item.stop, item.step
+            if not ((start is None or type(start) is int) and (stop is None or type(stop) is int)
+                    and (step is None or type(step) is int)):
+                return None
+            key.append((start, stop, step))
+        elif kind is int or item is None or item is Ellipsis:  # (bools are not ints here: type(True) is bool)
+            key.append(item)
+        else:
+            return None
+    return tuple(key)
+
+
+def _basic_getitem(x, key, index):
+    spec_key = (tuple(x.shape), key)
+    spec = _BASIC.get(spec_key)
+    if spec is None:
+        entries, _ = _parse(x, index)  # raises the index errors; no advanced entries in a basic index
+        begin, end, strides, masks, _, trivial = _basic_spec(entries, False)
+        if len(_BASIC) >= 1024:
+            _BASIC.clear()
+        spec = _BASIC[spec_key] = (None if trivial else prim(P.StridedSlice, **masks), begin, end, strides)
+    op, begin, end, strides = spec
+    return prim(P.Identity)(x) if op is None else op(x, begin, end, strides)
+
+
 def getitem(x, index):
-    """`x[index]` with numpy semantics; returns a new Tensor and is differentiable with respect to x."""
+    """`x[index]` with numpy semantics; returns a new Tensor and is differentiable with respect to x.
+
+    >>> import numpy as np, openspore as ms
+    >>> ms.Tensor(np.arange(12).reshape(3, 4))[1:3, ::2].asnumpy().tolist()
+    [[4, 6], [8, 10]]
+    """
+    key = _basic_key(index)
+    if key is not None:
+        return _basic_getitem(x, key, index)
     if (isinstance(index, Tensor) and index.dtype is mstype.bool_ and index.shape
             and tuple(index.shape) == tuple(x.shape[:len(index.shape)])):
-        return P.GatherNd()(x, P.NonZero()(index))  # x[mask]: the common case in one gather
+        return prim(P.GatherNd)(x, prim(P.NonZero)(index))  # x[mask]: the common case in one gather
     entries, adv = _parse(x, index)
     return _getitem_entries(x, entries, adv)
 
@@ -278,9 +322,9 @@ def getitem(x, index):
 # ---- setitem ------------------------------------------------------------------------------------
 def _value_tensor(value, dtype):
     if isinstance(value, Tensor):
-        return value if value.dtype is dtype else P.Cast()(value, dtype)
+        return value if value.dtype is dtype else prim(P.Cast)(value, dtype)
     if dtype is mstype.bfloat16:
-        return P.Cast()(Tensor(np.asarray(value, np.float32)), dtype)
+        return prim(P.Cast)(Tensor(np.asarray(value, np.float32)), dtype)
     try:
         arr = np.asarray(value)
     except Exception:
@@ -303,15 +347,15 @@ def _fit_value(value, shape):
         raise ValueError(f"could not broadcast the value of shape {list(value.shape)} into the indexed shape "
                          f"{list(shape)}.") from None
     if vshape != tuple(value.shape):
-        value = P.Reshape()(value, vshape)
+        value = prim(P.Reshape)(value, vshape)
     if vshape != tuple(shape):
-        value = P.BroadcastTo(tuple(shape))(value)
+        value = prim(P.BroadcastTo, shape=tuple(shape))(value)
     return value
 
 
 def _positions(shape):
     size = int(np.prod(shape)) if shape else 1
-    return P.Reshape()(P.Range()(0, size, 1), tuple(shape))
+    return prim(P.Reshape)(prim(P.Range)(0, size, 1), tuple(shape))
 
 
 def setitem(x, index, value):
@@ -321,16 +365,16 @@ def setitem(x, index, value):
     value = _value_tensor(value, x.dtype)
     if (isinstance(index, Tensor) and index.dtype is mstype.bool_ and tuple(index.shape) == tuple(x.shape)
             and value.size == 1):
-        return P.MaskedFill()(x, index, P.Reshape()(value, ()))
+        return prim(P.MaskedFill)(x, index, prim(P.Reshape)(value, ()))
     entries, adv = _parse(x, index)
     if not adv:  # ints, slices, None, Ellipsis: copy the value into the strided slice
         begin, end, strides, masks, _, _ = _basic_spec(entries, False)
         target = strided_plan("setitem", tuple(x.shape), begin, end, strides, **masks).shape
-        return P.TensorCopySlices(**masks)(x, _fit_value(value, target), begin, end, strides)
+        return prim(P.TensorCopySlices, **masks)(x, _fit_value(value, target), begin, end, strides)
     where = _getitem_entries(_positions(tuple(x.shape)), entries, adv)
     target = tuple(where.shape)
     value = _fit_value(value, target)
     count = int(np.prod(target)) if target else 1
-    flat = P.TensorScatterUpdate()(P.Reshape()(x, (-1,)), P.Reshape()(where, (count, 1)),
-                                   P.Reshape()(value, (count,)))
-    return P.Reshape()(flat, tuple(x.shape))
+    flat = prim(P.TensorScatterUpdate)(prim(P.Reshape)(x, (-1,)), prim(P.Reshape)(where, (count, 1)),
+                                   prim(P.Reshape)(value, (count,)))
+    return prim(P.Reshape)(flat, tuple(x.shape))

@@ -1,6 +1,7 @@
 """Tensor math methods (reductions, elementwise, in-place), installed onto `core.Tensor`."""
 from ..core.tensor import Tensor
 from . import function as F
+from .tensor_methods import _inplace
 
 
 def _pick(axis, dim):
@@ -150,29 +151,24 @@ Tensor.numel = lambda self: self.size
 
 
 # ---- in place (functional under the hood; the tensor object keeps its identity) ----------------
-def _rebind(self, result):
-    from .tensor_methods import _inplace
-    return _inplace(self, result)
-
-
-Tensor.zero_ = lambda self: _rebind(self, F.zeros_like(self))
-Tensor.copy_ = lambda self, src, non_blocking=False: _rebind(self, src if isinstance(src, Tensor) else Tensor(src))
-Tensor.fill_ = lambda self, value: _rebind(self, F.fill(self.dtype, self.shape, value))
+Tensor.zero_ = lambda self: _inplace(self, F.zeros_like(self))
+Tensor.copy_ = lambda self, src, non_blocking=False: _inplace(self, src if isinstance(src, Tensor) else Tensor(src))
+Tensor.fill_ = lambda self, value: _inplace(self, F.fill(self.dtype, self.shape, value))
 Tensor.fill = lambda self, value: F.fill(self.dtype, self.shape, value)
-Tensor.uniform_ = lambda self, from_=0, to=1, *, generator=None: _rebind(
+Tensor.uniform_ = lambda self, from_=0, to=1, *, generator=None: _inplace(
     self, F.uniform(self.shape, Tensor(from_, self.dtype), Tensor(to, self.dtype), dtype=self.dtype))
-Tensor.normal_ = lambda self, mean=0, std=1, *, generator=None: _rebind(
+Tensor.normal_ = lambda self, mean=0, std=1, *, generator=None: _inplace(
     self, F.standard_normal(self.shape) * std + mean)
-Tensor.add_ = lambda self, other, *, alpha=1: _rebind(self, F.add(self, other * alpha if alpha != 1 else other))
-Tensor.sub_ = lambda self, other, *, alpha=1: _rebind(self, F.sub(self, other * alpha if alpha != 1 else other))
-Tensor.mul_ = lambda self, other: _rebind(self, F.mul(self, other))
-Tensor.div_ = lambda self, other: _rebind(self, F.div(self, other))
-Tensor.clamp_ = lambda self, min=None, max=None: _rebind(self, F.clamp(self, min, max))
-Tensor.masked_fill_ = lambda self, mask, value: _rebind(self, F.masked_fill(self, mask, value))
+Tensor.add_ = lambda self, other, *, alpha=1: _inplace(self, F.add(self, other * alpha if alpha != 1 else other))
+Tensor.sub_ = lambda self, other, *, alpha=1: _inplace(self, F.sub(self, other * alpha if alpha != 1 else other))
+Tensor.mul_ = lambda self, other: _inplace(self, F.mul(self, other))
+Tensor.div_ = lambda self, other: _inplace(self, F.div(self, other))
+Tensor.clamp_ = lambda self, min=None, max=None: _inplace(self, F.clamp(self, min, max))
+Tensor.masked_fill_ = lambda self, mask, value: _inplace(self, F.masked_fill(self, mask, value))
 
 
 def _assign_value(self, value):
-    _rebind(self, value if isinstance(value, Tensor) else Tensor(value, self.dtype))
+    _inplace(self, value if isinstance(value, Tensor) else Tensor(value, self.dtype))
     return self
 
 

@@ -1,4 +1,5 @@
-"""Tensor methods and operators, installed onto `core.Tensor` from the functional API.
+"""Tensor methods and operators, installed onto `core.Tensor` from the functional API (the math methods are in
+`tensor_math_methods`; `openspore.ops` imports both).
 
 Kept here (not in core) so that the core layer does not import ops. Methods accept both the NumPy-style and
 the PyTorch-style spellings MindSpore 2.x accepts (`x.sum(axis=0)`, `x.sum(0, keepdim=True)`, `x.transpose()`,
@@ -9,6 +10,7 @@ import numbers
 from ..common import dtype as mstype
 from ..core.tensor import Tensor
 from . import function as F
+from .indexing import getitem, setitem
 
 
 def _method(fn, name=None):
@@ -76,17 +78,11 @@ Tensor.__eq__, Tensor.__ne__ = __eq__, __ne__
 Tensor.__hash__ = lambda self: id(self)
 
 
-def __getitem__(self, index):  # noqa: N807
-    from .indexing import getitem
-    return getitem(self, index)
-
-
 def __setitem__(self, index, value):  # noqa: N807
-    from .indexing import setitem
     _inplace(self, setitem(self, index, value))
 
 
-Tensor.__getitem__, Tensor.__setitem__ = __getitem__, __setitem__
+Tensor.__getitem__, Tensor.__setitem__ = getitem, __setitem__
 
 
 # ---- dtype conversion -------------------------------------------------------------------------
@@ -251,6 +247,3 @@ def chunk(self, chunks, dim=0):
 @_method
 def narrow(self, axis, start, length):
     return F.narrow(self, axis, start, length)
-
-
-from . import tensor_math_methods  # noqa: E402,F401  (the rest of the methods)

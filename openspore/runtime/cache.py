@@ -109,7 +109,7 @@ class GraphCache:
         dump = _Dumper(traced.graph) if context.get_context("save_graphs") else None
         if dump is not None:
             dump("trace", traced.graph)
-        graph = run_pipeline(traced.graph, level=key[3], dump=dump, verify=False)
+        graph = run_pipeline(traced.graph, level=key[3], dump=dump)  # verified under debug_level="DEBUG"
         t2 = time.perf_counter()
         compiled = compile_graph(graph, backend, events.graph_observer() if events.generation else None)
         t3 = time.perf_counter()

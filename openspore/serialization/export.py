@@ -58,8 +58,9 @@ def export(net, *inputs, file_name, file_format="MINDIR", **kwargs):
     custom_func = kwargs.get("custom_func")
     if custom_func is not None and not callable(custom_func):
         raise TypeError(f"For 'export', 'custom_func' should be callable, but got {type(custom_func).__name__}.")
+    from .mindir_write_ops import supported
     from .mindir_writer import build_model
-    model = build_model(capture(net, inputs, "export"))
+    model = build_model(capture(net, inputs, "export", supported))
     if custom_func is not None:
         custom_func(model)
     write_model(model, _with_suffix(file_name), enc_key, enc_mode)

@@ -1,14 +1,16 @@
 """The graph an export writes: the traced network with calls inlined and unused values removed.
 
-Both writers (MindIR and ONNX) start here: `capture(net, inputs, where)` checks the arguments, traces
+Both writers (MindIR and ONNX) start here: `capture(net, inputs, where, writable)` checks the arguments, traces
 `net(*inputs)` with the graph frontend (in the cell's current train/eval state, as MindSpore compiles it for
-export) and returns the prepared graph plus the names the file needs.
+export), decomposes the fused primitives the writer has no converter for (`export_lowering`) and returns the
+prepared graph plus the names the file needs.
 """
 import numpy as np
 
 from ..core.parameter import Parameter
 from ..core.tensor import Tensor
 from ..ir import Graph
+from .export_lowering import lower_for_export
 
 
 class ExportError(ValueError, RuntimeError):
@@ -55,13 +57,15 @@ def check_inputs(inputs, where):
     return tuple(out)
 
 
-def capture(net, inputs, where):
-    """Trace `net(*inputs)` into a prepared graph (see the module docstring)."""
+def capture(net, inputs, where, writable):
+    """Trace `net(*inputs)` into a prepared graph (see the module docstring); fused primitives that
+    `writable(op_name)` rejects are decomposed first (export_lowering)."""
     from ..compiler.frontend import trace
     check_net(net, where)
     inputs = check_inputs(inputs, where)
     traced = trace(net, inputs)
-    graph = prepare(traced.graph)
+    # dead values go first (a tuple element nobody reads must not stop a decomposition), then what it leaves
+    graph = prepare(lower_for_export(prepare(traced.graph), writable))
     _check_parameter_names(graph, where)
     return Captured(graph, traced, net, bool(getattr(net, "training", False)))
 

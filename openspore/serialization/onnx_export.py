@@ -11,8 +11,8 @@ import os
 
 import numpy as np
 
+from ..common.files import write_atomic as _write_atomic
 from ..core.tensor import Tensor
-from .export import _write_atomic
 from .export_graph import ExportError, UnsupportedExportError, capture, unsupported_report
 from .onnx_ops import CONVERTERS, OPSET, Py
 
@@ -48,7 +48,7 @@ def export_onnx(net, inputs, file_name, where="export", input_names=None, output
     was_training = bool(getattr(net, "training", False))
     net.set_train(False)
     try:
-        cap = capture(net, inputs, where)
+        cap = capture(net, inputs, where, lambda name: name in CONVERTERS)
     finally:
         net.set_train(was_training)
     unsupported_report(cap.graph, _is_convertible, where, "ONNX")

@@ -12,3 +12,12 @@ from .model import Model  # noqa: F401
 __all__ = ["save_checkpoint", "load_checkpoint", "load_param_into_net", "ckpt_to_safetensors",  # noqa: F405
            "safetensors_to_ckpt", "Model", "LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager",
            *metrics.__all__, *callback.__all__]
+
+
+def __getattr__(name):
+    """`mindspore.train.export` / `.load`: the MindIR functions of `openspore.serialization` (looked up on first
+    use: serialization reads networks built from this package)."""
+    if name in ("export", "load"):
+        from .. import serialization
+        return getattr(serialization, name)
+    raise AttributeError(f"module 'openspore.train' has no attribute {name!r}")

@@ -114,3 +114,19 @@ def test_composites_differentiate():
     close(g, np.sign(A) * np.sqrt(2.0))
     g = ms.grad(lambda a: ops.tensor_dot(a, a.T, 1).sum())(T(A))
     close(g, 2 * np.tile(A.sum(0, keepdims=True), (3, 1)), 1e-4)
+
+
+def test_bitwise_inv_and_linspace_primitives():
+    a = T(np.array([6, 3, -1], np.int32))
+    assert ops.bitwise_and(a, 3).asnumpy().tolist() == [2, 3, 3]
+    assert ops.bitwise_or(a, T(np.array([1, 4, 0], np.int32))).asnumpy().tolist() == [7, 7, -1]
+    assert ops.bitwise_xor(a, 5).asnumpy().tolist() == [3, 6, -6]
+    assert ops.invert(a).asnumpy().tolist() == [-7, -4, 0]
+    assert ms.ops.Invert()(T(np.array([True, False]))).asnumpy().tolist() == [False, True]
+    close(ops.inv(T(P)), 1 / P)
+    close(ms.ops.LinSpace()(T(np.float32(1.0)), T(np.float32(0.0)), 3), [1.0, 0.5, 0.0])
+    g_start, g_end = ms.grad(lambda s, e: (ops.linspace(s, e, 5) * T(np.arange(5, dtype=np.float32))).sum(),
+                             grad_position=(0, 1))(T(np.float32(0.0)), T(np.float32(2.0)))
+    t = np.linspace(0, 1, 5)
+    close(g_start, (np.arange(5) * (1 - t)).sum())
+    close(g_end, (np.arange(5) * t).sum())

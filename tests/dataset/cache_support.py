@@ -24,8 +24,11 @@ def pid_alive(pid):
 
 
 def shm_names():
-    """Named POSIX shared-memory segments (the server uses none; a leak would show here)."""
-    return set(os.listdir("/dev/shm")) if os.path.isdir("/dev/shm") else set()
+    """Named POSIX shared-memory segments of openspore's cache (the server uses none; a leak would show here).
+    Only ours: other tests running beside these (torch workers) come and go in /dev/shm too."""
+    if not os.path.isdir("/dev/shm"):
+        return set()
+    return {name for name in os.listdir("/dev/shm") if "openspore" in name or "cache" in name}
 
 
 def mapped_by_me(port):

@@ -72,6 +72,20 @@ def test_rows_over_tcp_as_a_remote_client(server, folder):
     assert local.get_stat().hits == 24
 
 
+def test_mindrecord_source_cache(server, tmp_path):
+    from openspore.mindrecord import FileWriter
+    path = str(tmp_path / "rows.mindrecord")
+    writer = FileWriter(path, shard_num=1)
+    writer.add_schema({"label": {"type": "int32"}, "vec": {"type": "float32", "shape": [3]}}, "rows")
+    writer.write_raw_data([{"label": i, "vec": np.full(3, i / 2, np.float32)} for i in range(10)])
+    writer.commit()
+    reference = rows(ds.MindDataset(path, shuffle=False), 2)
+    cache = ds.DatasetCache(server.session(), port=server.port)
+    assert same_rows(rows(ds.MindDataset(path, shuffle=False, cache=cache), 2), reference)
+    stat = cache.get_stat()
+    assert (stat.num_mem_cached, stat.hits) == (10, 10)
+
+
 def test_leaf_cache_keeps_the_sampler_order(server, folder):
     ds.config.set_seed(5)
     reference = rows(ds.ImageFolderDataset(folder, shuffle=True), 3)

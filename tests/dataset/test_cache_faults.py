@@ -62,6 +62,21 @@ def test_server_killed_mid_epoch_with_fallback_reads_uncached(server, folder):
         assert same_rows(rows(pipeline(folder, cache)), reference)
 
 
+def test_session_destroyed_mid_epoch_is_an_error_not_wrong_rows(server, folder, capsys):
+    reference = rows(pipeline(folder))
+    cache = ds.DatasetCache(server.session(), port=server.port, prefetch_size=5)
+    it = pipeline(folder, cache).create_tuple_iterator(output_numpy=True, num_epochs=2)
+    assert same_rows([[np.array(c) for c in r] for r in it], reference)
+    got = [[np.array(c) for c in next(it)]]  # rows 0-4 of epoch 2 are looked up: their blocks are known
+    assert admin.main(["-d", str(cache.session_id), "-p", str(server.port)]) == 0
+    other = ds.DatasetCache(server.session(), port=server.port)  # another cache takes the freed memory
+    rows(pipeline(folder, other, shuffle=True))
+    with pytest.raises(RuntimeError, match="was dropped from cache .* while the pipeline read it"):
+        for row in it:
+            got.append([np.array(c) for c in row])
+    assert same_rows(got, reference[:len(got)])
+
+
 def test_server_killed_during_the_first_epoch(server, folder):
     reference = rows(pipeline(folder))
     cache = ds.DatasetCache(server.session(), port=server.port, prefetch_size=2)

@@ -182,3 +182,27 @@ def test_dump_config_from_the_environment(tmp_path):
     run = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=300,
                          env=child_env(MINDSPORE_DUMP_CONFIG=str(bad)))
     assert run.returncode != 0 and "ends before it starts" in run.stderr
+
+
+def test_pynative_mode_dumps_too(tmp_path):
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    enable_dump(_config(tmp_path / "py", iteration="0|2"))
+    try:
+        ms.set_seed(4)
+        net, step = nets.train_step()
+        w0 = net.conv1.weight.asnumpy().copy()
+        x, y = nets.data()
+        losses = [float(step(x, y).asnumpy()) for _ in range(3)]
+    finally:
+        disable_dump()
+    ms.set_seed(4)
+    _, plain_step = nets.train_step()
+    assert [float(plain_step(x, y).asnumpy()) for _ in range(3)] == losses  # dumping changes nothing
+    analyzer = DumpAnalyzer(str(tmp_path / "py"))
+    assert analyzer.get_iterations() == [0, 2]
+    conv = analyzer.select_nodes("Default/Conv2D-op0")
+    assert len(conv) == 1
+    dumped = conv[0].get_output_tensors(iterations=[0])[0].value()
+    np.testing.assert_allclose(dumped, nets.numpy_conv2d(x.asnumpy(), w0), atol=1e-6, rtol=0)
+    found = analyzer.select_nodes(f"nets.py:{nets.CONV1_LINE}", select_by="code_stack")
+    assert conv[0] in found

@@ -100,3 +100,27 @@ def test_bad_inputs_get_clear_errors(tmp_path, dumps):
         analyzer.get_iterations(ranks=[3])
     with pytest.raises(ValueError, match="mem_limit"):
         DumpAnalyzer(os.path.join(dumps, "dump_normal"), mem_limit=10)
+
+
+def test_graph_walks_statistics_export_and_no_value_errors(dumps, tmp_path):
+    from openspore.insight.debugger import TensorChangeAboveThresholdCondition
+    from openspore.insight.debugger.conditions import ERR_NO_PREV
+    analyzer = DumpAnalyzer(os.path.join(dumps, "dump_normal"))
+    conv = analyzer.select_tensors("conv1-Conv2d/Conv2D-op0", iterations=[0])[0]
+    affected = analyzer.list_affected_nodes(conv)
+    assert "ReLU" in {n.op_type for n in affected}
+    stats = analyzer.select_tensor_statistics(iterations=[2])
+    conv_stats = stats[0][2][conv.node.name][0]
+    value = analyzer.select_tensors("conv1-Conv2d/Conv2D-op0", iterations=[2])[0].value()
+    assert conv_stats["count"] == value.size and abs(conv_stats["max"] - float(value.max())) < 1e-6
+    path = analyzer.export_graphs(str(tmp_path))
+    with open(path) as f:
+        text = f.read()
+    assert "conv1-Conv2d/Conv2D-op0" in text and "fixture_nets.py:35" in text
+    # iteration 1 was not dumped: a change rule on iteration 2 has no previous value, reported only on request
+    weights = [t for n in analyzer.nodes() if n.category == "weight" for t in n.get_output_tensors(iterations=[2])]
+    wp = Watchpoint(weights, TensorChangeAboveThresholdCondition(abs_mean_update_ratio_gt=0.5))
+    assert analyzer.check_watchpoints([wp]) == []
+    errors = analyzer.check_watchpoints([wp], error_on_no_value=True)
+    assert len(errors) == len(weights) and all(h.error_code == ERR_NO_PREV for h in errors)
+    assert errors[0].error_msg == ["The previous step value cannot be found."]

@@ -6,7 +6,7 @@ import sys
 import pytest
 
 from tests.conftest import REPO, child_env
-from tests.lite.helpers import MODELS, converter_lite, export_lenet_train
+from tests.lite.helpers import MODELS, converter_lite, export_lenet_train, lite_env
 
 _BLOCKER = """
 import sys
@@ -51,8 +51,7 @@ def test_inference_and_training_without_torch(fixtures_dir, tmp_path):
     res = converter_lite("--fmk=MINDIR", "--trainModel=true", f"--modelFile={mindir}",
                          f"--outputFile={tmp_path / 'lenet_train'}")
     assert res.returncode == 0, res.stderr
-    env = child_env()
-    env.pop("OPENSPORE_BACKEND", None)
+    env = lite_env()
     run = subprocess.run([sys.executable, "-c", _SCRIPT, fixtures_dir, str(tmp_path)], capture_output=True,
                          text=True, env=env, cwd=REPO, timeout=300)
     assert run.returncode == 0, run.stderr
@@ -76,7 +75,7 @@ def test_converter_without_torch_for_mindir(fixtures_dir, tmp_path):
     code = _BLOCKER + ("from openspore.lite.converter import main\n"
                        f"sys.exit(main(['--fmk=MINDIR', '--modelFile={os.path.join(fixtures_dir, 'lenet5.mindir')}', "
                        f"'--outputFile={tmp_path / 'x'}']))")
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=child_env(), cwd=REPO,
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=lite_env(), cwd=REPO,
                          timeout=120)
     assert run.returncode == 0, run.stderr
     assert "CONVERT RESULT SUCCESS:0" in run.stdout and os.path.isfile(tmp_path / "x.ms")

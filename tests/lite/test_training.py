@@ -10,13 +10,13 @@ from tests.lite.helpers import converter_lite, export_lenet_train
 
 @pytest.fixture(scope="module")
 def train_ms(tmp_path_factory):
-    fixtures = os.environ.get("OPENSPORE_FIXTURES", "")
     from tests.conftest import FIXTURES
     if not os.path.isdir(FIXTURES):
-        pytest.skip(f"MindSpore fixtures not found at {FIXTURES or fixtures}")
+        pytest.skip(f"MindSpore fixtures not found at {FIXTURES}")
     out = tmp_path_factory.mktemp("lite_train")
     mindir = export_lenet_train(FIXTURES, str(out / "lenet_train"))
-    res = converter_lite("--fmk=MINDIR", "--trainModel=true", f"--modelFile={mindir}", f"--outputFile={out / 'lenet_train'}")
+    res = converter_lite("--fmk=MINDIR", "--trainModel=true", f"--modelFile={mindir}",
+                         f"--outputFile={out / 'lenet_train'}")
     assert res.returncode == 0 and "CONVERT RESULT SUCCESS:0" in res.stdout, res.stderr
     return str(out / "lenet_train.ms")
 
@@ -115,6 +115,7 @@ def test_eval_mode_train_loop_and_inference_export(train_ms, fixtures_dir, tmp_p
     model.set_train(False)
     assert model.get_outputs()[0].shape == [16, 10]
     logits = model.predict(_feed(model, x, y))[0].get_data_to_numpy()
+    np.testing.assert_array_equal(model.predict([mslite.Tensor(x)])[0].get_data_to_numpy(), logits)
     path = model.export(str(tmp_path / "lenet_infer"), export_inference_only=True)
     served = mslite.Model()
     served.build_from_file(path, mslite.ModelType.MINDIR_LITE)

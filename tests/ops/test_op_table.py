@@ -33,6 +33,74 @@ def test_completeness():
     assert not problems, "\n".join(problems)
 
 
+def _export_states():
+    """{format: {primitive name: 'written' | 'decomposed' | 'marked' | None}} for every primitive."""
+    from openspore.serialization.mindir_write_ops import supported
+    from openspore.serialization.onnx_ops import CONVERTERS
+    writers = {"MINDIR": lambda name: supported(name) or name == "Depend",  # Depend: written as MindIR plumbing
+               "ONNX": lambda name: name in CONVERTERS}
+    states = {}
+    for fmt, writes in writers.items():
+        states[fmt] = {}
+        for name, cls in PRIMITIVES.items():
+            marked = fmt in getattr(cls, "not_exportable", {})
+            if writes(name):
+                states[fmt][name] = "written" if not marked else "written and marked"
+            elif callable(getattr(cls, "export_decomposition", None)):
+                states[fmt][name] = "decomposed" if not marked else "decomposed and marked"
+            else:
+                states[fmt][name] = "marked" if marked else None
+    return states
+
+
+def test_every_primitive_is_exported_or_marked_with_a_reason():
+    """For each file format, every primitive has a converter, a decomposition (`export_decomposition`) or an
+    explicit `not_exportable` mark with its reason (ops/defs/_export.py); prints the export coverage."""
+    problems = []
+    states = _export_states()
+    for fmt, by_name in states.items():
+        for name, state in by_name.items():
+            if state is None:
+                problems.append(f"{name}: no {fmt} converter, no export_decomposition and no not_exportable mark")
+            elif "and marked" in state:
+                problems.append(f"{name}: marked not exportable to {fmt} but it is {state.split()[0]}")
+            elif state == "marked" and len(PRIMITIVES[name].not_exportable[fmt]) < 20:
+                problems.append(f"{name}: the {fmt} mark needs a reason, got {PRIMITIVES[name].not_exportable[fmt]!r}")
+    summary = ", ".join(f"{fmt} {sum(s == 'written' for s in v.values())} written + "
+                        f"{sum(s == 'decomposed' for s in v.values())} decomposed, "
+                        f"{sum(s == 'marked' for s in v.values())} marked" for fmt, v in states.items())
+    print(f"\nexport coverage of {len(PRIMITIVES)} primitives: {summary}")
+    assert not problems, "\n".join(problems)
+
+
+def _unimported_primitive_modules(folder, registered):
+    """Modules in `folder` defining @register primitive classes whose module name is not in `registered`."""
+    import ast
+    import os
+    out = []
+    for f in sorted(os.listdir(folder)):
+        if not f.endswith(".py") or f.startswith("__"):
+            continue
+        tree = ast.parse(open(os.path.join(folder, f), encoding="utf-8").read())
+        defines = any(isinstance(n, ast.ClassDef) and any(isinstance(d, ast.Name) and d.id == "register"
+                                                          for d in n.decorator_list) for n in tree.body)
+        if defines and f[:-3] not in registered:
+            out.append(f)
+    return out
+
+
+def test_every_primitive_module_is_imported(tmp_path):
+    """A primitive file added to ops/defs without an import in ops/defs/__init__.py would register nothing and go
+    unnoticed by the table-driven tests: every module there defining @register classes must have registered."""
+    import os
+    import openspore.ops.defs as defs
+    registered = {cls.__module__.rsplit(".", 1)[1] for cls in PRIMITIVES.values()}
+    assert _unimported_primitive_modules(os.path.dirname(defs.__file__), registered) == []
+    (tmp_path / "math_new.py").write_text("@register\nclass Frobnicate(Primitive):\n    pass\n")
+    (tmp_path / "_helpers.py").write_text("def helper():\n    pass\n")
+    assert _unimported_primitive_modules(str(tmp_path), registered) == ["math_new.py"]
+
+
 @pytest.mark.parametrize("name,k,cls,sample", SAMPLES, ids=IDS)
 def test_forward_matches_float64_reference(name, k, cls, sample):
     reference = numpy_outputs(run(cls, sample, "numpy", upcast=True))

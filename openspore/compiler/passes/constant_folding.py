@@ -17,7 +17,7 @@ from ...core import dispatch
 from ...core.primitive import AbstractTensor
 from ...core.tensor import Tensor
 from ...ir.node import Node
-from ._util import Recursive, same_graph
+from ...ir.rewrite import rewrite
 
 MAX_ELEMENTS = 1_000_000
 _MISSING = object()
@@ -26,7 +26,7 @@ _MISSING = object()
 def constant_folding(graph):
     """constant_folding(graph) -> Graph with constant subexpressions evaluated (the input is not modified)."""
     with _outside_tracing():
-        return Recursive(_graph).graph(graph)
+        return rewrite(graph, _visit, prepare=lambda g: {})
 
 
 @contextlib.contextmanager
@@ -43,33 +43,27 @@ def _outside_tracing():
             dispatch.push_tracer(tracer)
 
 
-def _graph(g, rec):
-    mapping = {n.id: n for n in g.inputs}
-    known = {}  # node id -> concrete value of a constant node (or a make_tuple of them)
-    nodes = []
-    for n in g.nodes:
-        inputs = [mapping[i.id] for i in n.inputs]
-        if n.op == "const":
-            known[n.id] = _concrete(n.value)
-            new = n
-        elif n.op == "make_tuple" and all(i.id in known for i in inputs):
-            new = rec.node(n, inputs)
-            known[new.id] = tuple(known[i.id] for i in inputs)
-        elif n.op == "tuple_get_item" and inputs[0].id in known:
-            if inputs[0].op == "make_tuple":  # the element's own const node
-                mapping[n.id] = inputs[0].inputs[n.index]
-                continue
-            new = _const(known[inputs[0].id][n.index], n)
-            known[new.id] = new.value
-        elif n.is_primitive and not n.op.side_effect and not n.op.random \
-                and all(i.id in known for i in inputs) and _small(n.abstract):
-            value = _evaluate(n, [known[i.id] for i in inputs])
-            new = rec.node(n, inputs) if value is _MISSING else _emit(value, n, nodes, known)
-        else:
-            new = rec.node(n, inputs)
-        nodes.append(new)
-        mapping[n.id] = new
-    return same_graph(g, g.inputs, nodes, mapping[g.output.id])
+def _visit(n, inputs, rw):
+    known = rw.facts  # node id -> concrete value of a constant node (or a make_tuple of them)
+    if n.op == "const":
+        known[n.id] = _concrete(n.value)
+        return n
+    if n.op == "make_tuple" and all(i.id in known for i in inputs):
+        new = rw.keep(n, inputs)
+        known[new.id] = tuple(known[i.id] for i in inputs)
+        return new
+    if n.op == "tuple_get_item" and inputs[0].id in known:
+        if inputs[0].op == "make_tuple":  # the element's own const node
+            return inputs[0].inputs[n.index]
+        new = _const(known[inputs[0].id][n.index], n)
+        known[new.id] = new.value
+        return new
+    if n.is_primitive and not n.op.side_effect and not n.op.random \
+            and all(i.id in known for i in inputs) and _small(n.abstract):
+        value = _evaluate(n, [known[i.id] for i in inputs])
+        if value is not _MISSING:
+            return _emit(value, n, rw.emit, known)
+    return rw.keep(n, inputs)
 
 
 def _concrete(value):
@@ -110,8 +104,8 @@ def _const(value, like, abstract=None):
                 scope=like.scope)
 
 
-def _emit(value, n, nodes, known):
-    """A const for a tensor result; a make_tuple of consts (appended to `nodes`) for a tuple result."""
+def _emit(value, n, emit, known):
+    """A const for a tensor result; a make_tuple of consts (each const emitted) for a tuple result."""
     if not isinstance(value, tuple):
         new = _const(value, n)
         known[new.id] = value
@@ -120,7 +114,7 @@ def _emit(value, n, nodes, known):
     for v, a in zip(value, n.abstract):
         part = _const(v, n, a)
         known[part.id] = v
-        nodes.append(part)
+        emit(part)
         parts.append(part)
     new = Node("make_tuple", inputs=parts, abstract=n.abstract, loc=n.loc, scope=n.scope)
     known[new.id] = value

@@ -16,44 +16,43 @@ import numpy as np
 
 from ...common import dtype as mstype
 from ...ir.printer import value_text
-from ._util import Recursive, same_graph
+from ...ir.rewrite import rewrite
 
 _PLAIN = (bool, int, float, complex, str, bytes, type(None), mstype.Type)
 
 
 def cse(graph):
     """cse(graph) -> Graph with duplicate computations merged (the input is not modified)."""
-    return Recursive(_graph).graph(graph)
+    return rewrite(graph, _visit, prepare=_Seen)
 
 
-def _graph(g, rec):
-    mapping = {n.id: n for n in g.inputs}
-    seen = {}           # key -> the node kept
-    stateful = set()    # ids of kept nodes whose value depends on a Parameter read
-    epoch = 0           # count of side-effecting nodes so far
-    nodes = []
-    for n in g.nodes:
-        inputs = [mapping[i.id] for i in n.inputs]
-        new = rec.node(n, inputs)
-        if n.has_side_effect:
-            epoch += 1
-            key = None
-        else:
-            key = _key(new)
-        if key is not None:
-            reads = new.op == "weight" or any(i.id in stateful for i in new.inputs)
-            if reads:
-                key = (key, epoch)
-            kept = seen.get(key)
-            if kept is not None:
-                mapping[n.id] = kept
-                continue
-            seen[key] = new
-            if reads:
-                stateful.add(new.id)
-        nodes.append(new)
-        mapping[n.id] = new
-    return same_graph(g, g.inputs, nodes, mapping[g.output.id])
+class _Seen:
+    """Per graph: key -> the node kept, ids of kept nodes whose value depends on a Parameter read, and the count
+    of side-effecting nodes so far."""
+
+    def __init__(self, graph):
+        self.kept, self.stateful, self.epoch = {}, set(), 0
+
+
+def _visit(n, inputs, rw):
+    seen = rw.facts
+    new = rw.keep(n, inputs)
+    if n.has_side_effect:
+        seen.epoch += 1
+        return new
+    key = _key(new)
+    if key is None:
+        return new
+    reads = new.op == "weight" or any(i.id in seen.stateful for i in new.inputs)
+    if reads:
+        key = (key, seen.epoch)
+    kept = seen.kept.get(key)
+    if kept is not None:
+        return kept
+    seen.kept[key] = new
+    if reads:
+        seen.stateful.add(new.id)
+    return new
 
 
 def _key(n):

@@ -8,30 +8,26 @@ Side-effecting and random nodes (and everything they read) stay, in order; contr
 subgraphs have side effects count as side-effecting. Runs inside every subgraph too; graph inputs are the
 signature and always stay.
 """
-from ._util import Recursive, same_graph
+from ...ir.rewrite import rewrite
 
 
 def dce(graph):
     """dce(graph) -> Graph without dead nodes (the input is not modified)."""
-    return Recursive(_graph).graph(graph)
+    return rewrite(graph, _visit, prepare=_live)
 
 
-def _graph(g, rec):
+def _live(g):
     live = {g.output.id}
     effects = {}  # id(subgraph) -> has side effects, so nested control flow is scanned once
     for n in reversed(g.nodes):
         if n.id in live or _effectful(n, effects):
             live.add(n.id)
             live.update(i.id for i in n.inputs)
-    mapping = {n.id: n for n in g.inputs}
-    nodes = []
-    for n in g.nodes:
-        if n.id not in live:
-            continue
-        new = rec.node(n, [mapping[i.id] for i in n.inputs])
-        nodes.append(new)
-        mapping[n.id] = new
-    return same_graph(g, g.inputs, nodes, mapping[g.output.id])
+    return live
+
+
+def _visit(n, inputs, rw):
+    return rw.keep(n, inputs) if n.id in rw.facts else None
 
 
 def _effectful(n, effects):

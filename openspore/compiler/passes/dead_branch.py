@@ -9,13 +9,13 @@
       return %2                                        return %2
     }                                                }
 """
-from ._util import Recursive, same_graph
+from ...ir.rewrite import rewrite
 from .inline import splice
 
 
 def dead_branch(graph):
     """dead_branch(graph) -> Graph with constant-condition if/while resolved (the input is not modified)."""
-    return Recursive(_graph).graph(graph)
+    return rewrite(graph, _visit)
 
 
 def known_truth(node):
@@ -35,22 +35,11 @@ def known_truth(node):
         return None
 
 
-def _graph(g, rec):
-    mapping = {n.id: n for n in g.inputs}
-    nodes = []
-    for n in g.nodes:
-        inputs = [mapping[i.id] for i in n.inputs]
-        new = None
-        if n.op == "if":
-            truth = known_truth(inputs[0])
-            if truth is not None:
-                branch = rec.graph(n.graphs[0] if truth else n.graphs[1])
-                mapping[n.id] = splice(branch, inputs[1:], nodes)
-                continue
-        elif n.op == "while" and known_truth(n.graphs[0].output) is False:
-            new = n.clone(op="make_tuple", inputs=tuple(inputs), graphs=())
-        if new is None:
-            new = rec.node(n, inputs)
-        nodes.append(new)
-        mapping[n.id] = new
-    return same_graph(g, g.inputs, nodes, mapping[g.output.id])
+def _visit(n, inputs, rw):
+    if n.op == "if":
+        truth = known_truth(inputs[0])
+        if truth is not None:
+            return splice(rw.subgraph(n.graphs[0] if truth else n.graphs[1]), inputs[1:], rw.emit)
+    elif n.op == "while" and known_truth(n.graphs[0].output) is False:
+        return n.clone(op="make_tuple", inputs=tuple(inputs), graphs=())
+    return rw.keep(n, inputs)

@@ -9,12 +9,12 @@ no product is computed twice; the backward nodes, already in the graph, are unto
 """
 from ...core.primitive import PRIMITIVES
 from ...ir.node import Node
-from ._util import Recursive, same_graph
+from ...ir.rewrite import rewrite
 
 
 def dense_fusion(graph):
     """dense_fusion(graph) -> Graph with each MatMul(transpose_b=True) + BiasAdd pair fused into Dense."""
-    return Recursive(_graph).graph(graph)
+    return rewrite(graph, _visit, prepare=_pairs)
 
 
 def _fusable_product(node, users):
@@ -31,31 +31,25 @@ def _fusable_product(node, users):
     return product  # a 2-D input: BiasAdd's channel axis is the last one in either data format
 
 
-def _graph(g, rec):
+def _pairs(g):
+    """BiasAdd id -> its MatMul, for the pairs to fuse."""
     users = g.users()
     if g.output is not None:
         users.setdefault(g.output.id, []).append(None)  # the graph's result is a use too
-    fused = {}  # BiasAdd id -> its MatMul
+    fused = {}
     for n in g.nodes:
         product = _fusable_product(n, users)
         if product is not None:
             fused[n.id] = product
-    return _rebuild(g, rec, fused, {p.id for p in fused.values()})
+    return fused, {p.id for p in fused.values()}
 
 
-def _rebuild(g, rec, fused, skipped):
-    mapping = {n.id: n for n in g.inputs}
-    nodes = []
-    for n in g.nodes:
-        if n.id in skipped:
-            continue
-        product = fused.get(n.id)
-        if product is not None:
-            x, weight = (mapping[i.id] for i in product.inputs)
-            new = Node(PRIMITIVES["Dense"](), (x, weight, mapping[n.inputs[1].id]), abstract=n.abstract,
-                       loc=n.loc, scope=n.scope)
-        else:
-            new = rec.node(n, tuple(mapping[i.id] for i in n.inputs))
-        nodes.append(new)
-        mapping[n.id] = new
-    return same_graph(g, g.inputs, nodes, mapping[g.output.id])
+def _visit(n, inputs, rw):
+    fused, skipped = rw.facts
+    if n.id in skipped:
+        return None
+    product = fused.get(n.id)
+    if product is None:
+        return rw.keep(n, inputs)
+    x, weight = (rw.get(i) for i in product.inputs)
+    return Node(PRIMITIVES["Dense"](), (x, weight, inputs[1]), abstract=n.abstract, loc=n.loc, scope=n.scope)

@@ -33,27 +33,24 @@ from ...common import dtype as mstype
 from ...core.primitive import PRIMITIVES, AbstractTensor
 from ...ir.node import Node
 from ...ops.defs import layout  # noqa: F401  (registers ToChannelsLast / ToContiguous)
-from ._util import Recursive, same_graph
+from ...ir.rewrite import rewrite
 
 MIN_CHANNELS = 8
 
-CONVOLUTIONS = {"Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter"}
-# Kernels that keep a channels-last input channels-last (torch picks the output format from the inputs).
-LAYOUT_AGNOSTIC = {
-    "BiasAdd", "BatchNorm", "BatchNormGrad", "MaxPool", "AvgPool",
-    "ReLU", "ReLU6", "LeakyReLU", "Elu", "SeLU", "CeLU", "HSigmoid", "HSwish", "Softsign", "Softplus", "SiLU",
-    "FastGeLU", "GeLU", "GeluExt", "Mish", "Sigmoid", "Tanh",
-    "ReluGrad", "ReLU6Grad", "EluGrad", "HSigmoidGrad", "HSwishGrad", "SoftplusGrad", "SiLUGrad", "FastGeLUGrad",
-    "GeluGradExt", "MishGrad", "SigmoidGrad", "TanhGrad",
-    "Add", "Sub", "Mul", "RealDiv", "Div", "Maximum", "Minimum", "SquaredDifference", "Neg",
-}
-# Consumers that read any memory format and produce a result without one worth keeping.
-LAYOUT_BLIND = {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ToContiguous"}
+# What each primitive does with a channels-last input is declared on its class (ops/defs), `channels_last =`:
+#   "anchor"  a convolution (forward or backprop) worth running channels-last: regions grow from these;
+#   "keeps"   its kernel keeps a channels-last input channels-last (torch picks the output format from the inputs);
+#   "reads"   it reads any memory format and produces a result without one worth keeping (reductions);
+#   None      (the default) it needs contiguous NCHW memory: a region's value is converted back before it.
+
+
+def _role(n):
+    return getattr(n.op, "channels_last", None)
 
 
 def layout_channels_last(graph):
     """layout_channels_last(graph) -> Graph with convolution regions in channels-last format (input untouched)."""
-    return Recursive(_graph).graph(graph)
+    return rewrite(graph, _visit, prepare=_Layout, finish=_restore_output)
 
 
 def _is_4d(abstract):
@@ -66,7 +63,7 @@ def _nchw(n):
 
 def _anchor(n):
     """A convolution worth running channels-last."""
-    if n.op.name not in CONVOLUTIONS or not _nchw(n) or n.attrs.get("group", 1) != 1:
+    if _role(n) != "anchor" or not _nchw(n) or n.attrs.get("group", 1) != 1:
         return False
     if not _is_4d(n.abstract) or n.abstract.dtype != mstype.float32:
         return False
@@ -80,7 +77,7 @@ def _anchor(n):
 
 
 def _agnostic(n, users):
-    if n.op.name not in LAYOUT_AGNOSTIC or not _nchw(n):
+    if _role(n) != "keeps" or not _nchw(n):
         return False
     if _is_4d(n.abstract):
         return True
@@ -132,51 +129,46 @@ def _region_members(g):
     return {nid for nid in regions.parent if regions.find(nid) in roots}
 
 
-def _graph(g, rec):
-    members = _region_members(g)
-    if not members:
-        return _only_subgraphs(g, rec)
-    mapping = {n.id: n for n in g.inputs}
-    channels_last = set()   # ids (in the new graph) of values stored channels-last
-    to_cl, to_contig = {}, {}
-    nodes = []
+class _Layout:
+    """Per graph: the region members, ids (in the new graph) of values stored channels-last, and the conversions
+    made so far (reused by later readers)."""
 
-    def convert(value, cache, prim_name):
+    def __init__(self, g):
+        self.members = _region_members(g)
+        self.channels_last = set()
+        self.to_cl, self.to_contig = {}, {}
+
+    def convert(self, value, cache, prim_name, emit):
         done = cache.get(value.id)
         if done is None:
             done = Node(PRIMITIVES[prim_name](), inputs=(value,), abstract=value.abstract, loc=value.loc,
                         scope=value.scope)
-            cache[value.id] = done
-            nodes.append(done)
+            cache[value.id] = emit(done)
         return done
 
-    for n in g.nodes:
-        if n.has_side_effect:  # an Assign may rewrite a Parameter: later reads need a fresh conversion
-            to_cl.clear()
-            to_contig.clear()
-        inputs = [mapping[i.id] for i in n.inputs]
-        if n.id in members:
-            if n.is_primitive:
-                inputs = [convert(v, to_cl, "ToChannelsLast") if _is_4d(v.abstract) and v.id not in channels_last
-                          else v for v in inputs]
-        elif not (n.is_primitive and n.op.name in LAYOUT_BLIND):
-            inputs = [convert(v, to_contig, "ToContiguous") if v.id in channels_last else v for v in inputs]
-        new = rec.node(n, inputs)
-        nodes.append(new)
-        mapping[n.id] = new
-        if n.id in members and _is_4d(n.abstract) or (n.is_primitive and n.op.name == "ToChannelsLast"):
-            channels_last.add(new.id)
-    output = mapping[g.output.id]
-    if output.id in channels_last:
-        output = convert(output, to_contig, "ToContiguous")
-    return same_graph(g, g.inputs, nodes, output)
+
+def _visit(n, inputs, rw):
+    lay = rw.facts
+    if not lay.members:
+        return rw.keep(n, inputs)
+    if n.has_side_effect:  # an Assign may rewrite a Parameter: later reads need a fresh conversion
+        lay.to_cl.clear()
+        lay.to_contig.clear()
+    if n.id in lay.members:
+        if n.is_primitive:
+            inputs = [lay.convert(v, lay.to_cl, "ToChannelsLast", rw.emit)
+                      if _is_4d(v.abstract) and v.id not in lay.channels_last else v for v in inputs]
+    elif not (n.is_primitive and _role(n) == "reads"):
+        inputs = [lay.convert(v, lay.to_contig, "ToContiguous", rw.emit) if v.id in lay.channels_last else v
+                  for v in inputs]
+    new = rw.keep(n, inputs)
+    if n.id in lay.members and _is_4d(n.abstract) or (n.is_primitive and n.op.name == "ToChannelsLast"):
+        lay.channels_last.add(new.id)
+    return new
 
 
-def _only_subgraphs(g, rec):
-    mapping = {n.id: n for n in g.inputs}
-    nodes = []
-    for n in g.nodes:
-        new = rec.node(n, [mapping[i.id] for i in n.inputs])
-        nodes.append(new)
-        mapping[n.id] = new
-    return same_graph(g, g.inputs, nodes, mapping[g.output.id])
+def _restore_output(rw, output):
+    lay = rw.facts
+    if output.id in lay.channels_last:
+        return lay.convert(output, lay.to_contig, "ToContiguous", rw.emit)
+    return output

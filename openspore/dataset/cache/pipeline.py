@@ -8,6 +8,7 @@ rows go back to the server from a background thread. Order and values are those 
 """
 import functools
 import types
+import warnings
 import zlib
 
 import numpy as np
@@ -186,9 +187,9 @@ def cached_rows(node, ctx, run_uncached):
             except ServerLost as exc:
                 cache._forget()  # let go of the lost server's memory; a later run connects again
                 if not cache.fallback:
-                    raise ServerLost(f"{exc} (the cache server was lost while this pipeline read pass "
-                                     f"{ctx.pass_count(source)} of its source through the cache of session "
-                                     f"{cache.session_id}; no row was lost or changed)") from None
+                    raise ServerLost(f"{exc} (lost at row {pos} of pass {ctx.pass_count(source)}, read through the "
+                                     f"cache of session {cache.session_id}; the rows delivered before are correct; "
+                                     f"DatasetCache(..., fallback=True) reads on without the cache instead)") from None
                 warn_fallback(f"The cache server of session {cache.session_id} was lost at row {pos} of the pass.")
                 inner.close()
                 plan.go_uncached(pos)
@@ -202,6 +203,8 @@ def cached_rows(node, ctx, run_uncached):
             writer.close()
             if isinstance(writer.error, ServerLost) and not cache.fallback:
                 raise writer.error
+            if writer.error is not None:  # e.g. the session was destroyed meanwhile: rows stay uncached
+                warnings.warn(f"Rows of this pass could not be cached: {writer.error}", RuntimeWarning, stacklevel=2)
     finally:
         inner.close()
         if writer._thread.is_alive():  # closed early (a break, or an error): send what was queued
@@ -220,7 +223,11 @@ def _next_row(plan, pos, inner, fetched, writer, conn, cache_id):
         return row
     if kind == plan.SHM:
         offset, _, meta = plan.where.pop(pos)
-        return wire.decode_row(meta, conn.shm, offset)
+        row = wire.decode_row(meta, conn.shm, offset)
+        if not wire.tag_matches(conn.shm, offset, cache_id, plan.keys[pos]):
+            raise RuntimeError(f"The cached row of source index {plan.keys[pos]} was dropped from cache {cache_id} "
+                               f"while the pipeline read it (was its session destroyed?).")
+        return row
     if pos not in fetched:
         _fetch_ahead(plan, pos, fetched, conn, cache_id)
     meta, blob = fetched.pop(pos)

@@ -9,6 +9,8 @@ import os
 import random
 import threading
 
+from .wire import TAG_BYTES, clear_tag, write_tag
+
 MEM, DISK = "m", "d"
 SESSION_NOT_FOUND = "A cache creation has been requested but the session was not found!"
 NO_SPILL = ("Server is not set up with spill support: the cache asks for spilling=True but the cache server was "
@@ -78,9 +80,9 @@ class Store:
         self.caches.pop(cache.cache_id, None)
         for kind, offset, nbytes, _ in cache.rows.values():
             if kind == MEM:
-                self.arena.free(offset, nbytes)
+                self._free_row(offset, nbytes)
         for offset, nbytes in cache.reserved.items():
-            self.arena.free(offset, nbytes)
+            self._free_row(offset, nbytes)
         cache.rows, cache.reserved = {}, {}
         if cache.spill_fd is not None:
             os.close(cache.spill_fd)
@@ -129,13 +131,18 @@ class Store:
         return self.arena.used + nbytes <= self.memory_cap
 
     def _mem_block(self, cache, nbytes):
-        """An arena offset for a row of this cache, or None when the cache or the server is at its cap."""
-        if not self._fits_memory(cache, nbytes):
+        """The arena offset of a row of this cache (after its tag), or None when the cache or server is at its cap."""
+        if not self._fits_memory(cache, nbytes + TAG_BYTES):
             return None
-        offset = self.arena.alloc(nbytes)
-        if offset is not None:
-            cache.mem_bytes += nbytes
-        return offset
+        block = self.arena.alloc(nbytes + TAG_BYTES)
+        if block is None:
+            return None
+        cache.mem_bytes += nbytes + TAG_BYTES
+        return block + TAG_BYTES
+
+    def _free_row(self, offset, nbytes):
+        clear_tag(self.arena.map, offset)  # first: a reader still copying this row will see it was dropped
+        self.arena.free(offset - TAG_BYTES, nbytes + TAG_BYTES)
 
     def reserve(self, cache_id, sizes):
         """Per row size: an arena offset for the client to fill, 'spill' (send the bytes), or 'full' (keep it)."""
@@ -162,9 +169,10 @@ class Store:
                 if cache.reserved.pop(offset, None) != nbytes:
                     raise CacheError(f"commit of row {key} names block {offset} that was not reserved for it")
                 if key in cache.rows:  # another client cached it first
-                    self.arena.free(offset, nbytes)
-                    cache.mem_bytes -= nbytes
+                    self._free_row(offset, nbytes)
+                    cache.mem_bytes -= nbytes + TAG_BYTES
                     continue
+                write_tag(self.arena.map, offset, cache.cache_id, key)
                 cache.rows[key] = (MEM, offset, nbytes, meta)
                 cache.num_mem += 1
                 cache.row_bytes += nbytes
@@ -180,6 +188,7 @@ class Store:
                 offset = self._mem_block(cache, nbytes)
                 if offset is not None:
                     self.arena.map[offset:offset + nbytes] = blob
+                    write_tag(self.arena.map, offset, cache.cache_id, key)
                     cache.rows[key] = (MEM, offset, nbytes, meta)
                     cache.num_mem += 1
                 elif cache.spilling and self._spill(cache, key, meta, blob):

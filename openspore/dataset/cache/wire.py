@@ -20,6 +20,11 @@ import numpy as np
 
 SERVICE_METHOD = "/openspore.dataset.cache.CacheServer/Call"
 _ALIGN = 64
+# Each row in shared memory is preceded by a tag (cache id, key), written when the row is committed and
+# cleared before its block is freed: a reader that finds the tag unchanged after copying the row knows
+# the block was not handed to another row meanwhile (a session destroyed mid-read).
+TAG_BYTES = _ALIGN
+_TAG = struct.Struct("<Qq")
 _HEAD = struct.Struct("<I")
 _BLOB = struct.Struct("<Q")
 
@@ -96,3 +101,15 @@ def decode_row(meta, buf, offset):
             columns.append(np.empty(shape, dtype=dtype))
         offset += _padded(count * dtype.itemsize)
     return tuple(columns)
+
+
+def write_tag(buf, row_offset, cache_id, key):
+    _TAG.pack_into(buf, row_offset - TAG_BYTES, cache_id, key)
+
+
+def clear_tag(buf, row_offset):
+    _TAG.pack_into(buf, row_offset - TAG_BYTES, 0, 0)
+
+
+def tag_matches(buf, row_offset, cache_id, key):
+    return _TAG.unpack_from(buf, row_offset - TAG_BYTES) == (cache_id, key)

@@ -195,6 +195,8 @@ class _IterableSampler(Sampler):
         self.iterable = iterable
 
     def _own(self, n, rng, pass_no):
+        if not hasattr(self.iterable, "__iter__"):  # a random-access sampler: __getitem__(0 .. len-1)
+            return np.array([int(self.iterable[i]) for i in range(len(self.iterable))], dtype=np.int64)
         return np.fromiter((int(i) for i in self.iterable), dtype=np.int64)
 
 
@@ -215,9 +217,9 @@ def build_sampler(where, num_samples, shuffle, sampler, num_shards, shard_id, sh
         if isinstance(sampler, (list, tuple, np.ndarray)):
             sampler = SubsetSampler(sampler)
         elif not isinstance(sampler, Sampler):
-            if not hasattr(sampler, "__iter__"):
-                raise TypeError(f"For '{where}', 'sampler' must be a Sampler, a list of indices or an iterable of "
-                                f"indices, but got {type(sampler).__name__}.")
+            if not hasattr(sampler, "__iter__") and not (hasattr(sampler, "__getitem__") and hasattr(sampler, "__len__")):
+                raise TypeError(f"For '{where}', 'sampler' must be a Sampler, a list of indices, an iterable of "
+                                f"indices or an object with __getitem__ and __len__, but got {type(sampler).__name__}.")
             sampler = _IterableSampler(sampler)
         if num_samples is not None:
             capped = SequentialSampler(num_samples=num_samples)

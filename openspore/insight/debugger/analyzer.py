@@ -168,8 +168,11 @@ class DumpAnalyzer:
         finite inputs: [(rank, iteration, Node)], the rank that went wrong first first."""
         found = []
         for rank in self._ranks(ranks):
+            # kernels in execution order, then the parameters: they are dumped after the step's update, so a
+            # parameter that is the first non-finite value of a step was made so by the update itself
             nodes = sorted((n for n in self._nodes.values() if n.rank == rank and not n.record.is_parameter),
                            key=lambda n: n.order)
+            nodes += [n for n in self._nodes.values() if n.rank == rank and n.record.is_parameter]
             for it in (self.get_iterations([rank]) if iterations is None else sorted(iterations)):
                 first = None
                 for node in nodes:
@@ -177,7 +180,7 @@ class DumpAnalyzer:
                     values = [self._read(node, it, s) for s in slots]
                     if not any(v is not None and nonfinite_code(np.asarray(v)) for v in values):
                         continue
-                    inputs = self._input_values(node, it)
+                    inputs = [] if node.record.is_parameter else self._input_values(node, it)
                     if not any(x is not None and nonfinite_code(np.asarray(x)) for x in inputs):
                         first = node
                         break

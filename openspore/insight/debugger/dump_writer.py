@@ -12,9 +12,7 @@ import csv
 import io
 import itertools
 import json
-import linecache
 import os
-import re
 import time
 
 import numpy as np
@@ -22,9 +20,8 @@ import numpy as np
 from ...common.files import write_atomic
 from .conditions import nonfinite_code, statistics
 from .dump_names import sanitize, tensor_file_name
-from .graph_text import StackFrame, write_graph_text
+from .graph_describe import GraphDescription
 
-_OP_SCOPE = re.compile(r"/[^/]+-op\d+$")  # the tracer names kernels `.../<PrimName>-op<N>`
 _STAT_COLUMNS = ["Op Type", "Op Name", "Task ID", "Stream ID", "Timestamp", "IO", "Slot", "Data Size", "Data Type",
                  "Shape", "Max Value", "Min Value", "Avg Value", "Count", "Negative Zero Count",
                  "Positive Zero Count", "NaN Count", "Negative Inf Count", "Positive Inf Count", "Zero Count"]
@@ -69,52 +66,19 @@ class GraphDump:
         self.dir = None
         self.stat_rows = []
         self._pending_inputs = {}
-        self.kernels = {}   # node id -> (full name, op type)
         self.selected = {}  # node id -> (dump inputs, dump output): decided at compile time
-        self.weights = []   # (name, Parameter)
-        self.input_names = [f"inputs{k}" for k in range(len(graph.inputs))]
         self._describe(graph)
 
     # ---- compile time --------------------------------------------------------------------------
     def _describe(self, graph):
-        index, params, rows, order = {}, {}, [], []
-        for k, n in enumerate(graph.inputs):
-            params[n.id] = (self.input_names[k], False, _shape(n.abstract), _dtype_text(n.abstract))
-        for g in graph.all_graphs():
-            for n in g.nodes:
-                if n.op == "weight":
-                    params.setdefault(n.id, (n.name, True, _shape(n.abstract), _dtype_text(n.abstract)))
-                    if all(p is not n.value for _, p in self.weights):
-                        self.weights.append((n.name, n.value))
-                elif n.is_primitive:
-                    full = n.scope if _OP_SCOPE.search(n.scope or "") else \
-                        f"{n.scope or 'Default'}/{n.op_name}-op{len(rows)}"
-                    index[n.id] = len(rows)
-                    self.kernels[n.id] = (full, n.op_name)
-                    rows.append((n, full))
-                    order.append(full)
-        refs = {}
-        for n, full in rows:
-            inputs = []
-            for i in n.inputs:
-                src = _source(i)
-                if src.id in index:
-                    inputs.append(index[src.id])
-                elif src.id in params:
-                    inputs.append(params[src.id][0])
-            refs[n.id] = inputs
-        seen, param_list = set(), []
-        for name, is_weight, shape, dtype in params.values():
-            if name not in seen:
-                seen.add(name)
-                param_list.append((name, is_weight, shape, dtype))
-        text = write_graph_text(self.graph_id, param_list,
-                                [(index[n.id], n.op_name, refs[n.id], full, _stack(n), _out_text(n.abstract))
-                                 for n, full in rows])
+        desc = GraphDescription(graph)
+        self.kernels = {nid: (k.full_name, k.op_type) for nid, k in desc.kernels.items()}
+        self.weights, self.input_names = desc.weights, desc.input_names
         root = self.observer.root
-        _write_text(os.path.join(root, "graphs", f"ms_output_trace_code_graph_{self.graph_id}.ir"), text)
+        _write_text(os.path.join(root, "graphs", f"ms_output_trace_code_graph_{self.graph_id}.ir"),
+                    desc.text(self.graph_id))
         _write_text(os.path.join(root, "execution_order", f"ms_execution_order_graph_{self.graph_id}.csv"),
-                    "\n".join(["NodeExecutionOrder-FullNameWithScope"] + order) + "\n")
+                    "\n".join(["NodeExecutionOrder-FullNameWithScope"] + [k.full_name for k in desc.order]) + "\n")
 
     def wants(self, node):
         full, op_type = self.kernels[node.id]
@@ -215,11 +179,13 @@ class GraphDump:
 
 
 def enable_dump(config, rank_id=0):
-    """Dump every graph compiled from now on: `config` is a dump JSON path, its parsed dict or a DumpConfig.
-    Returns the observer (`disable_dump()` stops dumping).
+    """Dump every graph compiled from now on, and every PyNative primitive call: `config` is a dump JSON path, its
+    parsed dict or a DumpConfig. Returns the observer (`disable_dump()` stops dumping).
 
-    >>> import openspore as ms                                             # doctest: +SKIP
-    >>> enable_dump({"common_dump_settings": {"path": "/tmp/dump", "net_name": "Net", "iteration": "0|2"}})
+    >>> import tempfile
+    >>> observer = enable_dump({"common_dump_settings": {"path": tempfile.mkdtemp(), "net_name": "Net",
+    ...                                                  "iteration": "0|2"}})
+    >>> disable_dump()
     """
     from ...runtime import events
     from .dump_config import DumpConfig
@@ -229,47 +195,34 @@ def enable_dump(config, rank_id=0):
         config = DumpConfig(config)
     elif not isinstance(config, DumpConfig):
         raise TypeError(f"enable_dump: config should be a path, a dict or a DumpConfig, got {type(config).__name__}.")
+    disable_dump()
     observer = DumpObserver(config, rank_id)
     events.set_graph_observer(observer)
+    from ...core.primitive import Primitive
+    from .pynative_dump import DumpingBind
+    hook = _PYNATIVE["bind"] = DumpingBind(observer, Primitive.__call__)
+
+    def dumping_call(prim, *args):  # a function, so that it binds as a method (a DumpingBind instance would not)
+        return hook(prim, *args)
+    dumping_call.hook = hook
+    Primitive.__call__ = dumping_call
     return observer
 
 
+_PYNATIVE = {"bind": None}
+
+
 def disable_dump():
+    """Stop dumping: graphs compiled from now on carry no hooks, PyNative calls take their plain path again."""
+    from ...core.primitive import Primitive
     from ...runtime import events
     events.set_graph_observer(None)
-
-
-def _source(node):
-    """The node that produced a value (through tuple_get_item of a multi-output kernel)."""
-    while node.op == "tuple_get_item" and node.inputs:
-        node = node.inputs[0]
-    return node
-
-
-def _stack(node):
-    """The node's code stack as frames (the innermost user frame openspore recorded at trace time)."""
-    loc = getattr(node, "loc", "") or ""
-    path, _, line = loc.rpartition(":")
-    if not line.isdigit():
-        return []
-    return [StackFrame(path, int(line), linecache.getline(path, int(line)).strip())]
-
-
-def _shape(abstract):
-    return tuple(getattr(abstract, "shape", ()) or ())
-
-
-def _dtype_text(abstract):
-    dtype = getattr(abstract, "dtype", None)
-    return str(dtype) if dtype is not None else "Unknown"
-
-
-def _out_text(abstract):
-    if abstract is None:
-        return ""
-    if isinstance(abstract, tuple):
-        return "(" + ", ".join(_out_text(a) for a in abstract) + ")"
-    return f"<Tensor[{_dtype_text(abstract)}], {_shape(abstract)}>"
+    hook = _PYNATIVE["bind"]
+    if hook is not None:
+        _PYNATIVE["bind"] = None
+        hook.close()
+        if getattr(Primitive.__call__, "hook", None) is hook:
+            Primitive.__call__ = hook.original
 
 
 def _write_text(path, text):

@@ -5,6 +5,8 @@ the (O, C·kh·kw) weight matrix, so the product lands directly in NCHW order an
 `Context.cpu.thread_num`) does the work. 1×1 stride-1 convolutions skip im2col. `LiteConv2D` and `LiteDense` are
 the converter's fused operators: bias, and ReLU/ReLU6, are applied in place on the GEMM output.
 """
+import threading
+
 import numpy as np
 
 from ...ops.defs._nn_util import np_pad, np_windows
@@ -21,6 +23,63 @@ def activate(y, act):
     return y
 
 
+class _Workspace(threading.local):
+    """Per-thread scratch buffers (padded input, im2col columns), grown on demand and reused by every
+    convolution: no allocation per call, and the memory held is that of the largest layer, not their sum."""
+
+    def __init__(self):
+        self.buffers = {}
+
+    def get(self, key, shape, dtype):
+        size = int(np.prod(shape))
+        buf = self.buffers.get((key, dtype))
+        if buf is None or buf.size < size:
+            buf = self.buffers[(key, dtype)] = np.empty(size, dtype)
+        return buf[:size].reshape(shape)
+
+
+_WS = _Workspace()
+
+
+def pad_into(x, pads):
+    """x zero-padded by (top, bottom, left, right), in the workspace."""
+    n, c, h, w = x.shape
+    top, bottom, left, right = pads
+    out = _WS.get("pad", (n, c, h + top + bottom, w + left + right), x.dtype)
+    if top:
+        out[:, :, :top] = 0
+    if bottom:
+        out[:, :, h + top:] = 0
+    if left:
+        out[:, :, :, :left] = 0
+    if right:
+        out[:, :, :, w + left:] = 0
+    out[:, :, top:top + h, left:left + w] = x
+    return out
+
+
+def im2col_into(xp, kernel, stride, dilation, out_hw):
+    """(N, C·kh·kw, oh·ow) columns of padded NCHW `xp` in the workspace: one strided slice copy per kernel
+    offset (faster than copying a 6-D strided view in one go)."""
+    n, c = xp.shape[:2]
+    (kh, kw), (sh, sw), (dh, dw), (oh, ow) = kernel, stride, dilation, out_hw
+    if kh * kw > 9:  # many offsets of a small image: one copy of the 6-D strided view costs less Python
+        return _window_view(xp, kernel, stride, dilation, out_hw).reshape(n, c * kh * kw, oh * ow)
+    cols = _WS.get("cols", (n, c, kh, kw, oh, ow), xp.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            cols[:, :, i, j] = xp[:, :, i * dh: i * dh + (oh - 1) * sh + 1: sh, j * dw: j * dw + (ow - 1) * sw + 1: sw]
+    return cols.reshape(n, c * kh * kw, oh * ow)
+
+
+def _window_view(x, kernel, stride, dilation, out_hw):
+    """The (N, C, kh, kw, oh, ow) strided view of the windows of padded NCHW `x` (no copy)."""
+    (kh, kw), (sh, sw), (dh, dw), (oh, ow) = kernel, stride, dilation, out_hw
+    sn, sc, sy, sx = x.strides
+    return np.lib.stride_tricks.as_strided(x, (x.shape[0], x.shape[1], kh, kw, oh, ow),
+                                           (sn, sc, sy * dh, sx * dw, sy * sh, sx * sw), writeable=False)
+
+
 def conv2d(prim, x, w, bias=None, act=None):
     """NCHW convolution with the geometry of Conv2D primitive `prim`."""
     pads, (oh, ow) = prim.geometry(x.shape[2:])
@@ -34,9 +93,8 @@ def conv2d(prim, x, w, bias=None, act=None):
         if kh == kw == 1 and sh == sw == 1 and not any(pads):
             y = np.matmul(w.reshape(o, c), x.reshape(n, c, oh * ow))
         else:
-            v = np_windows(np, np_pad(np, x, pads) if any(pads) else x, prim.kernel_size, prim.stride[2:],
-                           prim.dilation[2:], (oh, ow))
-            cols = np.ascontiguousarray(v.transpose(0, 1, 4, 5, 2, 3)).reshape(n, c * kh * kw, oh * ow)
+            xp = pad_into(x, pads) if any(pads) else x
+            cols = im2col_into(xp, (kh, kw), (sh, sw), prim.dilation[2:], (oh, ow))
             y = np.matmul(w.reshape(o, c * kh * kw), cols)
     else:
         v = np_windows(np, np_pad(np, x, pads) if any(pads) else x, prim.kernel_size, prim.stride[2:],
@@ -101,15 +159,22 @@ def _pool_kernel(op):
     k, s = tuple(prim.kernel_size)[-2:], tuple(prim.strides)[-2:]
     if k != s or prim.attrs.get("data_format", "NCHW") != "NCHW":
         return None
-    reduce = np.max if op.type == "MaxPool" else np.mean
+    combine = np.maximum if op.type == "MaxPool" else np.add
     fallback = type(prim).numpy
+    offsets = [(i, j) for i in range(k[0]) for j in range(k[1])]
 
     def pool(x):
-        n, c, h, w = x.shape
+        h, w = x.shape[2:]
         if h % k[0] or w % k[1]:
             return fallback(prim, np, x)
-        y = reduce(x.reshape(n, c, h // k[0], k[0], w // k[1], k[1]), axis=(3, 5))
-        return y.astype(x.dtype, copy=False)
+        # one elementwise op per window offset over strided slices: numpy's multi-axis reductions over tiny
+        # axes are an order of magnitude slower
+        y = x[:, :, 0::k[0], 0::k[1]].copy()
+        for i, j in offsets[1:]:
+            combine(y, x[:, :, i::k[0], j::k[1]], out=y)
+        if op.type == "AvgPool":
+            y *= y.dtype.type(1.0 / len(offsets))
+        return y
     return pool
 
 

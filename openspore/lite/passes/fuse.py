@@ -100,7 +100,8 @@ class _Fuser:
         members, tid, bias, w_id = [conv], conv.outputs[0], None, conv.inputs[1]
         bn = self.sole_reader(tid)
         if bn is not None and bn.type == "BatchNorm" and not bn.attrs.get("is_training") and bn.inputs[0] == tid \
-                and all(self.stored(i) for i in bn.inputs[1:5]) and not any(self.readers.get(x) for x in bn.outputs[1:]):
+                and all(self.stored(i) for i in bn.inputs[1:5]) \
+                and not any(self.readers.get(x) for x in bn.outputs[1:]):
             gamma, beta, mean, var = (self.t[i].data.astype(np.float64) for i in bn.inputs[1:5])
             scale = gamma / np.sqrt(var + float(bn.attrs.get("epsilon", 1e-5)))
             weight = (src.data * scale[:, None, None, None]).astype(np.float32)

@@ -10,6 +10,9 @@ from .transformer import *  # noqa: F401,F403
 from .rnn_cells import *  # noqa: F401,F403
 from .rnns import *  # noqa: F401,F403
 from . import activation, basic, conv, pooling, normalization, embedding, attention, transformer, rnn_cells, rnns
+from .extra import *  # noqa: F401,F403  (padding layers, Threshold, PixelShuffle, Moments, ...)
+from . import extra
 
 __all__ = (activation.__all__ + basic.__all__ + conv.__all__ + pooling.__all__ + normalization.__all__
-           + embedding.__all__ + attention.__all__ + transformer.__all__ + rnn_cells.__all__ + rnns.__all__)
+           + embedding.__all__ + attention.__all__ + transformer.__all__ + rnn_cells.__all__ + rnns.__all__
+           + extra.__all__)

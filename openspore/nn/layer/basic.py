@@ -13,7 +13,6 @@ import math
 from ... import ops
 from ...common import dtype as mstype
 from ...common.initializer import HeUniform, Uniform
-from ...core.dispatch import current_tracer
 from ...core.primitive import Primitive
 from ..cell import Cell
 from ._common import check_bool, check_dtype, check_number, compute_cast, int_tuple, is_int, make_param, positive_int
@@ -61,13 +60,13 @@ class Dense(Cell):
         bias = None
         if self.has_bias:
             bias = self.bias if self._mixed_dtype is None else compute_cast(self, self.bias)
-        if current_tracer() is None and x.dtype is weight.dtype and x.shape[-1:] == (self.in_channels,):
-            # PyNative: one fused kernel (input @ weight.T + bias at any rank) instead of up to four ops; bad
-            # input takes the path below, which raises MindSpore's own errors (they name MatMul)
+        if x.dtype is weight.dtype and x.shape[-1:] == (self.in_channels,):
+            # one fused primitive (input @ weight.T + bias at any rank) in PyNative and in captured graphs alike;
+            # MindIR export writes it as MindSpore's MatMul + BiasAdd (Dense.export_decomposition)
             x = self.dense(x, weight, bias)
             return self.activation(x) if self.activation_flag else x
-        # A captured graph (GRAPH_MODE, jit, export) keeps MindSpore's structure, so exported MindIR matches
-        # MindSpore's; the dense_fusion pass forms the fused kernel again for execution.
+        # input whose dtype or width does not match the weight: MindSpore's own structure, whose ops raise
+        # MindSpore's errors for it (they name MatMul) — the same in PyNative and in captured graphs
         shape = x.shape
         if len(shape) != 2:
             x = ops.reshape(x, (-1, shape[-1]))

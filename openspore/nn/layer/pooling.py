@@ -10,8 +10,6 @@ ceil mode or returned indices switch to the general ones (`MaxPoolWithArgmaxV2`,
 (1, 1, 2, 2)
 """
 from ... import ops
-from ...core import autograd
-from ...core.dispatch import current_tracer
 from ..cell import Cell
 from ._common import check_bool, int_tuple, is_int, pad_mode_of
 
@@ -105,11 +103,9 @@ class _MaxPool(_Pool):
 
     def _pool(self, x):
         if not self._general:
-            if autograd.ACTIVE and current_tracer() is None:
-                # PyNative under a grad transform: keep the argmax now, or MaxPool's backward rule pools again.
-                # (Captured graphs keep MindSpore's MaxPool; the pool_argmax_reuse pass shares the pooling.)
-                return self.max_pool_argmax(x)[0]
-            return self.max_pool(x)
+            # MaxPool's values with the argmax kept for the backward rule (which would otherwise pool again),
+            # in PyNative and captured graphs alike; export writes MindSpore's MaxPool (see MaxPool.argmax_twin)
+            return self.max_pool_argmax(x)[0]
         out, indices = self.max_pool(x)
         return (out, indices) if self.return_indices else out
 

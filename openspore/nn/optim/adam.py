@@ -3,7 +3,6 @@ correction). Each step is one fused primitive call per parameter."""
 import numpy as np
 
 from ...common import dtype as mstype
-from ...core.dispatch import current_tracer
 from ...core.parameter import Parameter
 from ...core.tensor import Tensor
 from ... import ops
@@ -91,8 +90,9 @@ class Adam(Optimizer):
         ops.assign(self.beta1_power, self.beta1_power * self.beta1)
         ops.assign(self.beta2_power, self.beta2_power * self.beta2)
         b1p, b2p, opt = self.beta1_power, self.beta2_power, self.opt
-        if not self.use_amsgrad and not self.is_group_lr and current_tracer() is None:
-            # PyNative: one multi-tensor update; captured graphs keep MindSpore's per-parameter Adam
+        if not self.use_amsgrad and not self.is_group_lr:
+            # one multi-tensor update, in PyNative and captured graphs alike; export writes MindSpore's one Adam per
+            # parameter (ForeachAdam.export_decomposition)
             self.opt_foreach(tuple(self._parameters), tuple(self.moment1), tuple(self.moment2), b1p, b2p, lr,
                              beta1, beta2, eps, tuple(gradients))
         elif self.use_amsgrad:

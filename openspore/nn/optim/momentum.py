@@ -1,6 +1,5 @@
-"""`nn.Momentum`: SGD with momentum through the fused `ApplyMomentum` primitive (one call per parameter)."""
+"""`nn.Momentum`: SGD with momentum through `ForeachApplyMomentum` (`ApplyMomentum` per parameter for group rates)."""
 from ...common import dtype as mstype
-from ...core.dispatch import current_tracer
 from ...core.parameter import Parameter
 from ...core.tensor import Tensor
 from ...ops import operations as P
@@ -40,8 +39,9 @@ class Momentum(Optimizer):
     def construct(self, gradients):
         gradients, lr = self._begin_step(gradients)
         opt, momentum = self.opt, self.momentum
-        if not self.is_group_lr and current_tracer() is None:
-            # PyNative: one multi-tensor update; captured graphs keep MindSpore's per-parameter ApplyMomentum
+        if not self.is_group_lr:
+            # one multi-tensor update, in PyNative and captured graphs alike; MindIR/ONNX export writes MindSpore's
+            # one ApplyMomentum per parameter (ForeachApplyMomentum.export_decomposition)
             self.opt_foreach(tuple(self._parameters), tuple(self.moments), lr, tuple(gradients), momentum)
             return self._success
         for param, moment, grad, rate in zip(self._parameters, self.moments, gradients, self._lrs(lr)):

@@ -5,23 +5,8 @@ Gradient helpers are composites of primitives (so they differentiate again).
 import numpy as np
 
 from ...common import dtype as mstype
-from ...core.primitive import PRIMITIVES, AbstractTensor
-
-
-_PRIM_CACHE = {}
-
-
-def prim(name, **attrs):
-    """A registered primitive by name (bprop rules use this to avoid import cycles). Instances are shared per
-    (name, attributes): backward rules ask for the same few on every step, and nothing mutates them."""
-    try:
-        key = (name, tuple(attrs.items()))
-        found = _PRIM_CACHE.get(key)
-    except TypeError:  # an unhashable attribute value (a list): build one each time
-        return PRIMITIVES[name](**attrs)
-    if found is None:
-        found = _PRIM_CACHE[key] = PRIMITIVES[name](**attrs)
-    return found
+from ...core.primitive import AbstractTensor
+from ...core.registry import prim  # noqa: F401  (backward rules get their primitives by name through it)
 
 
 def broadcast_shape(op, *shapes_or_tensors):

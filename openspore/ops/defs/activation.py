@@ -7,6 +7,9 @@ The gradient primitives differentiate again with rules built from this family an
 import numpy as np
 
 from ...core.primitive import Primitive, Sample, register
+from . import _onnx
+from ._mindir import Arg, mindir
+from ._export import BACKWARD, NO_MINDIR, NO_ONNX, not_exportable
 from ._util import check_dtype, check_same_dtype, check_tensor, prim, rand_float, same_as, sum_to_shape
 
 SELU_ALPHA = 1.6732632423543772848170429916717
@@ -72,6 +75,7 @@ class ActivationGrad(Primitive):
 @register
 class ReLU(Activation):
     """ReLU()(x) = max(x, 0)."""
+    channels_last = "keeps"
     kinds = ("int", "float")
 
     def bprop(self, x, out, dout):
@@ -92,6 +96,7 @@ class ReLU(Activation):
 @register
 class ReluGrad(ActivationGrad):
     """ReluGrad()(y_backprop, x) = y_backprop where x > 0, else 0."""
+    channels_last = "keeps"
     input_names = ("y_backprop", "x")
     kinds = ("int", "float")
 
@@ -110,6 +115,7 @@ class ReluGrad(ActivationGrad):
 @register
 class ReLU6(Activation):
     """ReLU6()(x) = min(max(x, 0), 6)."""
+    channels_last = "keeps"
     kinds = ("int", "float")
     sample_range = (-2.0, 8.0)
 
@@ -126,6 +132,7 @@ class ReLU6(Activation):
 @register
 class ReLU6Grad(ActivationGrad):
     """ReLU6Grad()(y_grad, x) = y_grad where 0 < x < 6, else 0."""
+    channels_last = "keeps"
     input_names = ("y_grad", "x")
     sample_range = (-2.0, 8.0)
 
@@ -142,6 +149,7 @@ class ReLU6Grad(ActivationGrad):
 @register
 class LeakyReLU(Activation):
     """LeakyReLU(alpha=0.2)(x) = x where x > 0, else alpha * x."""
+    channels_last = "keeps"
     attr_defaults = {"alpha": 0.2}
 
     def check_attrs(self):
@@ -168,6 +176,7 @@ class LeakyReLU(Activation):
 @register
 class Elu(Activation):
     """Elu(alpha=1.0)(x) = x where x > 0, else alpha * (exp(x) - 1)."""
+    channels_last = "keeps"
     attr_defaults = {"alpha": 1.0}
 
     def check_attrs(self):
@@ -191,6 +200,7 @@ class Elu(Activation):
 @register
 class EluGrad(ActivationGrad):
     """EluGrad(alpha=1.0)(dy, y): ELU's derivative written in terms of its output y = Elu(x)."""
+    channels_last = "keeps"
     attr_defaults = {"alpha": 1.0}
     input_names = ("dy", "y")
     sample_range = (-0.9, 2.0)  # a valid ELU output lies above -alpha
@@ -213,6 +223,7 @@ class EluGrad(ActivationGrad):
 @register
 class SeLU(Activation):
     """SeLU()(x) = scale * Elu(alpha)(x) with the self-normalising constants."""
+    channels_last = "keeps"
 
     def bprop(self, x, out, dout):
         elu_out = prim("Mul")(out, 1.0 / SELU_SCALE)
@@ -229,6 +240,7 @@ class SeLU(Activation):
 @register
 class CeLU(Activation):
     """CeLU(alpha=1.0)(x) = max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
+    channels_last = "keeps"
     attr_defaults = {"alpha": 1.0}
 
     def check_attrs(self):
@@ -254,6 +266,7 @@ class CeLU(Activation):
 @register
 class HSigmoid(Activation):
     """HSigmoid()(x) = relu6(x + 3) / 6."""
+    channels_last = "keeps"
     sample_range = (-5.0, 5.0)
 
     def bprop(self, x, out, dout):
@@ -269,6 +282,7 @@ class HSigmoid(Activation):
 @register
 class HSigmoidGrad(ActivationGrad):
     """HSigmoidGrad()(grads, input_x) = grads / 6 where -3 < x < 3, else 0."""
+    channels_last = "keeps"
     input_names = ("grads", "input_x")
     sample_range = (-5.0, 5.0)
 
@@ -285,6 +299,7 @@ class HSigmoidGrad(ActivationGrad):
 @register
 class HSwish(Activation):
     """HSwish()(x) = x * relu6(x + 3) / 6."""
+    channels_last = "keeps"
     sample_range = (-5.0, 5.0)
 
     def bprop(self, x, out, dout):
@@ -300,6 +315,7 @@ class HSwish(Activation):
 @register
 class HSwishGrad(ActivationGrad):
     """HSwishGrad()(y_grad, x): 0 below -3, 1 above 3 and (2x + 3) / 6 between, times y_grad."""
+    channels_last = "keeps"
     input_names = ("y_grad", "x")
     sample_range = (-5.0, 5.0)
 
@@ -369,6 +385,7 @@ class PReLU(Primitive):
 @register
 class Softsign(Activation):
     """Softsign()(x) = x / (1 + |x|)."""
+    channels_last = "keeps"
 
     def bprop(self, x, out, dout):
         # 1 / (1 + |x|) = 1 - |out|, and |out| = out * (2 [out > 0] - 1)
@@ -382,3 +399,27 @@ class Softsign(Activation):
     def torch(self, torch, x):
         return torch.nn.functional.softsign(x)
 
+
+# ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
+not_exportable(BACKWARD, ReLU6Grad, EluGrad, HSigmoidGrad, HSwishGrad)
+not_exportable(BACKWARD, ReluGrad, formats=("ONNX",))
+not_exportable(NO_MINDIR, SeLU, CeLU)
+not_exportable(NO_ONNX, ReLU6, SeLU, CeLU, PReLU, formats=("ONNX",))
+
+
+# ---- MindIR encodings (see _mindir.py) ---------------------------------------------------------------------------
+mindir(ReLU, instance="relu")
+# Training-step graphs (an exported TrainOneStepCell, what `converter_lite --trainModel=true` reads) hold it.
+mindir(ReluGrad, inputs=("y_backprop", "x"))
+mindir(ReLU6, HSwish, HSigmoid, Softsign)
+mindir(LeakyReLU, attrs=[Arg("alpha", 0.2)])
+mindir(Elu, attrs=[Arg("alpha", 1.0)])
+mindir(PReLU, inputs=("x", "weight"))
+
+# ---- ONNX converters (see _onnx.py) -------------------------------------------------------------------------------
+_onnx.declare(Softsign, _onnx.unary("Softsign"))
+_onnx.declare(HSwish, _onnx.unary("HardSwish"))
+_onnx.declare(ReLU, _onnx.unary("Relu"))
+_onnx.declare(HSigmoid, _onnx.unary("HardSigmoid", alpha=1.0 / 6.0, beta=0.5))  # relu6(x + 3) / 6
+_onnx.declare(LeakyReLU, _onnx.leaky_relu)
+_onnx.declare(Elu, _onnx.elu)

@@ -10,6 +10,9 @@ import math
 import numpy as np
 
 from ...core.primitive import Sample, register
+from . import _onnx
+from ._mindir import Arg, mindir, norm_str
+from ._export import BACKWARD, NO_MINDIR, NO_ONNX, not_exportable
 from ._util import prim, rand_float
 from .activation import Activation, ActivationGrad, Elu
 
@@ -106,6 +109,7 @@ def _second_order(grad_prim, dy, x, dout, curvature):
 @register
 class Softplus(Activation):
     """Softplus()(x) = log(1 + exp(x)), computed without overflow."""
+    channels_last = "keeps"
     sample_range = (-4.0, 4.0)
 
     def bprop(self, x, out, dout):
@@ -121,6 +125,7 @@ class Softplus(Activation):
 @register
 class SoftplusGrad(ActivationGrad):
     """SoftplusGrad()(gradients, features) = gradients * sigmoid(features)."""
+    channels_last = "keeps"
     input_names = ("gradients", "features")
     sample_range = (-4.0, 4.0)
 
@@ -139,6 +144,7 @@ class SoftplusGrad(ActivationGrad):
 @register
 class SiLU(Activation):
     """SiLU()(x) = x * sigmoid(x)."""
+    channels_last = "keeps"
 
     def bprop(self, x, out, dout):
         return (SiLUGrad()(dout, x),)
@@ -153,6 +159,7 @@ class SiLU(Activation):
 @register
 class SiLUGrad(ActivationGrad):
     """SiLUGrad()(dout, x) = dout * s (1 + x (1 - s)) with s = sigmoid(x)."""
+    channels_last = "keeps"
     input_names = ("dout", "x")
 
     def bprop(self, dy, x, out, dout):
@@ -170,6 +177,7 @@ class SiLUGrad(ActivationGrad):
 @register
 class FastGeLU(Activation):
     """FastGeLU()(x) = x / (1 + exp(-1.702 |x|)) * exp(0.851 (x - |x|)), i.e. x * sigmoid(1.702 x)."""
+    channels_last = "keeps"
 
     def bprop(self, x, out, dout):
         return (FastGeLUGrad()(dout, x),)
@@ -184,6 +192,7 @@ class FastGeLU(Activation):
 @register
 class FastGeLUGrad(ActivationGrad):
     """FastGeLUGrad()(dy, x) = dy * d/dx [x * sigmoid(1.702 x)]."""
+    channels_last = "keeps"
 
     def bprop(self, dy, x, out, dout):
         curvature = prim("Mul")(silu_curvature(prim("Mul")(x, FAST_GELU_K)), FAST_GELU_K)
@@ -237,6 +246,7 @@ def _gelu_slope_torch(torch, x, approximate):
 @register
 class GeLU(Activation):
     """GeLU()(x) = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))): MindSpore's GeLU kernel (nn.GELU default)."""
+    channels_last = "keeps"
 
     def bprop(self, x, out, dout):
         return (GeluGradExt(approximate="tanh")(dout, x),)
@@ -251,6 +261,7 @@ class GeLU(Activation):
 @register
 class GeluExt(Activation):
     """GeluExt(approximate='none')(x): exact x * Phi(x) (Phi the normal CDF), or the 'tanh' approximation."""
+    channels_last = "keeps"
     attr_defaults = {"approximate": "none"}
 
     def check_attrs(self):
@@ -274,6 +285,7 @@ class GeluExt(Activation):
 @register
 class GeluGradExt(ActivationGrad):
     """GeluGradExt(approximate='none')(dy, x) = dy * GeLU'(x)."""
+    channels_last = "keeps"
     attr_defaults = {"approximate": "none"}
 
     def check_attrs(self):
@@ -303,6 +315,7 @@ class GeluGradExt(ActivationGrad):
 @register
 class Mish(Activation):
     """Mish()(x) = x * tanh(softplus(x))."""
+    channels_last = "keeps"
 
     def bprop(self, x, out, dout):
         return (MishGrad()(dout, x),)
@@ -317,6 +330,7 @@ class Mish(Activation):
 @register
 class MishGrad(ActivationGrad):
     """MishGrad()(dout, x) = dout * (t + x (1 - t^2) sigmoid(x)) with t = tanh(softplus(x))."""
+    channels_last = "keeps"
     input_names = ("dout", "x")
 
     def bprop(self, dy, x, out, dout):
@@ -329,3 +343,19 @@ class MishGrad(ActivationGrad):
     def torch(self, torch, dy, x):
         t = torch.tanh(torch.nn.functional.softplus(x))
         return dy * (t + x * (1 - t * t) * torch.sigmoid(x))
+
+
+# ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
+not_exportable(BACKWARD, SoftplusGrad, SiLUGrad, FastGeLUGrad, GeluGradExt, MishGrad)
+not_exportable(NO_MINDIR, Softplus, formats=("MINDIR",))
+not_exportable(NO_ONNX, Softplus, SiLU, FastGeLU, formats=("ONNX",))
+
+
+# ---- MindIR encodings (see _mindir.py) ---------------------------------------------------------------------------
+mindir(SiLU, Mish, GeLU, FastGeLU)
+mindir(GeluExt, attrs=[Arg("approximate", "none", norm_str)])
+
+# ---- ONNX converters (see _onnx.py) -------------------------------------------------------------------------------
+_onnx.declare(Mish, _onnx.unary("Mish"))
+_onnx.declare(GeLU, _onnx.gelu_tanh)
+_onnx.declare(GeluExt, _onnx.gelu_ext)

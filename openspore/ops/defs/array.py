@@ -2,6 +2,9 @@
 import numpy as np
 
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
+from . import _onnx
+from ._mindir import Arg, mindir, norm_axis, norm_tuple
+from ._export import NO_MINDIR, NO_ONNX, not_exportable
 from ._util import check_tensor, normalize_axes, normalize_axis, prim, rand_float, sum_to_shape
 
 
@@ -402,3 +405,28 @@ class Roll(Primitive):
         x = rand_float(rng, (3, 4))
         yield Sample(x, attrs={"shift": 1, "axis": 0})
         yield Sample(x, attrs={"shift": (-1, 5), "axis": (0, 1)})
+
+
+# ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
+not_exportable(NO_MINDIR, ReverseV2, Roll, formats=("MINDIR",))
+not_exportable(NO_ONNX, ReverseV2, Roll, formats=("ONNX",))
+
+
+# ---- MindIR encodings (see _mindir.py) ---------------------------------------------------------------------------
+mindir(Identity, Flatten)
+mindir(Reshape, inputs=("x", Arg("shape", norm=norm_tuple)), instance="reshape")
+mindir(Transpose, inputs=("x", Arg("perm", norm=norm_tuple)))
+mindir(ExpandDims, inputs=("x", "axis"))
+mindir(Squeeze, attrs=[Arg("axis", (), norm_axis)], axis_as_tuple=True)
+mindir(Tile, inputs=("x", Arg("dims", norm=norm_tuple)))
+mindir(BroadcastTo, attrs=[Arg("shape", norm=norm_tuple)])
+
+# ---- ONNX converters (see _onnx.py) -------------------------------------------------------------------------------
+_onnx.declare(Reshape, _onnx.reshape)
+_onnx.declare(Transpose, _onnx.transpose)
+_onnx.declare(Flatten, _onnx.flatten)
+_onnx.declare(ExpandDims, _onnx.expand_dims)
+_onnx.declare(Squeeze, _onnx.squeeze)
+_onnx.declare(Tile, _onnx.tile)
+_onnx.declare(BroadcastTo, _onnx.broadcast_to)
+_onnx.declare(Identity, _onnx.identity)

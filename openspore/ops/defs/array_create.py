@@ -8,6 +8,7 @@ import numpy as np
 
 from ...common import dtype as mstype
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
+from ._export import NO_MINDIR, NO_ONNX, not_exportable
 from ._util import check_tensor, prim, rand_float
 
 
@@ -252,3 +253,8 @@ class Triu(_Triangle):
 
     def torch(self, torch, x):
         return torch.triu(x, self.diagonal)
+
+
+# ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
+not_exportable(NO_MINDIR, Fill, FillV2, Zeros, Ones, Range, Eye, Tril, Triu, formats=("MINDIR",))
+not_exportable(NO_ONNX, Fill, FillV2, Zeros, Ones, Range, Eye, Tril, Triu, formats=("ONNX",))

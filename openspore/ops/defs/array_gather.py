@@ -8,6 +8,9 @@ import numpy as np
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
 from ...core.tensor import Tensor
 from .array import c_array
+from . import _onnx
+from ._mindir import Arg, mindir
+from ._export import NO_MINDIR, NO_ONNX, not_exportable
 from ._util import check_tensor, normalize_axis, prim, rand_float
 
 
@@ -388,3 +391,16 @@ class TensorScatterAdd(_TensorScatter):
         x = rand_float(rng, (3, 4))
         yield Sample(x, np.array([[0, 1], [2, 3], [0, 1]], np.int32), rand_float(rng, (3,)), name="repeated")
         yield Sample(x, np.array([[2], [0]], np.int64), rand_float(rng, (2, 4)), name="rows")
+
+
+# ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
+_SCATTERS = (GatherD, TensorScatterElements, GatherNd, ScatterNd, TensorScatterUpdate, TensorScatterAdd)
+not_exportable(NO_MINDIR, *_SCATTERS, formats=("MINDIR",))
+not_exportable(NO_ONNX, *_SCATTERS, formats=("ONNX",))
+
+
+# ---- MindIR encodings (see _mindir.py) ---------------------------------------------------------------------------
+mindir(Gather, inputs=("params", "indices", "axis"), attrs=[Arg("batch_dims", 0)], instance="gather")
+
+# ---- ONNX converters (see _onnx.py) -------------------------------------------------------------------------------
+_onnx.declare(Gather, _onnx.gather)

@@ -5,6 +5,9 @@ for that input (autodiff follows tuple inputs element by element).
 """
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
 from .array import c_array
+from . import _onnx
+from ._mindir import Arg, mindir
+from ._export import NO_MINDIR, NO_ONNX, not_exportable
 from ._util import check_tensor, normalize_axis, prim, rand_float
 
 
@@ -262,3 +265,18 @@ class Meshgrid(Primitive):
         xs = (rand_float(rng, (2,)), rand_float(rng, (3,)), rand_float(rng, (4,)))
         yield Sample(xs)
         yield Sample(xs[:2], attrs={"indexing": "ij"})
+
+
+# ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
+not_exportable(NO_MINDIR, Unstack, SplitV, Meshgrid, formats=("MINDIR",))
+not_exportable(NO_ONNX, Unstack, SplitV, Meshgrid, formats=("ONNX",))
+
+
+# ---- MindIR encodings (see _mindir.py) ---------------------------------------------------------------------------
+mindir(Concat, Stack, inputs=("tensors",), attrs=[Arg("axis", 0)])
+mindir(Split, attrs=[Arg("axis", 0), Arg("output_num", 1)])
+
+# ---- ONNX converters (see _onnx.py) -------------------------------------------------------------------------------
+_onnx.declare(Split, _onnx.split)
+_onnx.declare(Concat, _onnx.concat)
+_onnx.declare(Stack, _onnx.stack)

@@ -7,6 +7,7 @@ import numpy as np
 
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
 from .array import c_array
+from ._export import BACKWARD, NO_MINDIR, NO_ONNX, not_exportable
 from ._util import check_tensor, prim, rand_float
 from .array_slice import Slice, _ints
 
@@ -209,3 +210,8 @@ class PadV3Grad(_PadV3Base):
         yield Sample(rand_float(rng, (2, 6, 6)), (1, 1, 3, 0), attrs={"mode": "edge"})
         yield Sample(rand_float(rng, (3, 9)), (5, 1), attrs={"mode": "circular"})
 
+
+# ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
+not_exportable(NO_MINDIR, Pad, PadV3, formats=("MINDIR",))
+not_exportable(NO_ONNX, Pad, PadV3, formats=("ONNX",))
+not_exportable(BACKWARD, PadV3Grad)

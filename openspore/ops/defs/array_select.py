@@ -8,6 +8,8 @@ from ...common import dtype as mstype
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
 from ...core.tensor import Tensor
 from .array import c_array
+from ._mindir import Arg, mindir
+from ._export import NO_MINDIR, NO_ONNX, not_exportable
 from ._util import broadcast_shape, check_tensor, normalize_axis, prim, rand_float, sum_to_shape
 
 
@@ -293,3 +295,13 @@ class OneHot(Primitive):
         yield Sample(idx, 3, np.array(2.0, np.float32), np.array(-0.5, np.float32), attrs={"axis": 0},
                      name="axis0-out-of-range")
         yield Sample(np.array([1, 0, 2], np.int64), 3, 5, 1, attrs={"axis": 1}, name="python-values")
+
+
+# ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
+not_exportable(NO_MINDIR, MaskedFill, MaskedSelect, NonZero, Sort, TopK, Unique, formats=("MINDIR",))
+not_exportable(NO_ONNX, MaskedFill, MaskedSelect, NonZero, Sort, TopK, Unique, formats=("ONNX",))
+not_exportable(NO_ONNX, OneHot, formats=("ONNX",))
+
+
+# ---- MindIR encodings (see _mindir.py) ---------------------------------------------------------------------------
+mindir(OneHot, inputs=("indices", "depth", "on_value", "off_value"), attrs=[Arg("axis", -1)])

@@ -7,6 +7,8 @@ import numpy as np
 
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
 from .array import c_array
+from ._mindir import Arg, mindir, norm_tuple
+from ._export import BACKWARD, NO_MINDIR, NO_ONNX, not_exportable
 from ._util import check_tensor, prim, rand_float
 
 
@@ -136,6 +138,7 @@ def strided_plan(op, shape, begin, end, strides, begin_mask=0, end_mask=0, ellip
     return StridedPlan(tuple(flip), tuple(index), tuple(sliced), tuple(out))
 
 
+_INT_ONLY = frozenset((int,))
 _MASKS = {"begin_mask": 0, "end_mask": 0, "ellipsis_mask": 0, "new_axis_mask": 0, "shrink_axis_mask": 0}
 
 
@@ -143,8 +146,24 @@ class _Strided(Primitive):
     attr_defaults = dict(_MASKS)
 
     def plan(self, shape, begin, end, strides):
-        return strided_plan(self.name, tuple(shape), begin, end, strides, self.begin_mask, self.end_mask,
-                            self.ellipsis_mask, self.new_axis_mask, self.shrink_axis_mask)
+        # infer and the kernel both need the plan, and PyNative slices the same way every step: keep the last
+        # few, for tuples of plain ints only ((1.0, 2) equals (1, 2) but is an error; Tensors hash by identity)
+        plans = self.__dict__.get("_plans")
+        if plans is None:
+            plans = self.__dict__["_plans"] = {}
+        key = found = None
+        if type(begin) is tuple and type(end) is tuple and type(strides) is tuple \
+                and _INT_ONLY.issuperset(map(type, begin + end + strides)):
+            key = (tuple(shape), begin, end, strides)
+            found = plans.get(key)
+        if found is None:
+            found = strided_plan(self.name, tuple(shape), begin, end, strides, self.begin_mask, self.end_mask,
+                                 self.ellipsis_mask, self.new_axis_mask, self.shrink_axis_mask)
+            if key is not None:
+                if len(plans) >= 64:
+                    plans.clear()
+                plans[key] = found
+        return found
 
     def masks(self):
         return {k: getattr(self, k) for k in _MASKS}
@@ -264,3 +283,16 @@ class TensorCopySlices(_Strided):
                      name="shrink-reverse")
         yield Sample(x, rand_float(rng, (3, 4, 1, 2)), (0, 0, 1), (0, 0, 3), (1, 1, 1),
                      attrs={"ellipsis_mask": 1, "new_axis_mask": 2}, name="ellipsis-newaxis")
+
+
+# ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
+not_exportable(NO_MINDIR, Slice, TensorCopySlices, formats=("MINDIR",))
+not_exportable(NO_ONNX, Slice, TensorCopySlices, formats=("ONNX",))
+not_exportable(NO_ONNX, StridedSlice, formats=("ONNX",))
+not_exportable(BACKWARD, StridedSliceGrad)
+
+
+# ---- MindIR encodings (see _mindir.py) ---------------------------------------------------------------------------
+mindir(StridedSlice,
+       inputs=("x", Arg("begin", norm=norm_tuple), Arg("end", norm=norm_tuple), Arg("strides", norm=norm_tuple)),
+       attrs=[Arg(m, 0) for m in ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")])

@@ -6,6 +6,7 @@ and elementwise ops on torch's CPU kernels run faster on channels-last data. On 
 rank other than 4, both are the identity.
 """
 from ...core.primitive import Primitive, Sample, register
+from ._export import LAYOUT_ONLY, not_exportable
 from ._util import check_tensor, rand_float, same_as
 
 
@@ -39,9 +40,14 @@ class ToChannelsLast(_LayoutChange):
 @register
 class ToContiguous(_LayoutChange):
     """ToContiguous()(x): x with the same values, stored in the default (row-major) order."""
+    channels_last = "reads"
 
     def bprop(self, x, out, dout):
         return (ToChannelsLast()(dout),)
 
     def torch(self, torch, x):
         return x.contiguous()
+
+
+# ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
+not_exportable(LAYOUT_ONLY, ToChannelsLast, ToContiguous)

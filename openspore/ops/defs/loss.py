@@ -8,6 +8,7 @@ and 0, so every derivative order stays inside this family.
 import numpy as np
 
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
+from ._export import BACKWARD, NO_MINDIR, NO_ONNX, not_exportable
 from ._util import (broadcast_shape, check_dtype, check_same_dtype, check_tensor, prim, rand_float,
                     rand_positive, sum_to_shape)
 from .activation import check_number, step
@@ -389,3 +390,9 @@ class KLDivLoss(Primitive):
         y[0, 0] = 0.0
         # at a zero label the loss is flat on one side: check the logits' gradient only
         yield Sample(x, y, attrs={"reduction": "sum"}, grad=(0,), name="zero_label")
+
+
+# ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
+not_exportable(NO_MINDIR, BinaryCrossEntropy, BCEWithLogitsLoss, SmoothL1Loss, KLDivLoss, formats=("MINDIR",))
+not_exportable(NO_ONNX, BinaryCrossEntropy, BCEWithLogitsLoss, SmoothL1Loss, KLDivLoss, formats=("ONNX",))
+not_exportable(BACKWARD, BinaryCrossEntropyGrad, SmoothL1LossGrad)

@@ -8,6 +8,7 @@ NLLLossGrad calls: it is linear in loss_grad and in weight, and proportional to 
 import numpy as np
 
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
+from ._export import BACKWARD, NO_MINDIR, NO_ONNX, not_exportable
 from ._util import check_dtype, check_tensor, prim, rand_float, rand_positive
 from .loss import check_reduction
 from .softmax import check_labels_in_range
@@ -197,3 +198,9 @@ class NLLLossGrad(_NLLBase):
         yield Sample(logits, np.array(1.2, np.float32), labels, None, total, attrs={"reduction": "sum"}, name="sum")
         yield Sample(rand_float(rng, (2, 3, 2)), np.array(0.5, np.float32), np.array([[0, 2], [1, 1]], np.int64),
                      weight, total, attrs={"ignore_index": 2}, name="spatial")
+
+
+# ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
+not_exportable(NO_MINDIR, NLLLoss, formats=("MINDIR",))
+not_exportable(NO_ONNX, NLLLoss, formats=("ONNX",))
+not_exportable(BACKWARD, NLLLossGrad)

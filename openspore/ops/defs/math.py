@@ -4,6 +4,9 @@ import numpy as np
 from ...common import dtype as mstype
 from ...core.autograd import needs_input_grad
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
+from . import _onnx
+from ._mindir import Arg, mindir, norm_axis, norm_bool
+from ._export import NO_MINDIR, NO_ONNX, not_exportable
 from ._util import (broadcast_shape, check_dtype, check_same_dtype, check_tensor, normalize_axes, prim,
                     rand_float, reduced_shape, same_as, sum_to_shape)
 
@@ -111,6 +114,7 @@ class _Binary(Primitive):
 
 @register
 class Add(_Binary):
+    channels_last = "keeps"
     def bprop(self, x, y, out, dout):
         return sum_to_shape(dout, x.shape), sum_to_shape(dout, y.shape)
 
@@ -123,6 +127,7 @@ class Add(_Binary):
 
 @register
 class Sub(_Binary):
+    channels_last = "keeps"
     kinds = ("int", "uint", "float", "complex")
 
     def bprop(self, x, y, out, dout):
@@ -137,6 +142,7 @@ class Sub(_Binary):
 
 @register
 class Mul(_Binary):
+    channels_last = "keeps"
     def bprop(self, x, y, out, dout):
         return sum_to_shape(Mul()(dout, y), x.shape), sum_to_shape(Mul()(dout, x), y.shape)
 
@@ -149,6 +155,7 @@ class Mul(_Binary):
 
 @register
 class Neg(Primitive):
+    channels_last = "keeps"
     input_names = ("x",)
 
     def infer(self, x):
@@ -220,6 +227,7 @@ class MatMul(Primitive):
 @register
 class ReduceSum(Primitive):
     """ReduceSum(keep_dims=False)(x, axis=()) — () or None reduces every axis."""
+    channels_last = "reads"
     attr_defaults = {"keep_dims": False, "skip_mode": False}
     input_names = ("x", "axis")
 
@@ -349,3 +357,30 @@ class AddN(Primitive):
     def samples(cls, rng):
         yield Sample([rand_float(rng, (2, 3)) for _ in range(3)], grad=())
         yield Sample((np.array([1, 2], np.int32), np.array([3, 4], np.int32)), grad=())
+
+
+# ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
+not_exportable(NO_MINDIR, Cast, formats=("MINDIR",))
+not_exportable(NO_ONNX, ZerosLike, OnesLike, formats=("ONNX",))
+not_exportable(NO_MINDIR, AddN, formats=("MINDIR",))
+not_exportable(NO_ONNX, AddN, formats=("ONNX",))
+
+
+# ---- MindIR encodings (see _mindir.py) ---------------------------------------------------------------------------
+mindir(Neg, OnesLike, ZerosLike)
+mindir(Add, Sub, Mul, inputs=("x", "y"))
+mindir(ReduceSum, inputs=("x", Arg("axis", (), norm_axis)), attrs=[Arg("keep_dims", False, norm_bool),
+                                                             Arg("skip_mode", False, norm_bool)])
+_TRANSPOSES = [Arg("transpose_a", False, norm_bool), Arg("transpose_b", False, norm_bool)]
+mindir(MatMul, inputs=("x", "y"), attrs=_TRANSPOSES, instance="matmul")
+mindir(BatchMatMul, inputs=("x", "y"), attrs=_TRANSPOSES)
+
+# ---- ONNX converters (see _onnx.py) -------------------------------------------------------------------------------
+_onnx.declare(Neg, _onnx.unary("Neg"))
+_onnx.declare(Add, _onnx.elementwise("Add"))
+_onnx.declare(Sub, _onnx.elementwise("Sub"))
+_onnx.declare(Mul, _onnx.elementwise("Mul"))
+_onnx.declare(ReduceSum, _onnx.reduce("ReduceSum"))
+_onnx.declare(MatMul, _onnx.matmul)
+_onnx.declare(BatchMatMul, _onnx.batch_matmul)
+_onnx.declare(Cast, _onnx.cast)

@@ -5,6 +5,9 @@ All broadcast and take part in implicit dtype promotion (`_Binary`), so `infer` 
 import numpy as np
 
 from ...core.primitive import Sample, register
+from . import _onnx
+from ._mindir import mindir
+from ._export import NO_ONNX, not_exportable
 from ._util import float_result, prim, rand_float, rand_positive, sum_to_shape
 from .math import _Binary
 
@@ -29,6 +32,7 @@ def _grads(x, y, dx, dy):
 @register
 class RealDiv(_Binary):
     """RealDiv()(x, y): true division; integer/bool inputs give float32 (int32 / int32 -> float32)."""
+    channels_last = "keeps"
     kinds = ("bool", "int", "uint", "float", "complex")
 
     def out_dtype(self, dtype):
@@ -63,6 +67,7 @@ class RealDiv(_Binary):
 @register
 class Div(RealDiv):
     """Div()(x, y): x / y elementwise (true division, like RealDiv)."""
+    channels_last = "keeps"
 
 
 @register
@@ -183,6 +188,7 @@ class _Extremum(_Binary):
 @register
 class Maximum(_Extremum):
     """Maximum()(x, y): elementwise maximum (NaN propagates)."""
+    channels_last = "keeps"
 
     def take_x(self, x, y):
         return prim("GreaterEqual")(x, y)
@@ -197,6 +203,7 @@ class Maximum(_Extremum):
 @register
 class Minimum(_Extremum):
     """Minimum()(x, y): elementwise minimum (NaN propagates)."""
+    channels_last = "keeps"
 
     def take_x(self, x, y):
         return prim("LessEqual")(x, y)
@@ -243,6 +250,7 @@ class Atan2(_Binary):
 @register
 class SquaredDifference(_Binary):
     """SquaredDifference()(x, y): (x - y) ** 2."""
+    channels_last = "keeps"
     kinds = ("int", "uint", "float", "complex")
 
     def bprop(self, x, y, out, dout):
@@ -258,3 +266,17 @@ class SquaredDifference(_Binary):
     def torch(self, torch, x, y):
         d = torch.sub(x, y)
         return d * d
+
+
+# ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
+not_exportable(NO_ONNX, FloorDiv, FloorMod, Mod, Atan2, SquaredDifference, formats=("ONNX",))
+
+
+# ---- MindIR encodings (see _mindir.py) ---------------------------------------------------------------------------
+mindir(Div, RealDiv, Maximum, Minimum, Pow, FloorDiv, FloorMod, Mod, SquaredDifference, Atan2, inputs=("x", "y"))
+
+# ---- ONNX converters (see _onnx.py) -------------------------------------------------------------------------------
+_onnx.declare(Maximum, _onnx.elementwise("Max"))
+_onnx.declare(Minimum, _onnx.elementwise("Min"))
+_onnx.declare(Pow, _onnx.elementwise("Pow"))
+_onnx.declare(Div, RealDiv, _onnx.elementwise("Div", "out"))

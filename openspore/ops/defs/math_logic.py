@@ -3,6 +3,9 @@ import numpy as np
 
 from ...common import dtype as mstype
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
+from . import _onnx
+from ._mindir import mindir
+from ._export import NO_MINDIR, NO_ONNX, not_exportable
 from ._util import (broadcast_shape, check_dtype, check_same_dtype, check_tensor, prim, rand_float, same_as,
                     sum_to_shape)
 from .math import _Binary
@@ -175,3 +178,27 @@ class Select(Primitive):
         yield Sample(cond[:1], rand_float(rng, (2, 3, 4)), rand_float(rng, (4,)), name="broadcast")
         yield Sample(np.array([True, False, True]), np.array([1, 2, 3], np.int32), np.array([-1, -2, -3], np.int32),
                      name="int")
+
+
+# ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
+not_exportable(NO_ONNX, NotEqual, IsInf, IsFinite, formats=("ONNX",))
+not_exportable(NO_MINDIR, LogicalXor, formats=("MINDIR",))
+not_exportable(NO_ONNX, LogicalXor, formats=("ONNX",))
+
+
+# ---- MindIR encodings (see _mindir.py) ---------------------------------------------------------------------------
+mindir(LogicalNot, IsNan, IsInf, IsFinite)
+mindir(Greater, GreaterEqual, Less, LessEqual, Equal, NotEqual, LogicalAnd, LogicalOr, inputs=("x", "y"))
+mindir(Select, inputs=("cond", "x", "y"))
+
+# ---- ONNX converters (see _onnx.py) -------------------------------------------------------------------------------
+_onnx.declare(Greater, _onnx.elementwise("Greater"))
+_onnx.declare(GreaterEqual, _onnx.elementwise("GreaterOrEqual"))
+_onnx.declare(Less, _onnx.elementwise("Less"))
+_onnx.declare(LessEqual, _onnx.elementwise("LessOrEqual"))
+_onnx.declare(Equal, _onnx.elementwise("Equal"))
+_onnx.declare(LogicalAnd, _onnx.elementwise("And", "bool"))
+_onnx.declare(LogicalOr, _onnx.elementwise("Or", "bool"))
+_onnx.declare(LogicalNot, _onnx.unary("Not", "bool"))
+_onnx.declare(IsNan, _onnx.unary("IsNaN", "float"))
+_onnx.declare(Select, _onnx.select)

@@ -6,6 +6,9 @@ import numpy as np
 
 from ...common import dtype as mstype
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
+from . import _onnx
+from ._mindir import Arg, mindir, norm_axis, norm_bool
+from ._export import NO_ONNX, not_exportable
 from ._util import check_dtype, check_tensor, normalize_axes, prim, rand_float, reduced_shape
 
 
@@ -61,6 +64,7 @@ class _Reduce(Primitive):
 @register
 class ReduceMean(_Reduce):
     """ReduceMean(keep_dims=False)(x, axis=()): the mean (integer inputs give a truncated integer mean)."""
+    channels_last = "reads"
 
     def bprop(self, x, axis, out, dout):
         if not _is_float(x):
@@ -103,6 +107,7 @@ class _ReduceExtremum(_Reduce):
 @register
 class ReduceMax(_ReduceExtremum):
     """ReduceMax(keep_dims=False)(x, axis=()): the maximum; ties share the gradient."""
+    channels_last = "reads"
 
     def numpy(self, np, x, axis=()):
         return np.asarray(np.max(x, axis=self.axes(x, axis), keepdims=self.keep_dims))
@@ -115,6 +120,7 @@ class ReduceMax(_ReduceExtremum):
 @register
 class ReduceMin(_ReduceExtremum):
     """ReduceMin(keep_dims=False)(x, axis=()): the minimum; ties share the gradient."""
+    channels_last = "reads"
 
     def numpy(self, np, x, axis=()):
         return np.asarray(np.min(x, axis=self.axes(x, axis), keepdims=self.keep_dims))
@@ -200,3 +206,18 @@ class ReduceAny(_ReduceLogical):
     def torch(self, torch, x, axis=()):
         return _torch_multi(lambda t, a, k: torch.any(t, dim=a, keepdim=k), x.bool(), self.axes(x, axis),
                             self.keep_dims)
+
+
+# ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
+not_exportable(NO_ONNX, ReduceAll, ReduceAny, formats=("ONNX",))
+
+
+# ---- MindIR encodings (see _mindir.py) ---------------------------------------------------------------------------
+mindir(ReduceMean, ReduceMax, ReduceMin, ReduceProd, ReduceAll, ReduceAny, inputs=("x", Arg("axis", (), norm_axis)),
+       attrs=[Arg("keep_dims", False, norm_bool)])
+
+# ---- ONNX converters (see _onnx.py) -------------------------------------------------------------------------------
+_onnx.declare(ReduceMean, _onnx.reduce("ReduceMean"))
+_onnx.declare(ReduceMax, _onnx.reduce("ReduceMax"))
+_onnx.declare(ReduceMin, _onnx.reduce("ReduceMin"))
+_onnx.declare(ReduceProd, _onnx.reduce("ReduceProd"))

@@ -3,6 +3,7 @@ import numpy as np
 
 from ...common import dtype as mstype
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
+from ._export import NO_MINDIR, NO_ONNX, not_exportable
 from ._util import check_dtype, check_tensor, normalize_axis, prim, rand_float, reduced_shape
 
 
@@ -223,3 +224,8 @@ class CumProd(_Scan):
             return (None, None)
         scanned = prim("CumSum", exclusive=self.exclusive, reverse=not self.reverse)(prim("Mul")(dout, out), axis)
         return (prim("RealDiv")(scanned, x), None)
+
+
+# ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
+not_exportable(NO_MINDIR, Argmax, Argmin, ArgMaxWithValue, ArgMinWithValue, CumSum, CumProd, formats=("MINDIR",))
+not_exportable(NO_ONNX, Argmax, Argmin, ArgMaxWithValue, ArgMinWithValue, CumSum, CumProd, formats=("ONNX",))

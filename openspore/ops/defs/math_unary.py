@@ -8,6 +8,9 @@ import math as _math
 import numpy as np
 
 from ...core.primitive import Primitive, Sample, register
+from . import _onnx
+from ._mindir import mindir
+from ._export import NO_MINDIR, NO_ONNX, not_exportable
 from ._util import check_dtype, check_tensor, float_result, prim, rand_float, same_as
 
 _TWO_OVER_SQRT_PI = 2.0 / _math.sqrt(_math.pi)
@@ -170,6 +173,7 @@ Atanh = _unary("Atanh", lambda np, x: np.arctanh(x), lambda torch, x: torch.atan
 Sigmoid = _unary("Sigmoid", _np_sigmoid, lambda torch, x: torch.sigmoid(x),
                  lambda x, out, dout: _mul(dout, _mul(out, prim("Sub")(1, out))), domain=(-3.0, 3.0),
                  doc="Sigmoid()(x): 1 / (1 + exp(-x)).")
+Tanh.channels_last = Sigmoid.channels_last = "keeps"  # layout_channels_last: a channels-last input stays so
 
 
 # ---- error function ---------------------------------------------------------------------------
@@ -234,3 +238,40 @@ class Trunc(_Rounding):
     """Trunc()(x): round toward zero; zero gradient."""
     np_fn = staticmethod(lambda np, x: np.trunc(x))
     torch_fn = staticmethod(lambda torch, x: torch.trunc(x))
+
+
+# ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
+not_exportable(NO_ONNX, Log1p, Expm1, Erfc, Trunc, formats=("ONNX",))
+not_exportable(NO_MINDIR, Round, formats=("MINDIR",))
+not_exportable(NO_ONNX, Round, formats=("ONNX",))
+
+
+# ---- MindIR encodings (see _mindir.py) ---------------------------------------------------------------------------
+mindir(Abs, Exp, Expm1, Log, Log1p, Sqrt, Rsqrt, Square, Reciprocal, Sin, Cos, Tan, Tanh, Sinh, Cosh, Asin, Acos, Atan,
+       Asinh, Acosh, Atanh, Sigmoid, Erf, Erfc, Floor, Ceil, Trunc, Sign)
+
+# ---- ONNX converters (see _onnx.py) -------------------------------------------------------------------------------
+_onnx.declare(Sigmoid, _onnx.unary("Sigmoid"))
+_onnx.declare(Tanh, _onnx.unary("Tanh"))
+_onnx.declare(Exp, _onnx.unary("Exp"))
+_onnx.declare(Log, _onnx.unary("Log"))
+_onnx.declare(Sqrt, _onnx.unary("Sqrt"))
+_onnx.declare(Erf, _onnx.unary("Erf"))
+_onnx.declare(Reciprocal, _onnx.unary("Reciprocal"))
+_onnx.declare(Sin, _onnx.unary("Sin"))
+_onnx.declare(Cos, _onnx.unary("Cos"))
+_onnx.declare(Tan, _onnx.unary("Tan"))
+_onnx.declare(Asin, _onnx.unary("Asin"))
+_onnx.declare(Acos, _onnx.unary("Acos"))
+_onnx.declare(Atan, _onnx.unary("Atan"))
+_onnx.declare(Sinh, _onnx.unary("Sinh"))
+_onnx.declare(Cosh, _onnx.unary("Cosh"))
+_onnx.declare(Asinh, _onnx.unary("Asinh"))
+_onnx.declare(Acosh, _onnx.unary("Acosh"))
+_onnx.declare(Atanh, _onnx.unary("Atanh"))
+_onnx.declare(Abs, _onnx.unary("Abs"))
+_onnx.declare(Sign, _onnx.unary("Sign"))
+_onnx.declare(Rsqrt, _onnx.rsqrt)
+_onnx.declare(Square, _onnx.square)
+_onnx.declare(Floor, _onnx.rounding("Floor"))
+_onnx.declare(Ceil, _onnx.rounding("Ceil"))

@@ -6,6 +6,9 @@ from ...common import dtype as mstype
 from ...core.autograd import needs_input_grad
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
 from ...core.random import default_generator, generator_for
+from . import _onnx
+from ._mindir import Arg, DATA_FORMAT, mindir
+from ._export import RANDOM, not_exportable
 from ._util import check_dtype, check_rank, check_same_dtype, check_tensor, prim, rand_float
 
 
@@ -13,6 +16,7 @@ from ._util import check_dtype, check_rank, check_same_dtype, check_tensor, prim
 class BiasAdd(Primitive):
     """BiasAdd(data_format='NCHW')(input_x, bias): add a (C,) bias along the channel axis
     (axis 1 for NCHW/NCDHW, the last axis for NHWC)."""
+    channels_last = "keeps"
     attr_defaults = {"data_format": "NCHW"}
     input_names = ("input_x", "bias")
 
@@ -65,10 +69,22 @@ class Dense(Primitive):
     """Dense()(input, weight, bias=None) = input @ weight.T + bias, as MindSpore's `ops.Dense`: `input` of any rank
     >= 1 with `in_channels` last, `weight` (out_channels, in_channels), `bias` (out_channels,) or None.
 
-    One kernel where `nn.Dense` is MatMul + BiasAdd (plus two reshapes for inputs beyond 2-D): PyNative calls it
-    directly and the `dense_fusion` pass forms it in compiled graphs; captured and exported graphs keep
-    MindSpore's MatMul + BiasAdd."""
+    One kernel where MindSpore's `nn.Dense` is MatMul + BiasAdd (plus two reshapes for inputs beyond 2-D):
+    `nn.Dense` calls it in PyNative and in captured graphs; MindIR export writes MindSpore's structure
+    (`export_decomposition`), and the `dense_fusion` pass fuses that structure again in loaded graphs."""
     input_names = ("input", "weight", "bias")
+
+    def export_decomposition(self, b, x, weight, bias):
+        """MindSpore's nn.Dense: [Reshape to rows], MatMul(transpose_b=True), [BiasAdd], [Reshape back]."""
+        shape = b.abstract(x).shape
+        if len(shape) != 2:
+            x = b.call("Reshape", x, (-1, shape[-1]))
+        out = b.call("MatMul", x, weight, transpose_b=True)
+        if bias is not None:
+            out = b.call("BiasAdd", out, bias)
+        if len(shape) != 2:
+            out = b.call("Reshape", out, tuple(shape[:-1]) + (b.abstract(weight).shape[0],))
+        return out
 
     def __call__(self, x, weight, bias=None):
         return super().__call__(x, weight, bias)  # bias always bound (None or a Tensor): one input layout
@@ -158,6 +174,19 @@ class DenseGrad(Primitive):
             d_weight = prim("MatMul", transpose_a=True)(g, flat_a)
         d_x = reshape(mm(g, b), tuple(x.shape))
         return reshape(d_g, tuple(dout.shape)), d_x, d_weight
+
+    def export_decomposition(self, b, dout, x, weight):
+        """The backward of MatMul + BiasAdd as their own rules compute it: g = dout as rows;
+        [Reshape(MatMul(g, weight))], MatMul(g, rows of x, transpose_a=True), [ReduceSum(g, 0)]."""
+        out_c, in_c = b.abstract(weight).shape
+        x_shape = b.abstract(x).shape
+        g = b.call("Reshape", dout, (-1, out_c)) if len(b.abstract(dout).shape) != 2 else dout
+        flat_x = b.call("Reshape", x, (-1, in_c)) if len(x_shape) != 2 else x
+        outs = [b.call("Reshape", b.call("MatMul", g, weight), tuple(x_shape))] if self.input_grad else []
+        outs.append(b.call("MatMul", g, flat_x, transpose_a=True))
+        if self.bias_grad:
+            outs.append(b.call("ReduceSum", g, (0,), keep_dims=False))
+        return tuple(outs)
 
     def numpy(self, np, dout, x, weight):
         g, flat_x = dout.reshape(-1, weight.shape[0]), x.reshape(-1, weight.shape[1])
@@ -290,3 +319,16 @@ class Dropout2D(_DropoutBase):
     @classmethod
     def samples(cls, rng):
         yield Sample(rand_float(rng, (2, 5, 2, 2)), attrs={"keep_prob": 0.5})
+
+
+# ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
+not_exportable(RANDOM, Dropout, formats=("ONNX",))
+not_exportable(RANDOM, Dropout2D)
+
+
+# ---- MindIR encodings (see _mindir.py) ---------------------------------------------------------------------------
+mindir(BiasAdd, inputs=("x", "bias"), attrs=[DATA_FORMAT], instance="bias_add")
+mindir(Dropout, attrs=[Arg("keep_prob", 0.5), Arg("Seed0", 0), Arg("Seed1", 0)])
+
+# ---- ONNX converters (see _onnx.py) -------------------------------------------------------------------------------
+_onnx.declare(BiasAdd, _onnx.bias_add)

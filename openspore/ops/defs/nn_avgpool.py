@@ -6,6 +6,9 @@ The window divisors depend on shapes only; they are computed once on the host (_
 shared by both backends.
 """
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
+from . import _onnx
+from ._mindir import Arg, POOL_ATTRS, mindir, norm_tuple, pool_proto_attrs
+from ._export import BACKWARD, NO_MINDIR, not_exportable
 from ._nn_util import (adaptive_avg_matrix, adaptive_output, avg_divisor, check_format, hw_pair, np_col2im, np_crop,
                        np_pad, np_windows, pad_four, pad_mode_of, set_attr, symmetric, torch_fit, torch_pad,
                        window_geometry)
@@ -171,6 +174,7 @@ class _PoolingAdjoint(_AvgPoolBase):
 class AvgPool(_Pooling, _ClassicAvgPool):
     """AvgPool(kernel_size=1, strides=1, pad_mode='valid', data_format='NCHW')(x): 2-D average pooling;
     'same' padding is never counted in the average."""
+    channels_last = "keeps"
     adjoint = "AvgPoolGradV1"
 
     @classmethod
@@ -295,3 +299,26 @@ class AdaptiveAvgPool2DGrad(Primitive):
     def samples(cls, rng):
         yield Sample(rand_float(rng, (1, 2, 2, 3)), (1, 2, 5, 7))
         yield Sample(rand_float(rng, (2, 1, 1)), (2, 3, 3), name="global-3d")
+
+
+# ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
+not_exportable(NO_MINDIR, AvgPool2D, formats=("MINDIR",))
+not_exportable(BACKWARD, AvgPoolGradV1, AvgPool2DGrad, AdaptiveAvgPool2DGrad)
+
+
+# ---- MindIR encodings (see _mindir.py) ---------------------------------------------------------------------------
+mindir(AvgPool, attrs=POOL_ATTRS, instance="avg_pool", proto_attrs=pool_proto_attrs)
+
+
+def _adaptive_avg_pool_proto_attrs(node):
+    size = node.attrs["output_size"]
+    size = tuple(size) if isinstance(size, (tuple, list)) else (size, size)
+    return [("output_names", ["y"]), ("output_size", size), ("input_names", ["x"])]
+
+
+mindir(AdaptiveAvgPool2D, attrs=[Arg("output_size", norm=norm_tuple)], instance="adaptive_avgpool2d",
+       proto_attrs=_adaptive_avg_pool_proto_attrs)
+
+# ---- ONNX converters (see _onnx.py) -------------------------------------------------------------------------------
+_onnx.declare(AvgPool, AvgPool2D, _onnx.avg_pool)
+_onnx.declare(AdaptiveAvgPool2D, _onnx.adaptive_avg_pool)

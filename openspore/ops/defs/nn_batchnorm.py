@@ -10,6 +10,9 @@ training); its own backward rule is written out with primitives, so second deriv
 import math
 
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
+from . import _onnx
+from ._mindir import Arg, DATA_FORMAT, mindir, norm_bool
+from ._export import BACKWARD, not_exportable
 from ._util import check_dtype, check_tensor, prim, rand_float, rand_positive
 
 
@@ -82,6 +85,7 @@ class BatchNorm(Primitive):
     `mean`/`variance` and returns them unchanged. The moving-average update is the caller's (nn.BatchNorm assigns
     it), so `momentum` is carried for export only.
     """
+    channels_last = "keeps"
     attr_defaults = {"is_training": False, "epsilon": 1e-5, "momentum": 0.1, "data_format": "NCHW"}
     none_cotangents = True  # the batch statistics feed only the moving averages: their cotangents stay None
     input_names = ("input_x", "scale", "bias", "mean", "variance")
@@ -174,6 +178,7 @@ class BatchNormGrad(Primitive):
     """BatchNormGrad(epsilon=1e-5, data_format='NCHW')(dy, x, scale, batch_mean, batch_variance, d_mean, d_variance)
     → (dx, dscale, dbias): the training-mode gradient of BatchNorm given the cotangents of all three outputs
     (d_mean, d_variance are those of batch_mean and batch_variance; None when the statistics were not used)."""
+    channels_last = "keeps"
     attr_defaults = {"epsilon": 1e-5, "data_format": "NCHW"}
     input_names = ("dy", "x", "scale", "batch_mean", "batch_variance", "d_mean", "d_variance")
 
@@ -268,3 +273,22 @@ class BatchNormGrad(Primitive):
                      attrs={"data_format": "NHWC"}, name="nhwc")
         yield Sample(rand_float(rng, (3, 2, 2, 2)), rand_float(rng, (3, 2, 2, 2)), *stats(2)[:3], None, None,
                      name="unused-stats")
+
+
+# ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
+not_exportable(BACKWARD, BatchNormGrad)
+
+
+# ---- MindIR encodings (see _mindir.py) ---------------------------------------------------------------------------
+def _batch_norm_outputs(node):
+    """MindSpore's BatchNorm has five outputs: y, batch mean/variance and two reserve spaces (all of C)."""
+    c = node.abstract[1]
+    return (node.abstract[0],) + (AbstractTensor(c.shape, c.dtype),) * 4
+
+
+mindir(BatchNorm, inputs=("x", "scale", "bias", "mean", "variance"),
+       attrs=[Arg("is_training", False, norm_bool), Arg("epsilon", 1e-5), Arg("momentum", 0.1), DATA_FORMAT],
+       instance=lambda node: "bn_train" if node.attrs.get("is_training") else "bn_infer", outputs=_batch_norm_outputs)
+
+# ---- ONNX converters (see _onnx.py) -------------------------------------------------------------------------------
+_onnx.declare(BatchNorm, _onnx.batch_norm)

@@ -6,6 +6,9 @@ three differentiates into the other two with the same attributes, which closes t
 """
 from ...core.autograd import needs_input_grad
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
+from . import _onnx
+from ._mindir import Arg, DATA_FORMAT, mindir, norm_pad_mode, norm_tuple
+from ._export import BACKWARD, NO_MINDIR, NO_ONNX, not_exportable
 from ._nn_util import (check_format, hw_pair, np_col2im, np_crop, np_pad, np_windows, pad_four, pad_mode_of, set_attr,
                        symmetric, torch_fit, torch_pad, window_geometry)
 from ._util import check_dtype, check_same_dtype, check_tensor, prim, rand_float
@@ -206,6 +209,7 @@ class Conv2D(_ConvFamily):
     pad_mode 'same' pads TensorFlow-style (output ceil(in/stride), the odd pixel at bottom/right); 'pad' uses
     `pad` (int or (top, bottom, left, right)).
     """
+    channels_last = "anchor"
     attr_defaults = {"out_channel": None, "kernel_size": None, "mode": 1, "pad_mode": "valid", "pad": 0,
                      "stride": 1, "dilation": 1, "group": 1, "data_format": "NCHW"}
     input_names = ("x", "w")
@@ -248,6 +252,7 @@ class Conv2DBackpropInput(_ConvFamily):
     (a transposed convolution); `input_size` is the (N, C, H, W) of the convolution's input. With pad_mode
     'pad', a given pad_list (top, bottom, left, right) is the padding.
     """
+    channels_last = "anchor"
     attr_defaults = {"out_channel": None, "kernel_size": None, "pad_mode": "valid", "pad": 0, "pad_list": None,
                      "mode": 1, "stride": 1, "dilation": 1, "group": 1, "data_format": "NCHW"}
     input_names = ("dout", "weight", "input_size")
@@ -290,6 +295,7 @@ class Conv2DBackpropInput(_ConvFamily):
 @register
 class Conv2DTranspose(Conv2DBackpropInput):
     """Conv2DTranspose(...)(dout, weight, input_size): MindSpore's name for the same transposed convolution."""
+    channels_last = None  # a user's transposed convolution is not measured to gain from channels-last
 
     @classmethod
     def samples(cls, rng):
@@ -304,6 +310,7 @@ class Conv2DBackpropFilter(_ConvFamily):
     """Conv2DBackpropFilter(out_channel, kernel_size, pad_mode='valid', pad=0, pad_list=None, mode=1, stride=1,
     dilation=1, group=1, data_format='NCHW')(dout, x, filter_size): the gradient of Conv2D w.r.t. its weight.
     """
+    channels_last = "anchor"
     attr_defaults = {"out_channel": None, "kernel_size": None, "pad_mode": "valid", "pad": 0, "pad_list": None,
                      "mode": 1, "stride": 1, "dilation": 1, "group": 1, "data_format": "NCHW"}
     input_names = ("dout", "x", "filter_size")
@@ -338,3 +345,37 @@ class Conv2DBackpropFilter(_ConvFamily):
         yield Sample(rand_float(rng, (1, 6, 3, 5)), rand_float(rng, (1, 4, 6, 5)), (6, 2, 3, 3),
                      attrs={"out_channel": 6, "kernel_size": 3, "pad_mode": "pad", "pad": 1, "stride": (2, 1),
                             "group": 2, "dilation": (1, 1, 1, 1)}, name="group2")
+
+
+# ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
+not_exportable(BACKWARD, Conv2DBackpropInput, Conv2DBackpropFilter, formats=("ONNX",))
+not_exportable(NO_MINDIR, Conv2DTranspose, formats=("MINDIR",))
+not_exportable(NO_ONNX, Conv2DTranspose, formats=("ONNX",))
+
+
+# ---- MindIR encodings (see _mindir.py) ---------------------------------------------------------------------------
+def _conv2d_proto_attrs(node):
+    prim = node.op
+    pads, _ = prim.geometry(node.inputs[0].abstract.shape[2:])
+    return [("kernel_size", tuple(prim.kernel_size)), ("mode", prim.attrs["mode"]),
+            ("out_channel", prim.out_channel), ("input_names", ["x", "w"]), ("pad", tuple(prim.pad)),
+            ("pad_mode", prim.pad_mode.lower()), ("format", prim.attrs["data_format"]),
+            ("pad_list", tuple(int(p) for p in pads)), ("groups", prim.group), ("stride", tuple(prim.stride)),
+            ("group", prim.group), ("dilation", tuple(prim.dilation)), ("output_names", ["output"])]
+
+
+mindir(Conv2D, inputs=("x", "w"), attrs=[
+    Arg("out_channel"), Arg("kernel_size", norm=norm_tuple), Arg("mode", 1), Arg("pad_mode", "valid", norm_pad_mode),
+    Arg("pad", 0, norm_tuple), Arg("stride", 1, norm_tuple), Arg("dilation", 1, norm_tuple),
+    Arg("group", 1, aliases=("groups",)), DATA_FORMAT], instance="conv2d", proto_attrs=_conv2d_proto_attrs)
+
+# Training-step graphs (an exported TrainOneStepCell, what `converter_lite --trainModel=true` reads) hold it.
+_CONV_GRAD_ATTRS = [Arg("out_channel"), Arg("kernel_size", norm=norm_tuple), Arg("pad_mode", "valid", norm_pad_mode),
+                    Arg("pad", 0, norm_tuple), Arg("pad_list", None, norm_tuple), Arg("mode", 1),
+                    Arg("stride", 1, norm_tuple), Arg("dilation", 1, norm_tuple), Arg("group", 1, aliases=("groups",)),
+                    DATA_FORMAT]
+mindir(Conv2DBackpropInput, inputs=("dout", "weight", Arg("input_size", norm=norm_tuple)), attrs=_CONV_GRAD_ATTRS)
+mindir(Conv2DBackpropFilter, inputs=("dout", "x", Arg("filter_size", norm=norm_tuple)), attrs=_CONV_GRAD_ATTRS)
+
+# ---- ONNX converters (see _onnx.py) -------------------------------------------------------------------------------
+_onnx.declare(Conv2D, _onnx.conv2d)

@@ -4,6 +4,7 @@ Layout as in PyTorch: the column axis runs over (channel, kernel row, kernel col
 positions in row-major order. Each primitive's gradient is the other one, with the same attributes.
 """
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
+from ._export import NO_MINDIR, NO_ONNX, not_exportable
 from ._nn_util import hw_pair, np_col2im, np_crop, np_pad, np_windows, window_geometry
 from ._util import check_dtype, check_tensor, rand_float
 
@@ -106,3 +107,8 @@ class Col2Im(_BlockBase):
         yield Sample(rand_float(rng, (1, 8, 12)), (4, 5), attrs={"kernel_size": 2})
         yield Sample(rand_float(rng, (2, 6, 9)), (5, 5), attrs={"kernel_size": (3, 2), "dilation": (1, 2),
                                                                 "padding": 1, "stride": 2}, name="all-attrs")
+
+
+# ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
+not_exportable(NO_MINDIR, Im2Col, Col2Im, formats=("MINDIR",))
+not_exportable(NO_ONNX, Im2Col, Col2Im, formats=("ONNX",))

@@ -7,6 +7,9 @@ mean and rstd as inputs), so the family differentiates any number of times.
 import math
 
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
+from . import _onnx
+from ._mindir import Arg, mindir
+from ._export import BACKWARD, not_exportable
 from ._util import check_dtype, check_tensor, normalize_axis, prim, rand_float, rand_positive
 
 
@@ -203,3 +206,15 @@ class LayerNormGrad(_Axes, Primitive):
                          attrs=attrs, name=name)
         yield Sample(rand_float(rng, x.shape), x, rand_float(rng, (3, 4)), rand_float(rng, stat),
                      rand_positive(rng, stat), None, None, name="unused-stats")
+
+
+# ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
+not_exportable(BACKWARD, LayerNormGrad)
+
+
+# ---- MindIR encodings (see _mindir.py) ---------------------------------------------------------------------------
+mindir(LayerNorm, inputs=("x", "gamma", "beta"),
+       attrs=[Arg("begin_norm_axis", 1), Arg("begin_params_axis", 1), Arg("epsilon", 1e-7)], instance="layer_norm")
+
+# ---- ONNX converters (see _onnx.py) -------------------------------------------------------------------------------
+_onnx.declare(LayerNorm, _onnx.layer_norm)

@@ -11,6 +11,9 @@ import numpy as np
 
 from ...common import dtype as mstype
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
+from . import _onnx
+from ._mindir import POOL_ATTRS, Arg, mindir, norm_bool, norm_dtype, norm_tuple, pool_proto_attrs
+from ._export import BACKWARD, NO_MINDIR, NO_ONNX, not_exportable
 from ._nn_util import (adaptive_bins, adaptive_output, check_format, hw_pair, np_pad, np_windows, pad_mode_of,
                        set_attr, symmetric, torch_pad, window_geometry)
 from ._util import check_dtype, check_rank, check_tensor, prim, rand_float
@@ -79,6 +82,7 @@ class _ClassicMaxPool(_MaxPoolBase):
 @register
 class MaxPool(_ClassicMaxPool):
     """MaxPool(kernel_size=1, strides=1, pad_mode='valid', data_format='NCHW')(x): 2-D max pooling."""
+    channels_last = "keeps"
 
     def infer(self, x):
         return AbstractTensor(self._out_shape(x), x.dtype)
@@ -122,6 +126,12 @@ class MaxPoolWithArgmax(_ClassicMaxPool):
 
     def bprop(self, x, out, dout):
         return (MaxPoolGradWithArgmax()(x, dout[0], out[1]),)
+
+    def export_decomposition(self, b, x):
+        """Where only the values are read (nn.MaxPool2d keeps the argmax for its backward rule): MindSpore's
+        MaxPool, the primitive whose `argmax_twin()` this is."""
+        return b.call("MaxPool", x, kernel_size=self._k, strides=self._s, pad_mode=self._mode,
+                      data_format=self.data_format), None
 
     def numpy(self, np, x):
         y, arg = self._np_forward(np, x)
@@ -170,6 +180,13 @@ class MaxPoolWithArgmaxV2(_MaxPoolBase):
 
     def bprop(self, x, out, dout):
         return (MaxPoolGradWithArgmax()(x, dout[0], out[1]),)
+
+    def export_decomposition(self, b, x):
+        """Unpadded, undilated, floor-mode pooling whose values only are read (nn.MaxPool2d keeps the argmax for
+        its backward rule): MindSpore's MaxPool, the primitive whose `argmax_twin()` this is."""
+        if any(self._pads) or self._d != (1, 1) or self._ceil:
+            return NotImplemented
+        return b.call("MaxPool", x, kernel_size=self._k, strides=self._s, pad_mode="valid"), None
 
     def numpy(self, np, x):
         y, arg = self._np_forward(np, x)
@@ -312,3 +329,22 @@ class MaxPoolGradGradWithArgmax(_ArgmaxRoute):
         x = rand_float(rng, (1, 2, 4, 5))
         _, arg = MaxPool(kernel_size=2, strides=1)._np_forward(np, x)
         yield Sample(x, rand_float(rng, x.shape), arg, grad=(1,))
+
+
+# ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
+not_exportable(NO_MINDIR, AdaptiveMaxPool2D, formats=("MINDIR",))
+not_exportable(NO_ONNX, AdaptiveMaxPool2D, formats=("ONNX",))
+not_exportable(BACKWARD, MaxPoolGradGradWithArgmax)
+not_exportable(BACKWARD, MaxPoolGradWithArgmax, formats=("ONNX",))
+
+
+# ---- MindIR encodings (see _mindir.py) ---------------------------------------------------------------------------
+mindir(MaxPool, attrs=POOL_ATTRS, instance="max_pool", proto_attrs=pool_proto_attrs)
+# Training-step graphs (an exported TrainOneStepCell, what `converter_lite --trainModel=true` reads) hold it.
+mindir(MaxPoolWithArgmaxV2, attrs=[
+    Arg("kernel_size", norm=norm_tuple), Arg("strides", None, norm_tuple), Arg("pads", 0, norm_tuple),
+    Arg("dilation", (1, 1), norm_tuple), Arg("ceil_mode", False, norm_bool), Arg("argmax_type", "int64", norm_dtype)])
+mindir(MaxPoolGradWithArgmax, inputs=("x", "grad", "argmax"))
+
+# ---- ONNX converters (see _onnx.py) -------------------------------------------------------------------------------
+_onnx.declare(MaxPool, _onnx.max_pool)

@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
+from ._export import BACKWARD, NO_MINDIR, NO_ONNX, not_exportable
 from ._util import check_dtype, check_tensor, prim, rand_float
 
 
@@ -190,3 +191,9 @@ class UpsampleBilinear2DGrad(_UpsampleGrad):
         yield Sample(rand_float(rng, (1, 2, 5, 7)), (1, 2, 3, 4), attrs={"output_size": (5, 7)})
         yield Sample(rand_float(rng, (1, 1, 6, 3)), (1, 1, 4, 5), attrs={"output_size": (6, 3), "align_corners": True},
                      name="align")
+
+
+# ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
+not_exportable(NO_MINDIR, UpsampleNearest2D, UpsampleBilinear2D, formats=("MINDIR",))
+not_exportable(NO_ONNX, UpsampleNearest2D, UpsampleBilinear2D, formats=("ONNX",))
+not_exportable(BACKWARD, UpsampleNearest2DGrad, UpsampleBilinear2DGrad)

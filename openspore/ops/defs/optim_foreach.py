@@ -1,7 +1,7 @@
 """Primitives: ForeachApplyMomentum and ForeachAdam — one optimizer step over many parameters in one call.
 
-PyNative optimizers call these where MindSpore calls ApplyMomentum / Adam once per parameter (captured graphs keep
-MindSpore's per-parameter form). Each is the per-parameter primitive applied to every element of its tuple inputs,
+nn.Momentum and nn.Adam call these (in PyNative and captured graphs alike) where MindSpore calls ApplyMomentum /
+Adam once per parameter; export writes MindSpore's per-parameter form (`export_decomposition`). Each is the per-parameter primitive applied to every element of its tuple inputs,
 with the same arithmetic: the numpy kernels loop over the per-parameter kernel, the torch kernels run torch's
 multi-tensor (`_foreach_*`) versions of the same elementwise operations, so the bits match. One bind and a handful
 of multi-tensor kernels replace 53 binds and ~300 kernel launches per step for the benchmark's GPT.
@@ -66,6 +66,11 @@ class ForeachApplyMomentum(_Foreach):
     input_names = ("variables", "accumulations", "learning_rate", "gradients", "momentum")
     single = ApplyMomentum
 
+    def export_decomposition(self, b, variables, accums, lr, grads, momentum):
+        """MindSpore's optimizer structure: one ApplyMomentum per parameter."""
+        return tuple(b.call("ApplyMomentum", v, a, lr, g, momentum, **self.attrs)
+                     for v, a, g in zip(variables, accums, grads))
+
     def infer(self, variables, accums, lr, grads, momentum):
         _check_group(self.name, ("variables", "accumulations", "gradients"), (variables, accums, grads))
         _check_scalar(self.name, "learning_rate", lr)
@@ -122,6 +127,11 @@ class ForeachAdam(_Foreach):
     input_names = ("variables", "ms", "vs", "beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon",
                    "gradients")
     single = Adam
+
+    def export_decomposition(self, b, variables, ms, vs, b1p, b2p, lr, b1, b2, eps, grads):
+        """MindSpore's optimizer structure: one Adam per parameter (each returns (variable, m, v))."""
+        return tuple(b.get_item(b.call("Adam", var, m, v, b1p, b2p, lr, b1, b2, eps, g, **self.attrs), 0)
+                     for var, m, v, g in zip(variables, ms, vs, grads))
 
     def infer(self, variables, ms, vs, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grads):
         _check_group(self.name, ("variables", "ms", "vs", "gradients"), (variables, ms, vs, grads))

@@ -13,6 +13,7 @@ on the host would wait for the GPU), so every formula below works with either ki
 import numpy as np
 
 from ...core.primitive import Primitive, Sample, register
+from ._export import UPDATE, not_exportable
 from ._util import check_dtype, check_tensor, rand_float, rand_positive, same_as
 from ._update_util import np_num, t_add_, t_addcdiv_, t_addcmul_, t_moments_, t_num
 from .side_effect import _NONDIFF_WRITE, _check_like, _check_scalar
@@ -390,3 +391,7 @@ class Lamb(_Update):
         yield Sample(np.zeros((2, 2), np.float32), rand_float(rng, (2, 2)), rand_positive(rng, (2, 2), 0.1, 1.0),
                      0.1, 0.9, 0.999, 1e-6, 0.0, np.array(3, np.int64), rand_float(rng, (2, 2)), name="zero-weight")
 
+
+# ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
+not_exportable(UPDATE, SGD, AdamWeightDecay, ApplyAdamWithAmsgradV2, ApplyRMSProp, ApplyCenteredRMSProp, ApplyAdagrad,
+               Lamb)

@@ -11,6 +11,7 @@ from ... import context
 from ...common import dtype as mstype
 from ...core import random as host_random
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
+from ._export import RANDOM, not_exportable
 from ._util import check_dtype, check_tensor, rand_float
 
 _SEED_EPOCH = [0]  # bumped by set_seed: op-local streams restart from their seeds
@@ -392,3 +393,8 @@ class Multinomial(RandomOp):
         yield Sample(np.array([0.0, 9.0, 4.0, 0.0], np.float32), 6)
         yield Sample(rand_float(rng, (3, 5), 0.0, 1.0), 4, attrs={"seed": 3, "dtype": mstype.int64}, name="rows")
         yield Sample(rand_float(rng, (2, 5), 0.1, 1.0), 3, attrs={"replacement": False}, name="no_replacement")
+
+
+# ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
+not_exportable(RANDOM, UniformReal, StandardNormal, TruncatedNormal, UniformInt, Bernoulli, Randperm, RandpermV2,
+               RandomShuffle, Multinomial)

@@ -10,6 +10,9 @@ import numpy as np
 
 from ...common import dtype as mstype
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
+from . import _onnx
+from ._mindir import Arg, mindir, norm_bool
+from ._export import ORDERING, STATEFUL, UPDATE, not_exportable
 from ._util import check_dtype, check_tensor, rand_float, rand_positive, same_as
 from ._update_util import t_add_, t_addcdiv_, t_moments_, t_num
 
@@ -290,3 +293,25 @@ class Adam(Primitive):
                          rand_float(rng, shape), attrs={"use_nesterov": nesterov})
         yield Sample(rand_float(rng, (4,)), rand_float(rng, (4,)), rand_positive(rng, (4,), 0.1, 1.0),
                      0.81, 0.998, 0.001, 0.9, 0.999, 1e-8, rand_float(rng, (4,)), name="python-scalars")
+
+
+# ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
+not_exportable(UPDATE, Adam)
+not_exportable(UPDATE, ApplyMomentum, formats=("ONNX",))
+not_exportable(STATEFUL, Assign, AssignAdd, AssignSub, formats=("ONNX",))
+not_exportable(ORDERING, Depend, formats=("ONNX",))
+
+
+# ---- MindIR encodings (see _mindir.py) ---------------------------------------------------------------------------
+def _in_place_proto_attrs(node):
+    return [("side_effect_mem", True), ("input_names", ["ref", "value"]), ("output_names", ["ref"])]
+
+
+# In-place writes of training-mode exports (BatchNorm's moving statistics); the monad input is dropped.
+mindir(Assign, AssignAdd, AssignSub, inputs=("variable", "value"), proto_attrs=_in_place_proto_attrs)
+# Training-step graphs (an exported TrainOneStepCell, what `converter_lite --trainModel=true` reads) hold it.
+mindir(ApplyMomentum, inputs=("variable", "accumulation", "learning_rate", "gradient", "momentum"),
+       attrs=[Arg("use_nesterov", False, norm_bool), Arg("use_locking", False, norm_bool), Arg("gradient_scale", 1.0)])
+
+# ---- ONNX converters (see _onnx.py) -------------------------------------------------------------------------------
+_onnx.declare(StopGradient, _onnx.identity)

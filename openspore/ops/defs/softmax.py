@@ -5,6 +5,9 @@ Kernels subtract the maximum before exponentiating, so large logits neither over
 import numpy as np
 
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
+from . import _onnx
+from ._mindir import Arg, mindir, norm_bool, norm_tuple
+from ._export import BACKWARD, NO_MINDIR, NO_ONNX, not_exportable
 from ._util import (check_dtype, check_rank, check_same_dtype, check_tensor, normalize_axes, normalize_axis, prim,
                     rand_float, same_as)
 
@@ -257,3 +260,20 @@ class SparseSoftmaxCrossEntropyWithLogits(Primitive):
         labels = np.array([0, 2, 1, 2], np.int32)
         yield Sample(logits, labels)
         yield Sample(logits, labels.astype(np.int64), attrs={"is_grad": True}, name="is_grad")
+
+
+# ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
+not_exportable(BACKWARD, SoftmaxGrad)
+not_exportable(NO_MINDIR, SoftmaxCrossEntropyWithLogits, formats=("MINDIR",))
+not_exportable(NO_ONNX, SoftmaxCrossEntropyWithLogits, SparseSoftmaxCrossEntropyWithLogits, formats=("ONNX",))
+
+
+# ---- MindIR encodings (see _mindir.py) ---------------------------------------------------------------------------
+mindir(Softmax, attrs=[Arg("axis", -1, norm_tuple)], axis_as_tuple=True)
+mindir(LogSoftmax, attrs=[Arg("axis", -1, norm_tuple)])
+# Training-step graphs (an exported TrainOneStepCell, what `converter_lite --trainModel=true` reads) hold it.
+mindir(SparseSoftmaxCrossEntropyWithLogits, inputs=("features", "labels"), attrs=[Arg("is_grad", False, norm_bool)])
+
+# ---- ONNX converters (see _onnx.py) -------------------------------------------------------------------------------
+_onnx.declare(Softmax, _onnx.softmax("Softmax"))
+_onnx.declare(LogSoftmax, _onnx.softmax("LogSoftmax"))

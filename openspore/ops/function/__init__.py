@@ -8,3 +8,7 @@ from .grad_func import *  # noqa: F401,F403
 from .other_func import *  # noqa: F401,F403
 from .vmap_func import *  # noqa: F401,F403
 from .math_extra_func import *  # noqa: F401,F403
+from .array_extra_func import *  # noqa: F401,F403
+from .linalg_func import *  # noqa: F401,F403
+from .nn_extra_func import *  # noqa: F401,F403
+from .scalar_func import *  # noqa: F401,F403

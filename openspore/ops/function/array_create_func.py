@@ -6,6 +6,7 @@ import numpy as np
 
 from ...common import dtype as mstype
 from ...core.tensor import Tensor
+from ...core.registry import prim
 from .. import operations as P
 from ..defs._util import normalize_axis
 
@@ -38,8 +39,8 @@ def _number_dtype(value):
 def fill(type, shape, value):
     """fill(type, shape, value): a tensor of `shape` and dtype `type` holding `value`."""
     if isinstance(value, Tensor):
-        return P.FillV2()(_size("fill", shape), P.Cast()(value, type) if value.dtype is not type else value)
-    return P.Fill()(type, _size("fill", shape), value)
+        return prim(P.FillV2)(_size("fill", shape), prim(P.Cast)(value, type) if value.dtype is not type else value)
+    return prim(P.Fill)(type, _size("fill", shape), value)
 
 
 def full(size, fill_value, *, dtype=None):
@@ -47,9 +48,9 @@ def full(size, fill_value, *, dtype=None):
     float → Float32, bool → Bool, Tensor → its dtype)."""
     shape = _size("full", size)
     if isinstance(fill_value, Tensor):
-        value = fill_value if dtype is None or fill_value.dtype is dtype else P.Cast()(fill_value, dtype)
-        return P.FillV2()(shape, value)
-    return P.Fill()(dtype or _number_dtype(fill_value), shape, fill_value)
+        value = fill_value if dtype is None or fill_value.dtype is dtype else prim(P.Cast)(fill_value, dtype)
+        return prim(P.FillV2)(shape, value)
+    return prim(P.Fill)(dtype or _number_dtype(fill_value), shape, fill_value)
 
 
 def full_like(input, fill_value, *, dtype=None):
@@ -59,12 +60,12 @@ def full_like(input, fill_value, *, dtype=None):
 
 def zeros(size, dtype=None):
     """zeros(size, dtype=None): zeros of `size` (Float32 by default)."""
-    return P.Zeros()(_size("zeros", size), dtype or mstype.float32)
+    return prim(P.Zeros)(_size("zeros", size), dtype or mstype.float32)
 
 
 def ones(shape, dtype=None):
     """ones(shape, dtype=None): ones of `shape` (Float32 by default)."""
-    return P.Ones()(_size("ones", shape), dtype or mstype.float32)
+    return prim(P.Ones)(_size("ones", shape), dtype or mstype.float32)
 
 
 def arange(start=0, end=None, step=1, *, dtype=None):
@@ -77,44 +78,44 @@ def arange(start=0, end=None, step=1, *, dtype=None):
         if isinstance(v, Tensor):
             v = v.asnumpy().reshape(()).item()
         args.append(v)
-    out = P.Range()(*args)
-    return out if dtype is None or out.dtype is dtype else P.Cast()(out, dtype)
+    out = prim(P.Range)(*args)
+    return out if dtype is None or out.dtype is dtype else prim(P.Cast)(out, dtype)
 
 
 def eye(n, m=None, dtype=None):
     """eye(n, m=None, dtype=None): an n × m identity-like matrix (Float32 by default)."""
-    return P.Eye()(n, n if m is None else m, dtype or mstype.float32)
+    return prim(P.Eye)(n, n if m is None else m, dtype or mstype.float32)
 
 
 def tril(input, diagonal=0):
     """tril(input, diagonal=0): zero the elements above the `diagonal`-th diagonal."""
-    return P.Tril(diagonal)(input)
+    return prim(P.Tril, diagonal=diagonal)(input)
 
 
 def triu(input, diagonal=0):
     """triu(input, diagonal=0): zero the elements below the `diagonal`-th diagonal."""
-    return P.Triu(diagonal)(input)
+    return prim(P.Triu, diagonal=diagonal)(input)
 
 
 def flip(input, dims):
     """flip(input, dims): reverse the order of elements along `dims`."""
     dims = tuple(dims) if isinstance(dims, (tuple, list)) else (dims,)
-    return P.ReverseV2(dims)(input)
+    return prim(P.ReverseV2, axis=dims)(input)
 
 
 def roll(input, shifts, dims=None):
     """roll(input, shifts, dims=None): rotate elements along dims; dims=None rolls the flattened tensor."""
     if dims is None:
-        flat = P.Reshape()(input, (-1,))
-        return P.Reshape()(P.Roll(shifts, 0)(flat), tuple(input.shape))
-    return P.Roll(shifts, dims)(input)
+        flat = prim(P.Reshape)(input, (-1,))
+        return prim(P.Reshape)(prim(P.Roll, shift=shifts, axis=0)(flat), tuple(input.shape))
+    return prim(P.Roll, shift=shifts, axis=dims)(input)
 
 
 def meshgrid(*inputs, indexing="xy"):
     """meshgrid(*inputs, indexing='xy'): coordinate grids from 1-D tensors (a single tuple also works)."""
     if len(inputs) == 1 and isinstance(inputs[0], (tuple, list)):
         inputs = tuple(inputs[0])
-    return P.Meshgrid(indexing)(tuple(inputs))
+    return prim(P.Meshgrid, indexing=indexing)(tuple(inputs))
 
 
 def diag(input):
@@ -123,9 +124,9 @@ def diag(input):
     n = 1
     for s in shape:
         n *= s
-    row = P.Reshape()(input, (1, n))
-    out = P.Mul()(P.BroadcastTo((n, n))(row), P.Eye()(n, n, input.dtype))
-    return P.Reshape()(out, shape + shape)
+    row = prim(P.Reshape)(input, (1, n))
+    out = prim(P.Mul)(prim(P.BroadcastTo, shape=(n, n))(row), prim(P.Eye)(n, n, input.dtype))
+    return prim(P.Reshape)(out, shape + shape)
 
 
 def one_hot(indices, depth, on_value=1, off_value=0, axis=-1):
@@ -137,7 +138,7 @@ def one_hot(indices, depth, on_value=1, off_value=0, axis=-1):
             off_value.dtype if isinstance(off_value, Tensor) else mstype.result_type(*kinds))
         on_value = on_value if isinstance(on_value, Tensor) else Tensor(on_value, dtype)
         off_value = off_value if isinstance(off_value, Tensor) else Tensor(off_value, dtype)
-    return P.OneHot(axis)(indices, int(depth), on_value, off_value)
+    return prim(P.OneHot, axis=axis)(indices, int(depth), on_value, off_value)
 
 
 # ---- sorting ----------------------------------------------------------------------------------
@@ -145,7 +146,7 @@ def _take_first(x, k, axis):
     begin = [0] * len(x.shape)
     size = list(x.shape)
     size[axis] = k
-    return P.Slice()(x, tuple(begin), tuple(size))
+    return prim(P.Slice)(x, tuple(begin), tuple(size))
 
 
 def topk(input, k, dim=None, largest=True, sorted=True):
@@ -156,57 +157,57 @@ def topk(input, k, dim=None, largest=True, sorted=True):
     if isinstance(k, Tensor):
         k = int(k)
     if largest and axis == n - 1:
-        return P.TopK(sorted)(input, k)
+        return prim(P.TopK, sorted=sorted)(input, k)
     if not 0 <= k <= input.shape[axis]:
         raise ValueError(f"For 'topk', 'k' must be in [0, {input.shape[axis]}], but got {k}.")
-    values, indices = P.Sort(axis, largest)(input)
+    values, indices = prim(P.Sort, axis=axis, descending=largest)(input)
     return _take_first(values, k, axis), _take_first(indices, k, axis)
 
 
 def top_k(input_x, k, sorted=True):
     """top_k(input_x, k, sorted=True): the 1.x name of TopK along the last axis."""
-    return P.TopK(sorted)(input_x, k)
+    return prim(P.TopK, sorted=sorted)(input_x, k)
 
 
 def sort(input_x, axis=-1, descending=False):
     """sort(input_x, axis=-1, descending=False) → (values, Int32 indices); stable."""
-    return P.Sort(axis, descending)(input_x)
+    return prim(P.Sort, axis=axis, descending=descending)(input_x)
 
 
 def argsort(input, axis=-1, descending=False):
     """argsort(input, axis=-1, descending=False) → the Int32 indices that sort `input`."""
-    return P.Sort(axis, descending)(input)[1]
+    return prim(P.Sort, axis=axis, descending=descending)(input)[1]
 
 
 def unique(input):
     """unique(input) → (output, idx): sorted unique elements and the index of each input element in output."""
-    return P.Unique()(input)
+    return prim(P.Unique)(input)
 
 
 # ---- masking ----------------------------------------------------------------------------------
 def masked_fill(input_x, mask, value):
     """masked_fill(input_x, mask, value): `value` where mask is True (mask and value broadcast)."""
     if isinstance(value, Tensor) and value.dtype is not input_x.dtype:
-        value = P.Cast()(value, input_x.dtype)
-    return P.MaskedFill()(input_x, mask, value)
+        value = prim(P.Cast)(value, input_x.dtype)
+    return prim(P.MaskedFill)(input_x, mask, value)
 
 
 def masked_select(input, mask):
     """masked_select(input, mask): the 1-D tensor of elements where mask (broadcast) is True."""
-    return P.MaskedSelect()(input, mask)
+    return prim(P.MaskedSelect)(input, mask)
 
 
 def nonzero(input, *, as_tuple=False):
     """nonzero(input, *, as_tuple=False): Int64 coordinates (N, rank) of non-zero elements, or one 1-D tensor per
     dimension with as_tuple=True."""
-    coords = P.NonZero()(input)
+    coords = prim(P.NonZero)(input)
     if not as_tuple:
         return coords
     if len(input.shape) == 1:
-        return (P.Reshape()(coords, (-1,)),)
-    return P.Unstack(axis=1)(coords)
+        return (prim(P.Reshape)(coords, (-1,)),)
+    return prim(P.Unstack, axis=1)(coords)
 
 
 def argwhere(input):
     """argwhere(input): Int64 coordinates (N, rank) of the non-zero elements."""
-    return P.NonZero()(input)
+    return prim(P.NonZero)(input)

@@ -7,6 +7,7 @@ import builtins
 import numpy as np
 
 from ...core.tensor import Tensor
+from ...core.registry import prim
 from .. import operations as P
 from ..defs._util import normalize_axis
 from .array_create_func import *  # noqa: F401,F403
@@ -29,22 +30,22 @@ def reshape(input, shape):
     """reshape(input, shape): same data, new shape (one -1 is inferred)."""
     if isinstance(shape, Tensor):
         shape = tuple(shape.asnumpy().reshape(-1).tolist())
-    return P.Reshape()(input, tuple(shape))
+    return prim(P.Reshape)(input, tuple(shape))
 
 
 def broadcast_to(input, shape):
     """broadcast_to(input, shape): broadcast to `shape` (-1 keeps a dimension)."""
-    return P.BroadcastTo(shape=tuple(shape))(input)
+    return prim(P.BroadcastTo, shape=tuple(shape))(input)
 
 
 def transpose(input, input_perm):
     """transpose(input, input_perm): permute the dimensions."""
-    return P.Transpose()(input, tuple(input_perm))
+    return prim(P.Transpose)(input, tuple(input_perm))
 
 
 def permute(input, axis):
     """permute(input, axis): permute the dimensions (a tuple of axes)."""
-    return P.Transpose()(input, tuple(axis))
+    return prim(P.Transpose)(input, tuple(axis))
 
 
 def swapaxes(input, axis0, axis1):
@@ -53,7 +54,7 @@ def swapaxes(input, axis0, axis1):
     a, b = normalize_axis("swapaxes", axis0, n, "axis0"), normalize_axis("swapaxes", axis1, n, "axis1")
     perm = list(range(n))
     perm[a], perm[b] = perm[b], perm[a]
-    return P.Transpose()(input, tuple(perm)) if a != b else P.Identity()(input)
+    return prim(P.Transpose)(input, tuple(perm)) if a != b else prim(P.Identity)(input)
 
 
 def swapdims(input, dim0, dim1):
@@ -77,7 +78,7 @@ def moveaxis(x, source, destination):
         perm[d] = s
     it = iter(rest)
     perm = tuple(p if p is not None else next(it) for p in perm)
-    return P.Transpose()(x, perm)
+    return prim(P.Transpose)(x, perm)
 
 
 def movedim(x, source, destination):
@@ -87,17 +88,17 @@ def movedim(x, source, destination):
 
 def expand_dims(input_x, axis):
     """expand_dims(input_x, axis): insert a size-1 dimension."""
-    return P.ExpandDims()(input_x, axis)
+    return prim(P.ExpandDims)(input_x, axis)
 
 
 def unsqueeze(input, dim):
     """unsqueeze(input, dim): insert a size-1 dimension."""
-    return P.ExpandDims()(input, dim)
+    return prim(P.ExpandDims)(input, dim)
 
 
 def squeeze(input, axis=None):
     """squeeze(input, axis=None): drop size-1 dimensions (all, or those in `axis`)."""
-    return P.Squeeze(() if axis is None else axis)(input)
+    return prim(P.Squeeze, axis=() if axis is None else axis)(input)
 
 
 def flatten(input, order="C", *, start_dim=1, end_dim=-1):
@@ -106,9 +107,9 @@ def flatten(input, order="C", *, start_dim=1, end_dim=-1):
         raise ValueError(f"For 'flatten', 'order' must be 'C' or 'F', but got {order!r}.")
     n = _ndim(input)
     if n in (0, 1):
-        return P.Reshape()(input, (-1,))
+        return prim(P.Reshape)(input, (-1,))
     if order == "F":
-        input = P.Transpose()(input, tuple(range(n - 1, -1, -1)))
+        input = prim(P.Transpose)(input, tuple(range(n - 1, -1, -1)))
     s = normalize_axis("flatten", start_dim, n, "start_dim")
     e = normalize_axis("flatten", end_dim, n, "end_dim")
     if s > e:
@@ -119,40 +120,40 @@ def flatten(input, order="C", *, start_dim=1, end_dim=-1):
     merged = 1
     for d in shape[s:e + 1]:
         merged *= d
-    return P.Reshape()(input, shape[:s] + (merged,) + shape[e + 1:])
+    return prim(P.Reshape)(input, shape[:s] + (merged,) + shape[e + 1:])
 
 
 def ravel(input):
     """ravel(input): flatten to 1-D."""
-    return P.Reshape()(input, (-1,))
+    return prim(P.Reshape)(input, (-1,))
 
 
 # ---- join / split -----------------------------------------------------------------------------
 def concat(tensors, axis=0):
     """concat(tensors, axis=0): join along an existing axis."""
-    return P.Concat(axis)(tuple(tensors))
+    return prim(P.Concat, axis=axis)(tuple(tensors))
 
 
 def cat(tensors, axis=0):
     """cat(tensors, axis=0): alias of concat."""
-    return P.Concat(axis)(tuple(tensors))
+    return prim(P.Concat, axis=axis)(tuple(tensors))
 
 
 def stack(tensors, axis=0):
     """stack(tensors, axis=0): join along a new axis."""
-    return P.Stack(axis)(tuple(tensors))
+    return prim(P.Stack, axis=axis)(tuple(tensors))
 
 
 def hstack(tensors):
     """hstack(tensors): concat along axis 1 (axis 0 for 1-D tensors)."""
     tensors = tuple(tensors)
-    return P.Concat(0 if _ndim(tensors[0]) == 1 else 1)(tensors)
+    return prim(P.Concat, axis=0 if _ndim(tensors[0]) == 1 else 1)(tensors)
 
 
 def vstack(inputs):
     """vstack(inputs): concat along axis 0, 1-D tensors becoming rows."""
-    rows = tuple(P.Reshape()(t, (1, -1)) if _ndim(t) == 1 else t for t in inputs)
-    return P.Concat(0)(rows)
+    rows = tuple(prim(P.Reshape)(t, (1, -1)) if _ndim(t) == 1 else t for t in inputs)
+    return prim(P.Concat, axis=0)(rows)
 
 
 def split(tensor, split_size_or_sections, axis=0):
@@ -165,14 +166,14 @@ def split(tensor, split_size_or_sections, axis=0):
         if size <= 0:
             raise ValueError(f"For 'split', 'split_size_or_sections' must be positive, but got {size}.")
         if n % size == 0:
-            return P.Split(a, builtins.max(n // size, 1))(tensor) if n else (tensor,)
+            return prim(P.Split, axis=a, output_num=builtins.max(n // size, 1))(tensor) if n else (tensor,)
         sizes = [size] * (n // size) + [n % size]
     elif isinstance(split_size_or_sections, (tuple, list)):
         sizes = [int(s) for s in split_size_or_sections]
     else:
         raise TypeError(f"For 'split', 'split_size_or_sections' must be an int or a list of ints, but got "
                         f"{type(split_size_or_sections).__name__}.")
-    return P.SplitV(tuple(sizes), a, len(sizes))(tensor)
+    return prim(P.SplitV, size_splits=tuple(sizes), split_dim=a, num_split=len(sizes))(tensor)
 
 
 def chunk(input, chunks, axis=0):
@@ -185,25 +186,26 @@ def chunk(input, chunks, axis=0):
 
 def unstack(input_x, axis=0):
     """unstack(input_x, axis=0): the slices along `axis`, as a tuple."""
-    return P.Unstack(axis)(input_x)
+    return prim(P.Unstack, axis=axis)(input_x)
 
 
 def unbind(input, dim=0):
     """unbind(input, dim=0): alias of unstack."""
-    return P.Unstack(dim)(input)
+    return prim(P.Unstack, axis=dim)(input)
 
 
 # ---- slicing ----------------------------------------------------------------------------------
 def slice(input_x, begin, size):
     """slice(input_x, begin, size): the box at `begin` of extent `size` (-1 = to the end)."""
-    return P.Slice()(input_x, tuple(begin), tuple(size))
+    return prim(P.Slice)(input_x, tuple(begin), tuple(size))
 
 
 def strided_slice(input_x, begin, end, strides, begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0,
                   shrink_axis_mask=0):
     """strided_slice(input_x, begin, end, strides, …masks): numpy-style slicing with bit masks."""
-    return P.StridedSlice(begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask)(
-        input_x, tuple(begin), tuple(end), tuple(strides))
+    op = prim(P.StridedSlice, begin_mask=begin_mask, end_mask=end_mask, ellipsis_mask=ellipsis_mask,
+              new_axis_mask=new_axis_mask, shrink_axis_mask=shrink_axis_mask)
+    return op(input_x, tuple(begin), tuple(end), tuple(strides))
 
 
 def narrow(input, axis, start, length):
@@ -218,7 +220,7 @@ def narrow(input, axis, start, length):
     begin = [0] * n
     extent = list(input.shape)
     begin[a], extent[a] = start, length
-    return P.Slice()(input, tuple(begin), tuple(extent))
+    return prim(P.Slice)(input, tuple(begin), tuple(extent))
 
 
 # ---- gather / scatter -------------------------------------------------------------------------
@@ -226,67 +228,67 @@ def gather(input_params, input_indices, axis, batch_dims=0):
     """gather(input_params, input_indices, axis, batch_dims=0): slices of params at `input_indices` along axis."""
     if isinstance(axis, Tensor):
         axis = int(axis)
-    return P.Gather(batch_dims)(input_params, input_indices, axis)
+    return prim(P.Gather, batch_dims=batch_dims)(input_params, input_indices, axis)
 
 
 def gather_elements(input, dim, index):
     """gather_elements(input, dim, index): out[i][j] = input[index[i][j]][j] for dim 0."""
-    return P.GatherD()(input, dim, index)
+    return prim(P.GatherD)(input, dim, index)
 
 
 def gather_d(x, dim, index):
     """gather_d(x, dim, index): alias of gather_elements."""
-    return P.GatherD()(x, dim, index)
+    return prim(P.GatherD)(x, dim, index)
 
 
 def gather_nd(input_x, indices):
     """gather_nd(input_x, indices): elements or slices at the coordinate rows of `indices`."""
-    return P.GatherNd()(input_x, indices)
+    return prim(P.GatherNd)(input_x, indices)
 
 
 def index_select(input, axis, index):
     """index_select(input, axis, index): entries of `input` along `axis` at the 1-D `index`."""
     if _ndim(index) != 1:
         raise ValueError(f"For 'index_select', 'index' must be 1-D, but got shape {list(index.shape)}.")
-    return P.Gather()(input, index, axis)
+    return prim(P.Gather)(input, index, axis)
 
 
 def scatter_nd(indices, updates, shape):
     """scatter_nd(indices, updates, shape): zeros of `shape` with updates summed in at `indices`."""
-    return P.ScatterNd()(indices, updates, tuple(shape))
+    return prim(P.ScatterNd)(indices, updates, tuple(shape))
 
 
 def tensor_scatter_update(input_x, indices, updates):
     """tensor_scatter_update(input_x, indices, updates): a copy with `updates` written at `indices`."""
-    return P.TensorScatterUpdate()(input_x, indices, updates)
+    return prim(P.TensorScatterUpdate)(input_x, indices, updates)
 
 
 def tensor_scatter_add(input_x, indices, updates):
     """tensor_scatter_add(input_x, indices, updates): a copy with `updates` added at `indices`."""
-    return P.TensorScatterAdd()(input_x, indices, updates)
+    return prim(P.TensorScatterAdd)(input_x, indices, updates)
 
 
 def tensor_scatter_elements(input_x, indices, updates, axis=0, reduction="none"):
     """tensor_scatter_elements(input_x, indices, updates, axis=0, reduction='none')."""
-    return P.TensorScatterElements(axis, reduction)(input_x, indices, updates)
+    return prim(P.TensorScatterElements, axis=axis, reduction=reduction)(input_x, indices, updates)
 
 
 def scatter(input, axis, index, src):
     """scatter(input, axis, index, src): input with src[i][j] written at [index[i][j]][j] for axis 0."""
-    return P.TensorScatterElements(axis, "none")(input, index, src)
+    return prim(P.TensorScatterElements, axis=axis, reduction="none")(input, index, src)
 
 
 # ---- repeat / pad -----------------------------------------------------------------------------
 def tile(input, dims):
     """tile(input, dims): repeat the tensor dims[i] times along dimension i."""
-    return P.Tile()(input, tuple(dims))
+    return prim(P.Tile)(input, tuple(dims))
 
 
 def repeat_interleave(input, repeats, axis=None):
     """repeat_interleave(input, repeats, axis=None): repeat each element (each slice along axis) `repeats` times;
     axis=None works on the flattened input."""
     if axis is None:
-        input, axis = P.Reshape()(input, (-1,)), 0
+        input, axis = prim(P.Reshape)(input, (-1,)), 0
     a = normalize_axis("repeat_interleave", axis, _ndim(input))
     n = input.shape[a]
     if isinstance(repeats, Tensor):
@@ -295,14 +297,14 @@ def repeat_interleave(input, repeats, axis=None):
         repeats = repeats[0]
     if isinstance(repeats, (int, np.integer)):
         shape = tuple(input.shape)
-        x = P.ExpandDims()(input, a + 1)
-        x = P.BroadcastTo(shape[:a + 1] + (int(repeats),) + shape[a + 1:])(x)
-        return P.Reshape()(x, shape[:a] + (n * int(repeats),) + shape[a + 1:])
+        x = prim(P.ExpandDims)(input, a + 1)
+        x = prim(P.BroadcastTo, shape=shape[:a + 1] + (int(repeats),) + shape[a + 1:])(x)
+        return prim(P.Reshape)(x, shape[:a] + (n * int(repeats),) + shape[a + 1:])
     if len(repeats) != n:
         raise ValueError(f"For 'repeat_interleave', 'repeats' must have one entry per element of axis {a} ({n}), "
                          f"but got {len(repeats)}.")
     index = Tensor(np.repeat(np.arange(n, dtype=np.int64), np.asarray(repeats, np.int64)))
-    return P.Gather()(input, index, a)
+    return prim(P.Gather)(input, index, a)
 
 
 _PAD_MODES = {"constant": "constant", "reflect": "reflect", "replicate": "edge", "circular": "circular"}
@@ -321,9 +323,9 @@ def pad(input_x, padding, mode="constant", value=None):
     padding = tuple(int(p) for p in padding)
     if mode == "constant":
         if isinstance(value, Tensor) and value.dtype is not input_x.dtype:
-            value = P.Cast()(value, input_x.dtype)
-        return P.PadV3("constant")(input_x, padding, 0 if value is None else value)
-    return P.PadV3(_PAD_MODES[mode])(input_x, padding, None)
+            value = prim(P.Cast)(value, input_x.dtype)
+        return prim(P.PadV3, mode="constant")(input_x, padding, 0 if value is None else value)
+    return prim(P.PadV3, mode=_PAD_MODES[mode])(input_x, padding, None)
 
 
 # ---- shape queries ----------------------------------------------------------------------------

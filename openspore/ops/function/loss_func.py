@@ -1,7 +1,7 @@
 """Functional losses (MindSpore 2.x signatures), built on the loss primitives of `ops/defs/loss*.py` and
 `softmax.py`. A few use math-family primitives (Abs, Sqrt, Maximum, RealDiv), looked up by name at call time."""
 from ...core.tensor import Tensor
-from ..defs._util import prim
+from ...core.registry import prim
 from ..defs.activation import step
 from ..defs.loss import check_reduction, reduce_like, size_of
 from .. import operations as P
@@ -38,28 +38,29 @@ def nll_loss(inputs, target, weight=None, ignore_index=-100, reduction="mean", l
         raise ValueError(f"For 'nll_loss', 'label_smoothing' must be in [0, 1], but got {label_smoothing}.")
     unbatched = len(inputs.shape) == 1
     if unbatched:  # one sample without a batch axis
-        inputs = P.Reshape()(inputs, (1,) + tuple(inputs.shape))
-        target = P.Reshape()(target, (1,))
+        inputs = prim(P.Reshape)(inputs, (1,) + tuple(inputs.shape))
+        target = prim(P.Reshape)(target, (1,))
     loss = _nll_with_smoothing(inputs, target, weight, ignore_index, reduction, label_smoothing)
-    return P.Reshape()(loss, ()) if unbatched and reduction == "none" else loss
+    return prim(P.Reshape)(loss, ()) if unbatched and reduction == "none" else loss
 
 
 def _nll_with_smoothing(inputs, target, weight, ignore_index, reduction, label_smoothing):
-    loss, total_weight = P.NLLLoss(reduction=reduction, ignore_index=ignore_index)(inputs, target, weight)
+    loss, total_weight = prim(P.NLLLoss, reduction=reduction, ignore_index=ignore_index)(inputs, target, weight)
     if not label_smoothing:
         return loss
-    mul = P.Mul()
+    mul = prim(P.Mul)
     classes = inputs.shape[1]
     # 1 where the label counts, 0 where it is ignore_index: the unweighted NLL of logits that are all -1
-    valid = P.NLLLoss(reduction="none", ignore_index=ignore_index)(P.Neg()(P.OnesLike()(inputs)), target, None)[0]
+    unit_nll = prim(P.NLLLoss, reduction="none", ignore_index=ignore_index)
+    valid = unit_nll(prim(P.Neg)(prim(P.OnesLike)(inputs)), target, None)[0]
     if weight is not None:
-        inputs = mul(inputs, P.Reshape()(weight, (1, classes) + (1,) * (len(inputs.shape) - 2)))
-    smooth = mul(P.Neg()(P.ReduceSum()(inputs, (1,))), valid)
+        inputs = mul(inputs, prim(P.Reshape)(weight, (1, classes) + (1,) * (len(inputs.shape) - 2)))
+    smooth = mul(prim(P.Neg)(prim(P.ReduceSum)(inputs, (1,))), valid)
     if reduction == "sum":
-        smooth = P.ReduceSum()(smooth, ())
+        smooth = prim(P.ReduceSum)(smooth, ())
     elif reduction == "mean":
-        smooth = prim("RealDiv")(P.ReduceSum()(smooth, ()), total_weight)
-    return P.Add()(mul(loss, 1.0 - label_smoothing), mul(smooth, label_smoothing / classes))
+        smooth = prim("RealDiv")(prim(P.ReduceSum)(smooth, ()), total_weight)
+    return prim(P.Add)(mul(loss, 1.0 - label_smoothing), mul(smooth, label_smoothing / classes))
 
 
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
@@ -75,23 +76,23 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
     _check_tensor("cross_entropy", "target", target)
     _reduction("cross_entropy", reduction)
     axis = _class_axis("cross_entropy", input)
-    logp = P.LogSoftmax(axis=axis)(input)
+    logp = prim(P.LogSoftmax, axis=axis)(input)
     if target.dtype.kind in ("int", "uint"):
         return nll_loss(logp, target, weight, ignore_index, reduction, label_smoothing)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"For 'cross_entropy', probability targets must have the shape of 'input' "
                          f"{list(input.shape)}, but got {list(target.shape)}.")
-    mul = P.Mul()
+    mul = prim(P.Mul)
     classes = input.shape[axis]
     if label_smoothing:
-        target = P.Add()(mul(target, 1.0 - label_smoothing), label_smoothing / classes)
+        target = prim(P.Add)(mul(target, 1.0 - label_smoothing), label_smoothing / classes)
     if weight is not None:
         wshape = (classes,) + (1,) * (len(input.shape) - axis - 1)
-        logp = mul(logp, P.Reshape()(weight, wshape))
-    per_sample = P.Neg()(P.ReduceSum()(mul(target, logp), (axis,)))
+        logp = mul(logp, prim(P.Reshape)(weight, wshape))
+    per_sample = prim(P.Neg)(prim(P.ReduceSum)(mul(target, logp), (axis,)))
     if reduction == "none":
         return per_sample
-    total = P.ReduceSum()(per_sample, ())
+    total = prim(P.ReduceSum)(per_sample, ())
     if reduction == "sum":
         return total
     return mul(total, 1.0 / max(size_of(per_sample.shape), 1))
@@ -101,20 +102,20 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
 def mse_loss(input, target, reduction="mean"):
     """mse_loss(input, target, reduction='mean'): (input - target)^2, reduced; shapes broadcast."""
     _check_tensor("mse_loss", "input", input)
-    diff = P.Sub()(input, target)
-    return reduce_like(P.Mul()(diff, diff), _reduction("mse_loss", reduction))
+    diff = prim(P.Sub)(input, target)
+    return reduce_like(prim(P.Mul)(diff, diff), _reduction("mse_loss", reduction))
 
 
 def l1_loss(input, target, reduction="mean"):
     """l1_loss(input, target, reduction='mean'): |input - target|, reduced; shapes broadcast."""
     _check_tensor("l1_loss", "input", input)
-    return reduce_like(prim("Abs")(P.Sub()(input, target)), _reduction("l1_loss", reduction))
+    return reduce_like(prim("Abs")(prim(P.Sub)(input, target)), _reduction("l1_loss", reduction))
 
 
 def smooth_l1_loss(input, target, beta=1.0, reduction="none"):
     """smooth_l1_loss(input, target, beta=1.0, reduction='none'): 0.5 d^2 / beta for |d| < beta, else
     |d| - 0.5 beta."""
-    return P.SmoothL1Loss(beta=beta, reduction=_reduction("smooth_l1_loss", reduction))(input, target)
+    return prim(P.SmoothL1Loss, beta=beta, reduction=_reduction("smooth_l1_loss", reduction))(input, target)
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0):
@@ -123,32 +124,33 @@ def huber_loss(input, target, reduction="mean", delta=1.0):
     _reduction("huber_loss", reduction)
     if isinstance(delta, bool) or not isinstance(delta, (int, float)) or delta <= 0:
         raise ValueError(f"For 'huber_loss', 'delta' must be a positive float, but got {delta!r}.")
-    loss = P.Mul()(P.SmoothL1Loss(beta=float(delta), reduction="none")(input, target), float(delta))
+    loss = prim(P.Mul)(prim(P.SmoothL1Loss, beta=float(delta), reduction="none")(input, target), float(delta))
     return reduce_like(loss, reduction)
 
 
 # ---- binary and distribution losses ------------------------------------------------------------------------
 def binary_cross_entropy(logits, labels, weight=None, reduction="mean"):
     """binary_cross_entropy(logits, labels, weight=None, reduction='mean') on probabilities `logits`."""
-    return P.BinaryCrossEntropy(reduction=_reduction("binary_cross_entropy", reduction))(logits, labels, weight)
+    return prim(P.BinaryCrossEntropy, reduction=_reduction("binary_cross_entropy", reduction))(logits, labels, weight)
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction="mean"):
     """binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction='mean')."""
-    op = P.BCEWithLogitsLoss(reduction=_reduction("binary_cross_entropy_with_logits", reduction))
+    op = prim(P.BCEWithLogitsLoss, reduction=_reduction("binary_cross_entropy_with_logits", reduction))
     return op(input, target, weight, pos_weight)
 
 
 def kl_div(logits, labels, reduction="mean"):
     """kl_div(logits, labels, reduction='mean') = labels * (log(labels) - logits); logits are log-probabilities.
     reduction: 'none', 'mean', 'sum' or 'batchmean'."""
-    return P.KLDivLoss(reduction=_reduction("kl_div", reduction, ("none", "mean", "sum", "batchmean")))(logits, labels)
+    reduction = _reduction("kl_div", reduction, ("none", "mean", "sum", "batchmean"))
+    return prim(P.KLDivLoss, reduction=reduction)(logits, labels)
 
 
 def soft_margin_loss(input, target, reduction="mean"):
     """soft_margin_loss(input, target, reduction='mean') = log(1 + exp(-target * input)), reduced."""
     _check_tensor("soft_margin_loss", "input", input)
-    loss = P.Softplus()(P.Neg()(P.Mul()(target, input)))
+    loss = prim(P.Softplus)(prim(P.Neg)(prim(P.Mul)(target, input)))
     return reduce_like(loss, _reduction("soft_margin_loss", reduction))
 
 
@@ -156,7 +158,7 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, reduction="mean"):
     """margin_ranking_loss(input1, input2, target, margin=0.0, reduction='mean') =
     max(0, -target * (input1 - input2) + margin), reduced."""
     _check_tensor("margin_ranking_loss", "input1", input1)
-    loss = P.ReLU()(P.Add()(P.Neg()(P.Mul()(target, P.Sub()(input1, input2))), float(margin)))
+    loss = prim(P.ReLU)(prim(P.Add)(prim(P.Neg)(prim(P.Mul)(target, prim(P.Sub)(input1, input2))), float(margin)))
     return reduce_like(loss, _reduction("margin_ranking_loss", reduction))
 
 
@@ -164,7 +166,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-08):
     """cosine_similarity(x1, x2, dim=1, eps=1e-08) = sum(x1 * x2) / max(||x1|| ||x2||, eps) along dim."""
     _check_tensor("cosine_similarity", "x1", x1)
     _check_tensor("cosine_similarity", "x2", x2)
-    mul, total = P.Mul(), P.ReduceSum()
+    mul, total = prim(P.Mul), prim(P.ReduceSum)
     dot = total(mul(x1, x2), (dim,))
     norms = mul(total(mul(x1, x1), (dim,)), total(mul(x2, x2), (dim,)))
     denom = prim("Sqrt")(prim("Maximum")(norms, float(eps) * float(eps)))
@@ -177,12 +179,12 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction="mean"):
     _check_tensor("cosine_embedding_loss", "target", target)
     if not -1.0 <= margin <= 1.0:
         raise ValueError(f"For 'cosine_embedding_loss', 'margin' must be in [-1, 1], but got {margin}.")
-    mul, total = P.Mul(), P.ReduceSum()
+    mul, total = prim(P.Mul), prim(P.ReduceSum)
     dot = total(mul(input1, input2), (1,))
-    sq1 = P.Add()(total(mul(input1, input1), (1,)), 1e-12)
-    sq2 = P.Add()(total(mul(input2, input2), (1,)), 1e-12)
+    sq1 = prim(P.Add)(total(mul(input1, input1), (1,)), 1e-12)
+    sq2 = prim(P.Add)(total(mul(input2, input2), (1,)), 1e-12)
     cos = prim("RealDiv")(dot, prim("Sqrt")(mul(sq1, sq2)))
-    t = P.Cast()(target, cos.dtype)
-    positive = mul(step(t), P.Sub()(1.0, cos))
-    negative = mul(step(P.Neg()(t)), P.ReLU()(P.Sub()(cos, float(margin))))
-    return reduce_like(P.Add()(positive, negative), _reduction("cosine_embedding_loss", reduction))
+    t = prim(P.Cast)(target, cos.dtype)
+    positive = mul(step(t), prim(P.Sub)(1.0, cos))
+    negative = mul(step(prim(P.Neg)(t)), prim(P.ReLU)(prim(P.Sub)(cos, float(margin))))
+    return reduce_like(prim(P.Add)(positive, negative), _reduction("cosine_embedding_loss", reduction))

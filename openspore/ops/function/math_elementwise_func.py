@@ -7,6 +7,7 @@ import math as _math
 from builtins import abs as builtins_abs
 
 from ...common import dtype as mstype
+from ...core.registry import prim
 from .. import operations as P
 
 __all__ = [
@@ -23,7 +24,7 @@ __all__ = [
     "allclose", "where",
 ]
 
-_add, _sub, _mul, _neg, _div, _cast = P.Add(), P.Sub(), P.Mul(), P.Neg(), P.Div(), P.Cast()
+_add, _sub, _mul, _neg, _div, _cast = prim(P.Add), prim(P.Sub), prim(P.Mul), prim(P.Neg), prim(P.Div), prim(P.Cast)
 
 
 def _dtype(value):
@@ -54,13 +55,13 @@ def cast(input, dtype):
 
 def zeros_like(input, *, dtype=None):
     """zeros_like(input, *, dtype=None): zeros of input's shape (and dtype unless given)."""
-    out = P.ZerosLike()(input)
+    out = prim(P.ZerosLike)(input)
     return cast(out, dtype) if dtype is not None else out
 
 
 def ones_like(input, *, dtype=None):
     """ones_like(input, *, dtype=None): ones of input's shape (and dtype unless given)."""
-    out = P.OnesLike()(input)
+    out = prim(P.OnesLike)(input)
     return cast(out, dtype) if dtype is not None else out
 
 
@@ -101,12 +102,12 @@ def div(input, other, *, rounding_mode=None):
     if rounding_mode is None:
         return _div(input, other)
     if rounding_mode == "floor":
-        return P.FloorDiv()(input, other)
+        return prim(P.FloorDiv)(input, other)
     if rounding_mode == "trunc":
         if _result_dtype(input, other).kind in ("int", "uint", "bool"):
             # x - fmod(x, y) is an exact multiple of y, so floor division of it truncates exactly
-            return P.FloorDiv()(_sub(input, P.Mod()(input, other)), other)
-        return P.Trunc()(_div(input, other))
+            return prim(P.FloorDiv)(_sub(input, prim(P.Mod)(input, other)), other)
+        return prim(P.Trunc)(_div(input, other))
     raise ValueError(f"For 'div', 'rounding_mode' must be None, 'floor' or 'trunc', but got {rounding_mode!r}.")
 
 
@@ -120,42 +121,42 @@ def true_divide(dividend, divisor):
 
 def floor_divide(input, other):
     """floor_divide(input, other): floor(input / other)."""
-    return P.FloorDiv()(input, other)
+    return prim(P.FloorDiv)(input, other)
 
 
 def floor_div(x, y):
     """floor_div(x, y): floor(x / y)."""
-    return P.FloorDiv()(x, y)
+    return prim(P.FloorDiv)(x, y)
 
 
 def floor_mod(x, y):
     """floor_mod(x, y): x - floor(x / y) * y (sign of y)."""
-    return P.FloorMod()(x, y)
+    return prim(P.FloorMod)(x, y)
 
 
 def remainder(input, other):
     """remainder(input, other): Python-style modulus, with the sign of `other`."""
-    return P.FloorMod()(input, other)
+    return prim(P.FloorMod)(input, other)
 
 
 def fmod(input, other):
     """fmod(input, other): C-style remainder, with the sign of `input`."""
-    return P.Mod()(input, other)
+    return prim(P.Mod)(input, other)
 
 
 def pow(input, exponent):
     """pow(input, exponent): input ** exponent; either may be a number."""
-    return P.Pow()(input, exponent)
+    return prim(P.Pow)(input, exponent)
 
 
 def square(input):
     """square(input): input * input."""
-    return P.Square()(input)
+    return prim(P.Square)(input)
 
 
 def squared_difference(x, y):
     """squared_difference(x, y): (x - y) ** 2."""
-    return P.SquaredDifference()(x, y)
+    return prim(P.SquaredDifference)(x, y)
 
 
 # ---- unary functions ----------------------------------------------------------------------------------
@@ -193,31 +194,31 @@ trunc = _unary("Trunc", doc="trunc(input): round toward zero.")
 
 def exp2(input):
     """exp2(input): 2 ** input."""
-    return P.Pow()(2.0, _float_input("exp2", input))
+    return prim(P.Pow)(2.0, _float_input("exp2", input))
 
 
 def log2(input):
     """log2(input): base-2 logarithm."""
-    return _mul(P.Log()(input), 1.0 / _math.log(2.0))
+    return _mul(prim(P.Log)(input), 1.0 / _math.log(2.0))
 
 
 def log10(input):
     """log10(input): base-10 logarithm."""
-    return _mul(P.Log()(input), 1.0 / _math.log(10.0))
+    return _mul(prim(P.Log)(input), 1.0 / _math.log(10.0))
 
 
 def round(input, *, decimals=0):  # noqa: A001 - MindSpore's name
     """round(input, *, decimals=0): round half to even, at `decimals` decimal places."""
     if decimals == 0:
-        return P.Round()(input)
+        return prim(P.Round)(input)
     scale = 10.0 ** decimals
     x = _float_input("round", input)
-    return _div(P.Round()(_mul(x, scale)), scale)
+    return _div(prim(P.Round)(_mul(x, scale)), scale)
 
 
 def atan2(input, other):
     """atan2(input, other): the angle of (other, input), in (-pi, pi]."""
-    return P.Atan2()(input, other)
+    return prim(P.Atan2)(input, other)
 
 
 arctan2 = atan2
@@ -226,12 +227,12 @@ arctan2 = atan2
 # ---- extrema and clamping -----------------------------------------------------------------------------
 def maximum(input, other):
     """maximum(input, other): elementwise maximum."""
-    return P.Maximum()(input, other)
+    return prim(P.Maximum)(input, other)
 
 
 def minimum(input, other):
     """minimum(input, other): elementwise minimum."""
-    return P.Minimum()(input, other)
+    return prim(P.Minimum)(input, other)
 
 
 def clamp(input, min=None, max=None):  # noqa: A002 - MindSpore's parameter names
@@ -240,9 +241,9 @@ def clamp(input, min=None, max=None):  # noqa: A002 - MindSpore's parameter name
         raise ValueError("For 'clamp', at least one of 'min' and 'max' must be given, but both are None.")
     out = input
     if min is not None:
-        out = P.Maximum()(out, min)
+        out = prim(P.Maximum)(out, min)
     if max is not None:
-        out = P.Minimum()(out, max)
+        out = prim(P.Minimum)(out, max)
     return cast(out, input.dtype)
 
 
@@ -284,22 +285,22 @@ logical_xor = _compare("LogicalXor", "logical_xor", "xor")
 
 def logical_not(input):
     """logical_not(input): not input elementwise (nonzero is True); Bool output."""
-    return P.LogicalNot()(input)
+    return prim(P.LogicalNot)(input)
 
 
 def isnan(input):
     """isnan(input): True where input is NaN."""
-    return P.IsNan()(input)
+    return prim(P.IsNan)(input)
 
 
 def isinf(input):
     """isinf(input): True where input is +-inf."""
-    return P.IsInf()(input)
+    return prim(P.IsInf)(input)
 
 
 def isfinite(input):
     """isfinite(input): True where input is neither NaN nor infinite."""
-    return P.IsFinite()(input)
+    return prim(P.IsFinite)(input)
 
 
 def _is_number(value):
@@ -316,23 +317,23 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     if _is_number(other):
         other_finite, other_nan, other_abs = _math.isfinite(other), other != other, builtins_abs(other)
     else:
-        other_finite, other_nan, other_abs = P.IsFinite()(other), P.IsNan()(other), P.Abs()(other)
-    both_finite = P.LogicalAnd()(P.IsFinite()(input), other_finite)
-    diff = P.Abs()(_sub(input, other))
-    within = P.LessEqual()(diff, _add(_mul(other_abs, rtol), atol))
-    close = P.LogicalOr()(P.LogicalAnd()(both_finite, within), P.Equal()(input, other))
+        other_finite, other_nan, other_abs = prim(P.IsFinite)(other), prim(P.IsNan)(other), prim(P.Abs)(other)
+    both_finite = prim(P.LogicalAnd)(prim(P.IsFinite)(input), other_finite)
+    diff = prim(P.Abs)(_sub(input, other))
+    within = prim(P.LessEqual)(diff, _add(_mul(other_abs, rtol), atol))
+    close = prim(P.LogicalOr)(prim(P.LogicalAnd)(both_finite, within), prim(P.Equal)(input, other))
     if equal_nan:
-        close = P.LogicalOr()(close, P.LogicalAnd()(P.IsNan()(input), other_nan))
+        close = prim(P.LogicalOr)(close, prim(P.LogicalAnd)(prim(P.IsNan)(input), other_nan))
     return close
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False): a 0-d Bool, True when isclose everywhere."""
-    return P.ReduceAll()(isclose(input, other, rtol, atol, equal_nan), ())
+    return prim(P.ReduceAll)(isclose(input, other, rtol, atol, equal_nan), ())
 
 
 def where(condition, input, other):
     """where(condition, input, other): input where condition is True, else other (all three broadcast)."""
     if getattr(condition, "dtype", None) is not mstype.bool_:
         condition = cast(condition, mstype.bool_)
-    return P.Select()(condition, input, other)
+    return prim(P.Select)(condition, input, other)

@@ -22,13 +22,18 @@ __all__ = ["deg2rad", "rad2deg", "frac", "hypot", "heaviside", "lerp", "logaddex
            "diff", "trapz", "logspace", "linspace", "cross", "dist", "cov", "renorm", "t", "adjoint",
            "matrix_power", "vander", "count_nonzero", "nansum", "nanmean", "cdist", "aminmax", "logcumsumexp",
            "median", "quantile", "nanquantile", "msort", "clip_by_norm", "reduce_sum", "reduce_mean", "reduce_max",
-           "reduce_min", "inv", "square_sum"]
+           "reduce_min", "inv", "square_sum", "invert", "bitwise_and", "bitwise_or", "bitwise_xor"]
 
 
 def _t(x, like=None):
     if isinstance(x, Tensor):
         return x
     return Tensor(np.asarray(x, like.dtype.np_dtype if like is not None and like.dtype.kind == "float" else None))
+
+
+def _like(value, tensor):
+    """`value` as a Tensor of tensor's dtype (Python numbers and arrays next to an integer tensor)."""
+    return value if isinstance(value, Tensor) else Tensor(np.asarray(value, tensor.dtype.np_dtype))
 
 
 def _float(x):
@@ -316,16 +321,14 @@ def trapz(y, x=None, *, dx=1.0, dim=-1):
 
 
 def linspace(start, end, steps):
-    """`steps` evenly spaced values from start to end (inclusive), float32."""
-    start = float(start.asnumpy()) if isinstance(start, Tensor) else float(start)
-    end = float(end.asnumpy()) if isinstance(end, Tensor) else float(end)
-    steps = int(steps)
-    if steps < 1:
-        raise ValueError(f"For 'linspace', 'steps' must be positive, but got {steps}.")
-    if steps == 1:
-        return Tensor(np.array([start], np.float32))
-    idx = F.arange(0, steps, dtype=mstype.float32)
-    return idx * ((end - start) / (steps - 1)) + start
+    """`steps` evenly spaced values from start to end (inclusive); differentiable in tensor start/end."""
+    from .. import operations as P
+    dtype = start.dtype if isinstance(start, Tensor) else (end.dtype if isinstance(end, Tensor) else mstype.float32)
+    if dtype.kind != "float":
+        dtype = mstype.float32
+    start = F.cast(F.reshape(start, ()), dtype) if isinstance(start, Tensor) else Tensor(np.asarray(start, dtype.np_dtype))
+    end = F.cast(F.reshape(end, ()), dtype) if isinstance(end, Tensor) else Tensor(np.asarray(end, dtype.np_dtype))
+    return P.LinSpace()(start, end, int(steps))
 
 
 def logspace(start, end, steps, base=10, *, dtype=mstype.float32):
@@ -547,4 +550,29 @@ def clip_by_norm(x, max_norm, norm_type=2.0, error_if_nonfinite=False):
 
 def inv(x):
     """Elementwise reciprocal 1 / x."""
-    return F.reciprocal(x)
+    from .. import operations as P
+    return P.Inv()(x)
+
+
+def invert(x):
+    """Bitwise NOT of an integer tensor."""
+    from .. import operations as P
+    return P.Invert()(x)
+
+
+def bitwise_and(input, other):
+    """Elementwise bitwise AND."""
+    from .. import operations as P
+    return P.BitwiseAnd()(input, _like(other, input))
+
+
+def bitwise_or(input, other):
+    """Elementwise bitwise OR."""
+    from .. import operations as P
+    return P.BitwiseOr()(input, _like(other, input))
+
+
+def bitwise_xor(input, other):
+    """Elementwise bitwise XOR."""
+    from .. import operations as P
+    return P.BitwiseXor()(input, _like(other, input))

@@ -4,6 +4,7 @@ import builtins
 
 from ...common import dtype as mstype
 from ...core.tensor import Tensor
+from ...core.registry import prim
 from .. import operations as P
 from .math_elementwise_func import cast
 
@@ -34,11 +35,11 @@ def _kept_shape(shape, axes):
 
 
 def _drop_axes(t, shape, axes):
-    return P.Reshape()(t, tuple(s for i, s in enumerate(shape) if i not in axes))
+    return prim(P.Reshape)(t, tuple(s for i, s in enumerate(shape) if i not in axes))
 
 
 def _as_float(x):
-    return x if x.dtype.kind in _FLOAT_KINDS else P.Cast()(x, mstype.float32)
+    return x if x.dtype.kind in _FLOAT_KINDS else prim(P.Cast)(x, mstype.float32)
 
 
 # ---- sums, means, products ----------------------------------------------------------------------------
@@ -46,19 +47,19 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001 - MindSpor
     """sum(input, dim=None, keepdim=False, *, dtype=None): sum over `dim` (int, tuple, or None for all)."""
     if dtype is not None:
         input = cast(input, dtype)
-    return P.ReduceSum(keep_dims=keepdim)(input, () if dim is None else dim)
+    return prim(P.ReduceSum, keep_dims=keepdim)(input, () if dim is None else dim)
 
 
 def mean(x, axis=None, keep_dims=False):
     """mean(x, axis=None, keep_dims=False): arithmetic mean over `axis` (None for all)."""
-    return P.ReduceMean(keep_dims=keep_dims)(x, () if axis is None else axis)
+    return prim(P.ReduceMean, keep_dims=keep_dims)(x, () if axis is None else axis)
 
 
 def prod(input, axis=None, keep_dims=False, dtype=None):
     """prod(input, axis=None, keep_dims=False, dtype=None): product over `axis` (None for all)."""
     if dtype is not None:
         input = cast(input, dtype)
-    return P.ReduceProd(keep_dims=keep_dims)(input, () if axis is None else axis)
+    return prim(P.ReduceProd, keep_dims=keep_dims)(input, () if axis is None else axis)
 
 
 # ---- extrema ------------------------------------------------------------------------------------------
@@ -68,7 +69,7 @@ def _masked(input, initial, where, op):
     if initial is None:
         raise ValueError(f"For '{op}', 'initial' must be given together with 'where' (it fills the masked-out "
                          f"positions), but got initial=None.")
-    return P.Select()(cast(where, mstype.bool_), input, initial)
+    return prim(P.Select)(cast(where, mstype.bool_), input, initial)
 
 
 def _extreme(input, axis, keepdims, initial, where, op, reduce_cls, combine_cls):
@@ -120,12 +121,12 @@ def min(input, axis=None, keepdims=False, *, initial=None, where=None):  # noqa:
 
 def _arg(input, axis, keepdims, prim_cls):
     if axis is None:
-        flat = P.Reshape()(input, (-1,))
+        flat = prim(P.Reshape)(input, (-1,))
         out = prim_cls(axis=0, output_type=mstype.int64)(flat)
-        return P.Reshape()(out, (1,) * len(input.shape)) if keepdims else out
+        return prim(P.Reshape)(out, (1,) * len(input.shape)) if keepdims else out
     out = prim_cls(axis=axis, output_type=mstype.int64)(input)
     if keepdims:
-        out = P.Reshape()(out, _kept_shape(input.shape, _axes(axis, len(input.shape), prim_cls.name)))
+        out = prim(P.Reshape)(out, _kept_shape(input.shape, _axes(axis, len(input.shape), prim_cls.name)))
     return out
 
 
@@ -141,12 +142,12 @@ def argmin(input, axis=None, keepdims=False):
 
 def all(input, axis=None, keep_dims=False):  # noqa: A001 - MindSpore's name
     """all(input, axis=None, keep_dims=False): logical AND over `axis` (None for all)."""
-    return P.ReduceAll(keep_dims=keep_dims)(input, () if axis is None else axis)
+    return prim(P.ReduceAll, keep_dims=keep_dims)(input, () if axis is None else axis)
 
 
 def any(input, axis=None, keep_dims=False):  # noqa: A001 - MindSpore's name
     """any(input, axis=None, keep_dims=False): logical OR over `axis` (None for all)."""
-    return P.ReduceAny(keep_dims=keep_dims)(input, () if axis is None else axis)
+    return prim(P.ReduceAny, keep_dims=keep_dims)(input, () if axis is None else axis)
 
 
 # ---- scans --------------------------------------------------------------------------------------------
@@ -154,14 +155,14 @@ def cumsum(x, axis, dtype=None):
     """cumsum(x, axis, dtype=None): running sum along `axis`."""
     if dtype is not None:
         x = cast(x, dtype)
-    return P.CumSum()(x, axis)
+    return prim(P.CumSum)(x, axis)
 
 
 def cumprod(input, dim, dtype=None):
     """cumprod(input, dim, dtype=None): running product along `dim`."""
     if dtype is not None:
         input = cast(input, dtype)
-    return P.CumProd()(input, dim)
+    return prim(P.CumProd)(input, dim)
 
 
 # ---- statistics ---------------------------------------------------------------------------------------
@@ -175,10 +176,10 @@ def _var_and_mean(input, axis, ddof, keepdims, op):
     count = 1
     for a in axes:
         count *= x.shape[a]
-    mean_k = P.ReduceMean(keep_dims=True)(x, axes)
-    centered = P.Sub()(x, mean_k)
-    total = P.ReduceSum(keep_dims=keepdims)(P.Mul()(centered, centered), axes)
-    var_ = P.RealDiv()(total, builtins.float(builtins.max(count - ddof, 0)))
+    mean_k = prim(P.ReduceMean, keep_dims=True)(x, axes)
+    centered = prim(P.Sub)(x, mean_k)
+    total = prim(P.ReduceSum, keep_dims=keepdims)(prim(P.Mul)(centered, centered), axes)
+    var_ = prim(P.RealDiv)(total, builtins.float(builtins.max(count - ddof, 0)))
     return var_, (mean_k if keepdims else _drop_axes(mean_k, x.shape, axes))
 
 
@@ -189,7 +190,7 @@ def var(input, axis=None, ddof=0, keepdims=False):
 
 def std(input, axis=None, ddof=0, keepdims=False):
     """std(input, axis=None, ddof=0, keepdims=False): standard deviation with `ddof` delta degrees of freedom."""
-    return P.Sqrt()(_var_and_mean(input, axis, ddof, keepdims, "std")[0])
+    return prim(P.Sqrt)(_var_and_mean(input, axis, ddof, keepdims, "std")[0])
 
 
 def var_mean(input, axis=None, ddof=0, keepdims=False):
@@ -200,43 +201,43 @@ def var_mean(input, axis=None, ddof=0, keepdims=False):
 def std_mean(input, axis=None, ddof=0, keepdims=False):
     """std_mean(input, axis=None, ddof=0, keepdims=False) -> (standard deviation, mean)."""
     var_, mean_ = _var_and_mean(input, axis, ddof, keepdims, "std_mean")
-    return P.Sqrt()(var_), mean_
+    return prim(P.Sqrt)(var_), mean_
 
 
 def logsumexp(input, axis, keep_dims=False):
     """logsumexp(input, axis, keep_dims=False): log(sum(exp(input))) over `axis`, computed without overflow."""
     x = _as_float(input)
     axes = _axes(axis, len(x.shape), "logsumexp")
-    shift = P.ReduceMax(keep_dims=True)(x, axes)
+    shift = prim(P.ReduceMax, keep_dims=True)(x, axes)
     # an all -inf (or inf/NaN) slice keeps its value instead of producing inf - inf
-    shift = P.Select()(P.IsFinite()(shift), shift, P.ZerosLike()(shift))
-    total = P.ReduceSum(keep_dims=keep_dims)(P.Exp()(P.Sub()(x, shift)), axes)
-    return P.Add()(P.Log()(total), shift if keep_dims else _drop_axes(shift, x.shape, axes))
+    shift = prim(P.Select)(prim(P.IsFinite)(shift), shift, prim(P.ZerosLike)(shift))
+    total = prim(P.ReduceSum, keep_dims=keep_dims)(prim(P.Exp)(prim(P.Sub)(x, shift)), axes)
+    return prim(P.Add)(prim(P.Log)(total), shift if keep_dims else _drop_axes(shift, x.shape, axes))
 
 
 # ---- norms --------------------------------------------------------------------------------------------
 def _vector_norm(x, ord, axes, keep):
-    absx = P.Abs()(x)
+    absx = prim(P.Abs)(x)
     if ord is None or ord == 2:
-        return P.Sqrt()(P.ReduceSum(keep_dims=keep)(P.Mul()(x, x), axes))
+        return prim(P.Sqrt)(prim(P.ReduceSum, keep_dims=keep)(prim(P.Mul)(x, x), axes))
     if ord == float("inf"):
-        return P.ReduceMax(keep_dims=keep)(absx, axes)
+        return prim(P.ReduceMax, keep_dims=keep)(absx, axes)
     if ord == float("-inf"):
-        return P.ReduceMin(keep_dims=keep)(absx, axes)
+        return prim(P.ReduceMin, keep_dims=keep)(absx, axes)
     if ord == 0:
-        return P.ReduceSum(keep_dims=keep)(P.Cast()(P.NotEqual()(x, 0), x.dtype), axes)
+        return prim(P.ReduceSum, keep_dims=keep)(prim(P.Cast)(prim(P.NotEqual)(x, 0), x.dtype), axes)
     if ord == 1:
-        return P.ReduceSum(keep_dims=keep)(absx, axes)
+        return prim(P.ReduceSum, keep_dims=keep)(absx, axes)
     if isinstance(ord, str):
         raise ValueError(f"For 'norm', ord={ord!r} is a matrix norm, but 'dim' selects one dimension.")
-    return P.Pow()(P.ReduceSum(keep_dims=keep)(P.Pow()(absx, builtins.float(ord)), axes), 1.0 / ord)
+    return prim(P.Pow)(prim(P.ReduceSum, keep_dims=keep)(prim(P.Pow)(absx, builtins.float(ord)), axes), 1.0 / ord)
 
 
 def _matrix_norm(x, ord, axes, keep):
     rows, cols = axes
-    absx = P.Abs()(x)
+    absx = prim(P.Abs)(x)
     if ord == "fro":
-        return P.Sqrt()(P.ReduceSum(keep_dims=keep)(P.Mul()(x, x), tuple(sorted(axes))))
+        return prim(P.Sqrt)(prim(P.ReduceSum, keep_dims=keep)(prim(P.Mul)(x, x), tuple(sorted(axes))))
     # 1 / -1: extreme column sum; inf / -inf: extreme row sum
     if ord in (1, -1):
         inner, outer = rows, cols
@@ -245,7 +246,7 @@ def _matrix_norm(x, ord, axes, keep):
     else:
         raise ValueError(f"For 'norm', the matrix norm ord={ord!r} is not supported; use None, 'fro', 1, -1, "
                          f"inf or -inf (2, -2 and 'nuc' need singular values).")
-    sums = P.ReduceSum(keep_dims=True)(absx, inner)
+    sums = prim(P.ReduceSum, keep_dims=True)(absx, inner)
     pick = P.ReduceMax if ord in (1, float("inf")) else P.ReduceMin
     out = pick(keep_dims=True)(sums, outer)
     return out if keep else _drop_axes(out, x.shape, tuple(sorted(axes)))
@@ -285,7 +286,7 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
 # ---- lists of tensors ---------------------------------------------------------------------------------
 def addn(x):
     """addn(x): the elementwise sum of a tuple/list of tensors of one shape and dtype."""
-    return P.AddN()(x)
+    return prim(P.AddN)(x)
 
 
 def clip_by_global_norm(x, clip_norm=1.0, use_norm=None):
@@ -299,9 +300,9 @@ def clip_by_global_norm(x, clip_norm=1.0, use_norm=None):
         for t in x:  # the norm is accumulated in the widest float dtype among the tensors
             if t.dtype.kind == "float":
                 dtype = mstype.promote_types(dtype, t.dtype)
-        squares = [P.ReduceSum()(P.Square()(cast(t, dtype)), ()) for t in x]
-        global_norm = P.Sqrt()(P.AddN()(squares) if len(squares) > 1 else squares[0])
+        squares = [prim(P.ReduceSum)(prim(P.Square)(cast(t, dtype)), ()) for t in x]
+        global_norm = prim(P.Sqrt)(prim(P.AddN)(squares) if len(squares) > 1 else squares[0])
     else:
         global_norm = use_norm
-    scale = P.RealDiv()(clip_norm, P.Maximum()(global_norm, clip_norm))
-    return tuple(P.Mul()(t, cast(scale, t.dtype)) for t in x)
+    scale = prim(P.RealDiv)(clip_norm, prim(P.Maximum)(global_norm, clip_norm))
+    return tuple(prim(P.Mul)(t, cast(scale, t.dtype)) for t in x)

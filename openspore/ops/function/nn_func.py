@@ -2,7 +2,7 @@
 as MindSpore's `ops.function.nn_func` holds both."""
 from ...common import dtype as mstype
 from ...core.tensor import Tensor
-from ..defs._util import prim
+from ...core.registry import prim
 from ..defs.activation import step
 from .. import operations as P
 from .loss_func import *  # noqa: F401,F403
@@ -14,9 +14,10 @@ __all__ = ["relu", "relu6", "leaky_relu", "elu", "selu", "celu", "gelu", "fast_g
            "hardswish", "hardsigmoid", "softplus", "softsign", "prelu", "softmax", "log_softmax", "softmin",
            "logsigmoid", "sigmoid", "tanh", "glu"] + list(_loss_all)
 
-_relu, _relu6, _selu = P.ReLU(), P.ReLU6(), P.SeLU()
-_fast_gelu, _silu, _mish = P.FastGeLU(), P.SiLU(), P.Mish()
-_hswish, _hsigmoid, _softplus, _softsign, _prelu = P.HSwish(), P.HSigmoid(), P.Softplus(), P.Softsign(), P.PReLU()
+_relu, _relu6, _selu = prim(P.ReLU), prim(P.ReLU6), prim(P.SeLU)
+_fast_gelu, _silu, _mish = prim(P.FastGeLU), prim(P.SiLU), prim(P.Mish)
+_hswish, _hsigmoid, _softplus = prim(P.HSwish), prim(P.HSigmoid), prim(P.Softplus)
+_softsign, _prelu = prim(P.Softsign), prim(P.PReLU)
 
 
 def _check_tensor(name, arg, value):
@@ -41,12 +42,12 @@ def relu6(x):
 
 def leaky_relu(input, alpha=0.2):
     """leaky_relu(input, alpha=0.2): input where positive, alpha * input elsewhere."""
-    return P.LeakyReLU(alpha=alpha)(input)
+    return prim(P.LeakyReLU, alpha=alpha)(input)
 
 
 def elu(input_x, alpha=1.0):
     """elu(input_x, alpha=1.0): input_x where positive, alpha * (exp(input_x) - 1) elsewhere."""
-    return P.Elu(alpha=alpha)(input_x)
+    return prim(P.Elu, alpha=alpha)(input_x)
 
 
 def selu(input_x):
@@ -56,7 +57,7 @@ def selu(input_x):
 
 def celu(x, alpha=1.0):
     """celu(x, alpha=1.0) = max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
-    return P.CeLU(alpha=alpha)(x)
+    return prim(P.CeLU, alpha=alpha)(x)
 
 
 def gelu(input, approximate="none"):
@@ -70,8 +71,8 @@ def gelu(input, approximate="none"):
         raise ValueError(f"For ops.gelu, approximate value should be either 'none' or 'tanh', but got {approximate!r}.")
     _check_tensor("gelu", "input", input)
     if approximate == "tanh":
-        return P.GeLU()(input)
-    return P.GeluExt(approximate="none")(input)
+        return prim(P.GeLU)(input)
+    return prim(P.GeluExt, approximate="none")(input)
 
 
 def fast_gelu(x):
@@ -105,15 +106,15 @@ def softplus(input, beta=1, threshold=20):
     _check_tensor("softplus", "input", input)
     if isinstance(beta, bool) or not isinstance(beta, (int, float)) or beta == 0:
         raise ValueError(f"For 'softplus', 'beta' must be a non-zero number, but got {beta!r}.")
-    mul = P.Mul()
+    mul = prim(P.Mul)
     scaled = input if beta == 1 else mul(input, float(beta))
     out = _softplus(scaled)
     if beta != 1:
         out = mul(out, 1.0 / beta)
     if threshold is None:
         return out
-    linear = step(P.Sub()(scaled, float(threshold)))
-    return P.Add()(out, mul(linear, P.Sub()(input, out)))
+    linear = step(prim(P.Sub)(scaled, float(threshold)))
+    return prim(P.Add)(out, mul(linear, prim(P.Sub)(input, out)))
 
 
 def softsign(x):
@@ -135,26 +136,26 @@ def softmax(input, axis=-1, *, dtype=None):
     """
     _check_tensor("softmax", "input", input)
     if dtype is not None:
-        input = P.Cast()(input, mstype.to_dtype(dtype, "softmax"))
-    return P.Softmax(axis=axis)(input)
+        input = prim(P.Cast)(input, mstype.to_dtype(dtype, "softmax"))
+    return prim(P.Softmax, axis=axis)(input)
 
 
 def log_softmax(logits, axis=-1):
     """log_softmax(logits, axis=-1) = logits - log(sum(exp(logits))) along axis."""
-    return P.LogSoftmax(axis=axis)(logits)
+    return prim(P.LogSoftmax, axis=axis)(logits)
 
 
 def softmin(x, axis=-1, *, dtype=None):
     """softmin(x, axis=-1, *, dtype=None) = softmax(-x)."""
     _check_tensor("softmin", "x", x)
     if dtype is not None:
-        x = P.Cast()(x, mstype.to_dtype(dtype, "softmin"))
-    return P.Softmax(axis=axis)(P.Neg()(x))
+        x = prim(P.Cast)(x, mstype.to_dtype(dtype, "softmin"))
+    return prim(P.Softmax, axis=axis)(prim(P.Neg)(x))
 
 
 def logsigmoid(x):
     """logsigmoid(x) = log(1 / (1 + exp(-x))) = -softplus(-x)."""
-    return P.Neg()(_softplus(P.Neg()(x)))
+    return prim(P.Neg)(_softplus(prim(P.Neg)(x)))
 
 
 def glu(x, axis=-1):
@@ -164,4 +165,4 @@ def glu(x, axis=-1):
     if not -ndim <= axis < ndim or x.shape[axis] % 2:
         raise ValueError(f"For 'glu', the size of 'x' along axis {axis} must be even, but got shape {list(x.shape)}.")
     a, b = prim("Split", axis=axis, output_num=2)(x)
-    return P.Mul()(a, sigmoid(b))
+    return prim(P.Mul)(a, sigmoid(b))

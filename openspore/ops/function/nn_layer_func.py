@@ -1,12 +1,14 @@
 """Functional NN layers: convolution, bias, pooling, normalization, dropout (MindSpore 2.x signatures), built
 on the NN primitives.
 
-1-D variants run the 2-D primitives on an inserted H=1 axis. Primitive instances are cached per attribute set
-(as MindSpore's `_get_cache_prim` does), which also keeps op-seeded random streams advancing across calls.
+1-D variants run the 2-D primitives on an inserted H=1 axis. Primitive instances are the shared ones per attribute
+set (`core.registry.prim`, as MindSpore's `_get_cache_prim`), which also keeps op-seeded random streams advancing
+across calls.
 """
 import numpy as np
 
 from ...core.primitive import PRIMITIVES
+from ...core.registry import prim
 from ...core.tensor import Tensor
 from ..defs._nn_util import hw_pair, pad_four
 
@@ -15,20 +17,8 @@ __all__ = ["conv1d", "conv2d", "conv_transpose2d", "bias_add", "max_pool1d", "ma
            "batch_norm", "layer_norm", "group_norm", "dropout", "dropout2d", "interpolate", "upsample",
            "unfold", "fold"]
 
-_CACHE = {}
-
-
-def cached_prim(name, **attrs):
-    """One primitive instance per (name, attributes)."""
-    key = (name, tuple(sorted((k, v if not isinstance(v, list) else tuple(v)) for k, v in attrs.items())))
-    op = _CACHE.get(key)
-    if op is None:
-        op = _CACHE[key] = PRIMITIVES[name](**attrs)
-    return op
-
-
 def _reshape(x, shape):
-    return cached_prim("Reshape")(x, tuple(shape))
+    return prim("Reshape")(x, tuple(shape))
 
 
 def _one(op, name, value):
@@ -66,7 +56,7 @@ def conv2d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dila
     >>> ms.ops.conv2d(x, w, pad_mode='same').shape
     (1, 8, 10, 10)
     """
-    op = cached_prim("Conv2D", out_channel=weight.shape[0], kernel_size=tuple(weight.shape[2:]), pad_mode=pad_mode,
+    op = prim("Conv2D", out_channel=weight.shape[0], kernel_size=tuple(weight.shape[2:]), pad_mode=pad_mode,
                      pad=pad_four("conv2d", "padding", padding), stride=stride, dilation=dilation, group=groups)
     out = op(input, weight)
     return bias_add(out, bias) if bias is not None else out
@@ -109,7 +99,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     size = tuple((input.shape[2 + a] - 1) * s[a] - 2 * p[a] + d[a] * (k[a] - 1) + extra[a] + 1 for a in range(2))
     if min(size) <= 0:
         raise ValueError(f"For 'conv_transpose2d', the output size {size} must be positive.")
-    op = cached_prim("Conv2DTranspose", out_channel=weight.shape[0], kernel_size=k, pad_mode="pad",
+    op = prim("Conv2DTranspose", out_channel=weight.shape[0], kernel_size=k, pad_mode="pad",
                      pad=(p[0], p[0], p[1], p[1]), stride=s, dilation=d, group=groups)
     out = op(input, weight, (input.shape[0], weight.shape[1] * groups) + size)
     return bias_add(out, bias) if bias is not None else out
@@ -117,13 +107,13 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 
 def bias_add(input_x, bias):
     """bias_add(input_x, bias): add a (C,) bias along axis 1."""
-    return cached_prim("BiasAdd")(input_x, bias)
+    return prim("BiasAdd")(input_x, bias)
 
 
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     """unfold(input, kernel_size, dilation=1, padding=0, stride=1): sliding blocks of an (N, C, H, W) input as
     (N, C*kh*kw, L) columns."""
-    return cached_prim("Im2Col", kernel_size=kernel_size, dilation=dilation, padding=padding, stride=stride)(input)
+    return prim("Im2Col", kernel_size=kernel_size, dilation=dilation, padding=padding, stride=stride)(input)
 
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
@@ -131,7 +121,7 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     into an (N, C, H, W) tensor (the adjoint of unfold)."""
     if hasattr(output_size, "asnumpy"):
         output_size = tuple(output_size.asnumpy().tolist())
-    op = cached_prim("Col2Im", kernel_size=kernel_size, dilation=dilation, padding=padding, stride=stride)
+    op = prim("Col2Im", kernel_size=kernel_size, dilation=dilation, padding=padding, stride=stride)
     return op(input, output_size)
 
 
@@ -140,7 +130,7 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, return_indice
     """max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False):
     2-D max pooling; with return_indices also the int64 flat index of each maximum in its H*W plane."""
     x4, back = _as_4d("max_pool2d", x)
-    op = cached_prim("MaxPoolWithArgmaxV2", kernel_size=kernel_size, strides=stride, pads=padding,
+    op = prim("MaxPoolWithArgmaxV2", kernel_size=kernel_size, strides=stride, pads=padding,
                      dilation=hw_pair("max_pool2d", "dilation", dilation), ceil_mode=bool(ceil_mode))
     out, argmax = op(x4)
     return (back(out), back(argmax)) if return_indices else back(out)
@@ -165,7 +155,7 @@ def avg_pool2d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False, cou
     divisor_override=0): 2-D average pooling (padding: int, (h, w) or (top, bottom, left, right))."""
     x4, back = _as_4d("avg_pool2d", input_x)
     pads = pad_four("avg_pool2d", "padding", padding)
-    op = cached_prim("AvgPool2D", kernel_size=kernel_size, strides=stride, pad_mode="pad" if any(pads) else "valid",
+    op = prim("AvgPool2D", kernel_size=kernel_size, strides=stride, pad_mode="pad" if any(pads) else "valid",
                      pad=pads, ceil_mode=bool(ceil_mode), count_include_pad=bool(count_include_pad),
                      divisor_override=divisor_override or 0)
     return back(op(x4))
@@ -188,12 +178,12 @@ def avg_pool1d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False, cou
 
 def adaptive_avg_pool2d(input, output_size):
     """adaptive_avg_pool2d(input, output_size): average pooling to a fixed (H, W) output (None keeps a size)."""
-    return cached_prim("AdaptiveAvgPool2D", output_size=output_size)(input)
+    return prim("AdaptiveAvgPool2D", output_size=output_size)(input)
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
     """adaptive_max_pool2d(input, output_size, return_indices=False): max pooling to a fixed (H, W) output."""
-    out, argmax = cached_prim("AdaptiveMaxPool2D", output_size=output_size)(input)
+    out, argmax = prim("AdaptiveMaxPool2D", output_size=output_size)(input)
     return (out, argmax) if return_indices else out
 
 
@@ -225,10 +215,10 @@ def _filled(value, shape, dtype):
 def _assign(ref, value):
     """Write `value` into `ref` in place (the running statistics of batch_norm)."""
     if "Assign" in PRIMITIVES:
-        cached_prim("Assign")(ref, value)
+        prim("Assign")(ref, value)
         return
     if value.dtype is not ref.dtype:
-        value = cached_prim("Cast")(value, ref.dtype)
+        value = prim("Cast")(value, ref.dtype)
     ref._set_data_ref(value.data_ref(), ref.dtype)
 
 
@@ -241,11 +231,11 @@ def batch_norm(input_x, running_mean, running_var, weight, bias, training=False,
         weight = _filled(1.0, (channels,), running_mean.dtype)
     if bias is None:
         bias = _filled(0.0, (channels,), running_mean.dtype)
-    op = cached_prim("BatchNorm", is_training=bool(training), epsilon=float(eps), momentum=float(momentum))
+    op = prim("BatchNorm", is_training=bool(training), epsilon=float(eps), momentum=float(momentum))
     y, batch_mean, batch_var = op(input_x, weight, bias, running_mean, running_var)
     if training:
         count = input_x.size // channels
-        mul, add = cached_prim("Mul"), cached_prim("Add")
+        mul, add = prim("Mul"), prim("Add")
         unbiased = mul(batch_var, float(count) / max(count - 1, 1))
         keep = 1.0 - float(momentum)
         _assign(running_mean, add(mul(running_mean, keep), mul(batch_mean, float(momentum))))
@@ -263,7 +253,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
                          f"dimensions of the input shape {list(input.shape)}.")
     weight = weight if weight is not None else _filled(1.0, shape, input.dtype)
     bias = bias if bias is not None else _filled(0.0, shape, input.dtype)
-    return cached_prim("LayerNorm", begin_norm_axis=axis, begin_params_axis=axis, epsilon=float(eps))(input, weight, bias)[0]
+    return prim("LayerNorm", begin_norm_axis=axis, begin_params_axis=axis, epsilon=float(eps))(input, weight, bias)[0]
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
@@ -277,14 +267,14 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
                          f"channels, but got {num_groups!r}.")
     grouped = _reshape(input, (n, num_groups, -1))
     size = grouped.shape[2]
-    op = cached_prim("LayerNorm", begin_norm_axis=2, begin_params_axis=2, epsilon=float(eps))
+    op = prim("LayerNorm", begin_norm_axis=2, begin_params_axis=2, epsilon=float(eps))
     y = op(grouped, _filled(1.0, (size,), input.dtype), _filled(0.0, (size,), input.dtype))[0]
     y = _reshape(y, input.shape)
     per_channel = (1, channels) + (1,) * (len(input.shape) - 2)
     if weight is not None:
-        y = cached_prim("Mul")(y, _reshape(weight, per_channel))
+        y = prim("Mul")(y, _reshape(weight, per_channel))
     if bias is not None:
-        y = cached_prim("Add")(y, _reshape(bias, per_channel))
+        y = prim("Add")(y, _reshape(bias, per_channel))
     return y
 
 
@@ -301,8 +291,8 @@ def dropout(input, p=0.5, training=True, seed=None):
     if not training or p == 0:
         return input
     if p == 1:
-        return cached_prim("ZerosLike")(input)
-    return cached_prim("Dropout", keep_prob=1.0 - p, Seed0=int(seed or 0), Seed1=0)(input)[0]
+        return prim("ZerosLike")(input)
+    return prim("Dropout", keep_prob=1.0 - p, Seed0=int(seed or 0), Seed1=0)(input)[0]
 
 
 def dropout2d(input, p=0.5, training=True):
@@ -312,8 +302,8 @@ def dropout2d(input, p=0.5, training=True):
     if not training or p == 0:
         return input
     if p == 1:
-        return cached_prim("ZerosLike")(input)
-    return cached_prim("Dropout2D", keep_prob=1.0 - p)(input)[0]
+        return prim("ZerosLike")(input)
+    return prim("Dropout2D", keep_prob=1.0 - p)(input)[0]
 
 
 # ---- resizing ---------------------------------------------------------------------------------------------
@@ -360,9 +350,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         x = _reshape(input, tuple(input.shape[:2]) + (1, in_sizes[0]))
         out, scales = (1, out[0]), (None if scales is None else (1.0, scales[0]))
     if mode == "nearest":
-        op = cached_prim("UpsampleNearest2D", output_size=out, scales=scales)
+        op = prim("UpsampleNearest2D", output_size=out, scales=scales)
     else:
-        op = cached_prim("UpsampleBilinear2D", output_size=out, scales=scales, align_corners=bool(align_corners))
+        op = prim("UpsampleBilinear2D", output_size=out, scales=scales, align_corners=bool(align_corners))
     y = op(x)
     return _reshape(y, tuple(input.shape[:2]) + (out[1],)) if n == 1 else y
 

@@ -1,11 +1,12 @@
 """Functional side-effect and plumbing ops: assign, assign_add, assign_sub, stop_gradient, depend."""
 from ...core.tensor import Tensor
+from ...core.registry import prim
 from .. import operations as P
 
 __all__ = ["assign", "assign_add", "assign_sub", "stop_gradient", "depend"]
 
-_assign, _assign_add, _assign_sub = P.Assign(), P.AssignAdd(), P.AssignSub()
-_stop_gradient, _depend = P.StopGradient(), P.Depend()
+_assign, _assign_add, _assign_sub = prim(P.Assign), prim(P.AssignAdd), prim(P.AssignSub)
+_stop_gradient, _depend = prim(P.StopGradient), prim(P.Depend)
 
 
 def assign(variable, value):

@@ -8,24 +8,19 @@ import numpy as np
 
 from ...common import dtype as mstype
 from ...core.tensor import Tensor
+from ...core.registry import prim
 from .. import operations as P
 
 __all__ = ["uniform", "standard_normal", "normal", "randn", "rand", "randint", "rand_like", "randn_like",
            "randint_like", "bernoulli", "randperm", "shuffle", "multinomial"]
 
-_cache = {}
-
 
 def _op(cls, seed=None, **attrs):
-    """The cached primitive for (class, seed, attrs): seeded streams persist across calls."""
+    """The shared primitive for (class, seed, attrs): seeded streams persist across calls."""
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
         raise ValueError(f"For '{cls.name}', 'seed' must be a non-negative int or None, but got {seed!r}.")
-    key = (cls, seed, tuple(sorted((k, repr(v)) for k, v in attrs.items())))
-    prim = _cache.get(key)
-    if prim is None:
-        seeds = {"seed": seed or 0, "seed2": 0} if cls is not P.Bernoulli else {"seed": -1 if seed is None else seed}
-        prim = _cache[key] = cls(**seeds, **attrs)
-    return prim
+    seeds = {"seed": seed or 0, "seed2": 0} if cls is not P.Bernoulli else {"seed": -1 if seed is None else seed}
+    return prim(cls, **seeds, **attrs)
 
 
 def _size(name, size):
@@ -46,7 +41,7 @@ def _float_dtype(name, dtype, default=mstype.float32):
 
 
 def _cast(x, dtype):
-    return x if x.dtype is dtype else P.Cast()(x, dtype)
+    return x if x.dtype is dtype else prim(P.Cast)(x, dtype)
 
 
 def uniform(shape, minval, maxval, seed=None, dtype=mstype.float32):
@@ -60,7 +55,7 @@ def uniform(shape, minval, maxval, seed=None, dtype=mstype.float32):
     unit = _op(P.UniformReal, seed)(tuple(shape))
     if isinstance(minval, Tensor):
         unit = _cast(unit, minval.dtype) if minval.dtype.kind == "float" else unit
-    out = P.Add()(P.Mul()(unit, P.Sub()(maxval, minval)), minval)
+    out = prim(P.Add)(prim(P.Mul)(unit, prim(P.Sub)(maxval, minval)), minval)
     return _cast(out, dtype)
 
 
@@ -71,7 +66,7 @@ def standard_normal(shape, seed=None):
 
 def normal(shape, mean, stddev, seed=None):
     """normal(shape, mean, stddev, seed=None) = mean + stddev * N(0, 1), broadcast over shape, mean and stddev."""
-    return P.Add()(P.Mul()(_op(P.StandardNormal, seed)(tuple(shape)), stddev), mean)
+    return prim(P.Add)(prim(P.Mul)(_op(P.StandardNormal, seed)(tuple(shape)), stddev), mean)
 
 
 def randn(*size, dtype=None, seed=None):
@@ -130,10 +125,7 @@ def randperm(n, seed=0, offset=0, dtype=mstype.int64):
         if isinstance(v, bool) or not isinstance(v, int) or v < 0:
             raise ValueError(f"For 'randperm', '{name}' must be a non-negative int, but got {v!r}.")
     dtype = mstype.to_dtype(dtype, "randperm")
-    key = (P.RandpermV2, seed, offset, dtype)
-    op = _cache.get(key)
-    if op is None:
-        op = _cache[key] = P.RandpermV2(seed=seed, offset=offset, dtype=dtype)
+    op = prim(P.RandpermV2, seed=seed, offset=offset, dtype=dtype)
     return op(int(n))
 
 

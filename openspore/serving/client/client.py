@@ -1,8 +1,9 @@
 """MindSpore Serving's Python client (`mindspore_serving.client` → `openspore.serving.client`).
 
->>> from openspore.serving.client import Client                                  # doctest: +SKIP
->>> client = Client("127.0.0.1:5500", "lenet", "predict")
->>> client.infer([{"image": x0}, {"image": x1}])      # → [{"logits": array}, {"logits": array}]
+>>> from openspore.serving.client import Client
+>>> client = Client("127.0.0.1:5500", "lenet", "predict")                   # doctest: +SKIP
+>>> # infer returns one dict per instance: [{"logits": array}, {"logits": array}]
+>>> client.infer([{"image": x0}, {"image": x1}])                            # doctest: +SKIP
 """
 import grpc
 import numpy as np

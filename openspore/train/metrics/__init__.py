@@ -15,13 +15,24 @@ from .loss import Loss
 from .confusion_matrix import ConfusionMatrix
 from .dice import Dice
 from .perplexity import Perplexity
+from .similarity import CosineSimilarity, BleuScore
+from .distance import HausdorffDistance, MeanSurfaceDistance, RootMeanSquareDistance
+from .roc import ROC, auc
 
 __all__ = ["Metric", "EvaluationBase", "rearrange_inputs", "Accuracy", "Precision", "Recall", "Fbeta", "F1",
            "MAE", "MSE", "TopKCategoricalAccuracy", "Top1CategoricalAccuracy", "Top5CategoricalAccuracy", "Loss",
-           "ConfusionMatrix", "Dice", "Perplexity", "names", "get_metric_fn", "get_metrics"]
+           "ConfusionMatrix", "Dice", "Perplexity", "names", "get_metric_fn", "get_metrics", "CosineSimilarity",
+           "BleuScore", "HausdorffDistance", "MeanSurfaceDistance", "RootMeanSquareDistance", "ROC", "auc"]
 
 __factory__ = {
     "F1": F1,
+    "bleu_score": BleuScore,
+    "cosine_similarity": CosineSimilarity,
+    "hausdorff_distance": HausdorffDistance,
+    "mean_surface_distance": MeanSurfaceDistance,
+    "root_mean_square_distance": RootMeanSquareDistance,
+    "roc": ROC,
+    "auc": auc,
     "acc": Accuracy,
     "accuracy": Accuracy,
     "confusion_matrix": ConfusionMatrix,

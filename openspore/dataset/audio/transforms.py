@@ -1,0 +1,407 @@
+"""Audio transforms (`mindspore.dataset.audio`) on numpy waveforms (..., time) and spectrograms (..., freq, time):
+decibel conversions, μ-law coding, gain/volume, fades, spectrograms and mel scales, complex norms, masking.
+
+>>> import numpy as np
+>>> from openspore.dataset import audio
+>>> audio.DBToAmplitude(0.5, 1.0)(np.array([0.0, 10.0], np.float32)).tolist()
+[0.5, 5.0]
+>>> audio.Fade(2, 0)(np.ones(4, np.float32)).tolist()
+[0.0, 1.0, 1.0, 1.0]
+"""
+from enum import Enum
+
+import numpy as np
+
+from ..transforms.base import TensorOperation, rng
+
+
+class ScaleType(str, Enum):
+    MAGNITUDE = "magnitude"
+    POWER = "power"
+
+
+class GainType(str, Enum):
+    AMPLITUDE = "amplitude"
+    POWER = "power"
+    DB = "db"
+
+
+class FadeShape(str, Enum):
+    LINEAR = "linear"
+    EXPONENTIAL = "exponential"
+    LOGARITHMIC = "logarithmic"
+    QUARTER_SINE = "quarter_sine"
+    HALF_SINE = "half_sine"
+
+
+class WindowType(str, Enum):
+    BARTLETT = "bartlett"
+    BLACKMAN = "blackman"
+    HAMMING = "hamming"
+    HANN = "hann"
+    KAISER = "kaiser"
+
+
+class BorderType(str, Enum):
+    CONSTANT = "constant"
+    EDGE = "edge"
+    REFLECT = "reflect"
+    SYMMETRIC = "symmetric"
+
+
+class NormType(str, Enum):
+    NONE = "none"
+    SLANEY = "slaney"
+
+
+class MelType(str, Enum):
+    HTK = "htk"
+    SLANEY = "slaney"
+
+
+class NormMode(str, Enum):
+    ORTHO = "ortho"
+    NONE = "none"
+
+
+def _float(x):
+    x = np.asarray(x)
+    return x if x.dtype.kind == "f" else x.astype(np.float32)
+
+
+class AmplitudeToDB(TensorOperation):
+    """`AmplitudeToDB(stype=POWER, ref_value=1.0, amin=1e-10, top_db=80.0)`: 10·log10 (power) or 20·log10
+    (magnitude) relative to ref_value, floored at top_db below the maximum."""
+
+    def __init__(self, stype=ScaleType.POWER, ref_value=1.0, amin=1e-10, top_db=80.0):
+        if ref_value <= 0 or amin <= 0:
+            raise ValueError("For 'AmplitudeToDB', 'ref_value' and 'amin' must be positive.")
+        self.stype, self.ref_value, self.amin, self.top_db = ScaleType(stype), ref_value, amin, top_db
+
+    def _execute(self, x):
+        x = _float(x)
+        mult = 10.0 if self.stype == ScaleType.POWER else 20.0
+        db = mult * np.log10(np.maximum(x, self.amin)) - mult * np.log10(max(self.amin, self.ref_value))
+        if self.top_db is not None:
+            db = np.maximum(db, db.max() - self.top_db)
+        return db.astype(x.dtype)
+
+
+class DBToAmplitude(TensorOperation):
+    """`DBToAmplitude(ref, power)`: ref · (10^(x/10))^power."""
+
+    def __init__(self, ref, power):
+        self.ref, self.power = ref, power
+
+    def _execute(self, x):
+        x = _float(x)
+        return (self.ref * np.power(np.power(10.0, 0.1 * x), self.power)).astype(x.dtype)
+
+
+class MuLawEncoding(TensorOperation):
+    """`MuLawEncoding(quantization_channels=256)`: waveform in [-1, 1] → μ-law codes (int32)."""
+
+    def __init__(self, quantization_channels=256):
+        self.quantization_channels = quantization_channels
+
+    def _execute(self, x):
+        mu = self.quantization_channels - 1.0
+        x = _float(x).astype(np.float64)
+        x_mu = np.sign(x) * np.log1p(mu * np.abs(x)) / np.log1p(mu)
+        return np.floor((x_mu + 1) / 2 * mu + 0.5).astype(np.int32)
+
+
+class MuLawDecoding(TensorOperation):
+    """`MuLawDecoding(quantization_channels=256)`: μ-law codes → waveform in [-1, 1] (float32)."""
+
+    def __init__(self, quantization_channels=256):
+        self.quantization_channels = quantization_channels
+
+    def _execute(self, x):
+        mu = self.quantization_channels - 1.0
+        x = np.asarray(x, np.float64) / mu * 2 - 1.0
+        return (np.sign(x) * (np.exp(np.abs(x) * np.log1p(mu)) - 1.0) / mu).astype(np.float32)
+
+
+class Gain(TensorOperation):
+    """`Gain(gain_db=1.0)`: waveform scaled by gain_db decibels."""
+
+    def __init__(self, gain_db=1.0):
+        self.gain_db = gain_db
+
+    def _execute(self, x):
+        x = _float(x)
+        return (x * 10.0 ** (self.gain_db / 20.0)).astype(x.dtype)
+
+
+class Vol(TensorOperation):
+    """`Vol(gain, gain_type=AMPLITUDE)`: waveform scaled by an amplitude ratio, a power ratio or decibels, then
+    clipped to [-1, 1]."""
+
+    def __init__(self, gain, gain_type=GainType.AMPLITUDE):
+        self.gain, self.gain_type = gain, GainType(gain_type)
+        if self.gain_type != GainType.DB and gain < 0:
+            raise ValueError(f"For 'Vol', 'gain' must be non-negative for {self.gain_type.value}, but got {gain}.")
+
+    def _execute(self, x):
+        x = _float(x)
+        if self.gain_type == GainType.AMPLITUDE:
+            factor = self.gain
+        elif self.gain_type == GainType.DB:
+            factor = 10.0 ** (self.gain / 20.0)
+        else:
+            factor = np.sqrt(self.gain)
+        return np.clip(x * factor, -1.0, 1.0).astype(x.dtype)
+
+
+def _fade_curve(n, shape, rising):
+    t = np.linspace(0.0, 1.0, n) if n > 1 else np.ones(n)
+    if not rising:
+        t = 1.0 - t
+    if shape == FadeShape.LINEAR:
+        return t
+    if shape == FadeShape.EXPONENTIAL:
+        return np.power(2.0, (t - 1.0) * 5.0)
+    if shape == FadeShape.LOGARITHMIC:
+        return np.log10(0.1 + t) + 1.0
+    if shape == FadeShape.QUARTER_SINE:
+        return np.sin(t * np.pi / 2.0)
+    return np.sin(t * np.pi - np.pi / 2.0) / 2.0 + 0.5
+
+
+class Fade(TensorOperation):
+    """`Fade(fade_in_len=0, fade_out_len=0, fade_shape=LINEAR)`: fade the waveform in and out."""
+
+    def __init__(self, fade_in_len=0, fade_out_len=0, fade_shape=FadeShape.LINEAR):
+        if fade_in_len < 0 or fade_out_len < 0:
+            raise ValueError("For 'Fade', the fade lengths must be non-negative.")
+        self.fade_in_len, self.fade_out_len, self.fade_shape = fade_in_len, fade_out_len, FadeShape(fade_shape)
+
+    def _execute(self, x):
+        x = _float(x)
+        n = x.shape[-1]
+        if self.fade_in_len > n or self.fade_out_len > n:
+            raise ValueError(f"For 'Fade', the fade lengths must not exceed the waveform length {n}.")
+        gain = np.ones(n)
+        gain[:self.fade_in_len] *= _fade_curve(self.fade_in_len, self.fade_shape, True)
+        if self.fade_out_len:
+            gain[n - self.fade_out_len:] *= _fade_curve(self.fade_out_len, self.fade_shape, False)
+        return (x * gain).astype(x.dtype)
+
+
+def _window(kind, length):
+    n = np.arange(length)
+    if kind == WindowType.HANN:
+        return 0.5 - 0.5 * np.cos(2 * np.pi * n / length)
+    if kind == WindowType.HAMMING:
+        return 0.54 - 0.46 * np.cos(2 * np.pi * n / length)
+    if kind == WindowType.BLACKMAN:
+        return 0.42 - 0.5 * np.cos(2 * np.pi * n / length) + 0.08 * np.cos(4 * np.pi * n / length)
+    if kind == WindowType.BARTLETT:
+        return 1 - np.abs(2 * n / length - 1)
+    return np.kaiser(length + 1, 12.0)[:-1]
+
+
+class Spectrogram(TensorOperation):
+    """`Spectrogram(n_fft=400, win_length=None, hop_length=None, pad=0, window=HANN, power=2.0, normalized=False,
+    center=True, pad_mode=REFLECT, onesided=True)`: |STFT|^power of the waveform, shape (..., freq, frames)."""
+
+    def __init__(self, n_fft=400, win_length=None, hop_length=None, pad=0, window=WindowType.HANN, power=2.0,
+                 normalized=False, center=True, pad_mode=BorderType.REFLECT, onesided=True):
+        self.n_fft, self.pad, self.power = n_fft, pad, power
+        self.win_length = win_length or n_fft
+        self.hop_length = hop_length or self.win_length // 2
+        if self.win_length > n_fft:
+            raise ValueError(f"For 'Spectrogram', 'win_length' {self.win_length} must not exceed 'n_fft' {n_fft}.")
+        self.window, self.normalized, self.center = WindowType(window), bool(normalized), bool(center)
+        self.pad_mode, self.onesided = BorderType(pad_mode), bool(onesided)
+
+    def _execute(self, x):
+        x = _float(x).astype(np.float64)
+        if self.pad:
+            x = np.pad(x, [(0, 0)] * (x.ndim - 1) + [(self.pad, self.pad)])
+        if self.center:
+            half = self.n_fft // 2
+            x = np.pad(x, [(0, 0)] * (x.ndim - 1) + [(half, half)], mode=self.pad_mode.value)
+        win = np.zeros(self.n_fft)
+        left = (self.n_fft - self.win_length) // 2
+        win[left:left + self.win_length] = _window(self.window, self.win_length)
+        frames = 1 + (x.shape[-1] - self.n_fft) // self.hop_length
+        idx = np.arange(frames)[:, None] * self.hop_length + np.arange(self.n_fft)[None, :]
+        spec = (np.fft.rfft if self.onesided else np.fft.fft)(x[..., idx] * win, axis=-1)
+        if self.normalized:
+            spec = spec / np.sqrt((win ** 2).sum())
+        out = np.abs(spec) ** self.power if self.power is not None else spec
+        return np.swapaxes(out, -1, -2).astype(np.float32)
+
+
+def _hz_to_mel(f, mel_type):
+    if mel_type == MelType.HTK:
+        return 2595.0 * np.log10(1.0 + np.asarray(f, np.float64) / 700.0)
+    f = np.asarray(f, np.float64)
+    mel = f / (200.0 / 3)
+    log_part = 15.0 + np.log(np.maximum(f, 1e-10) / 1000.0) / (np.log(6.4) / 27.0)
+    return np.where(f >= 1000.0, log_part, mel)
+
+
+def _mel_to_hz(m, mel_type):
+    if mel_type == MelType.HTK:
+        return 700.0 * (10.0 ** (np.asarray(m) / 2595.0) - 1.0)
+    m = np.asarray(m, np.float64)
+    return np.where(m >= 15.0, 1000.0 * np.exp((np.log(6.4) / 27.0) * (m - 15.0)), (200.0 / 3) * m)
+
+
+def mel_filterbank(n_stft, f_min, f_max, n_mels, sample_rate, norm, mel_type):
+    """(n_stft, n_mels) triangular filters evenly spaced on the mel scale."""
+    freqs = np.linspace(0, sample_rate // 2, n_stft)
+    m_pts = np.linspace(_hz_to_mel(f_min, mel_type), _hz_to_mel(f_max, mel_type), n_mels + 2)
+    f_pts = _mel_to_hz(m_pts, mel_type)
+    f_diff = np.diff(f_pts)
+    slopes = f_pts[None, :] - freqs[:, None]
+    down = -slopes[:, :-2] / f_diff[:-1]
+    up = slopes[:, 2:] / f_diff[1:]
+    fb = np.maximum(0.0, np.minimum(down, up))
+    if NormType(norm) == NormType.SLANEY:
+        fb *= 2.0 / (f_pts[2:n_mels + 2] - f_pts[:n_mels])
+    return fb
+
+
+class MelScale(TensorOperation):
+    """`MelScale(n_mels=128, sample_rate=16000, f_min=0.0, f_max=None, n_stft=201, norm=NONE, mel_type=HTK)`:
+    a (..., n_stft, time) spectrogram projected onto mel filters → (..., n_mels, time)."""
+
+    def __init__(self, n_mels=128, sample_rate=16000, f_min=0.0, f_max=None, n_stft=201, norm=NormType.NONE,
+                 mel_type=MelType.HTK):
+        self.n_mels, self.sample_rate, self.f_min = n_mels, sample_rate, f_min
+        self.f_max = f_max if f_max is not None else sample_rate / 2.0
+        self.n_stft, self.norm, self.mel_type = n_stft, NormType(norm), MelType(mel_type)
+
+    def _execute(self, spec):
+        spec = _float(spec)
+        fb = mel_filterbank(self.n_stft, self.f_min, self.f_max, self.n_mels, self.sample_rate, self.norm,
+                            self.mel_type)
+        return np.swapaxes(np.swapaxes(spec, -1, -2) @ fb, -1, -2).astype(np.float32)
+
+
+class MelSpectrogram(TensorOperation):
+    """`MelSpectrogram(sample_rate=16000, n_fft=400, ..., n_mels=128, ...)`: Spectrogram followed by MelScale."""
+
+    def __init__(self, sample_rate=16000, n_fft=400, win_length=None, hop_length=None, f_min=0.0, f_max=None,
+                 pad=0, n_mels=128, window=WindowType.HANN, power=2.0, normalized=False, center=True,
+                 pad_mode=BorderType.REFLECT, onesided=True, norm=NormType.NONE, mel_scale=MelType.HTK):
+        self.spectrogram = Spectrogram(n_fft, win_length, hop_length, pad, window, power, normalized, center,
+                                       pad_mode, onesided)
+        self.mel_scale = MelScale(n_mels, sample_rate, f_min, f_max, n_fft // 2 + 1, norm, mel_scale)
+
+    def _execute(self, x):
+        return self.mel_scale(self.spectrogram(x))
+
+
+class ComplexNorm(TensorOperation):
+    """`ComplexNorm(power=1.0)`: |z|^power of (..., 2) real/imaginary pairs."""
+
+    def __init__(self, power=1.0):
+        self.power = power
+
+    def _execute(self, x):
+        x = _float(x)
+        return np.power(np.sqrt(x[..., 0] ** 2 + x[..., 1] ** 2), self.power).astype(x.dtype)
+
+
+class Magphase(TensorOperation):
+    """`Magphase(power=1.0)`: (|z|^power, angle(z)) of (..., 2) real/imaginary pairs."""
+
+    def __init__(self, power=1.0):
+        self.power = power
+
+    def _execute(self, x):
+        x = _float(x)
+        mag = np.power(np.sqrt(x[..., 0] ** 2 + x[..., 1] ** 2), self.power)
+        return mag.astype(x.dtype), np.arctan2(x[..., 1], x[..., 0]).astype(x.dtype)
+
+
+class DCShift(TensorOperation):
+    """`DCShift(shift, limiter_gain=None)`: waveform shifted by `shift`; with limiter_gain, values beyond the
+    limiter threshold are compressed instead of clipped; the result is clipped to [-1, 1]."""
+
+    def __init__(self, shift, limiter_gain=None):
+        if not -2.0 <= shift <= 2.0:
+            raise ValueError(f"For 'DCShift', 'shift' must be in [-2, 2], but got {shift}.")
+        self.shift, self.limiter_gain = shift, limiter_gain
+
+    def _execute(self, x):
+        x = _float(x)
+        if self.limiter_gain is None:
+            out = x + self.shift
+        else:
+            threshold = 1.0 - (abs(self.shift) - self.limiter_gain)
+            if self.shift > 0:
+                over = x > threshold
+                out = np.where(over, (x - threshold) * self.limiter_gain / (1 - threshold) + threshold + self.shift,
+                               x + self.shift)
+            else:
+                over = x < -threshold
+                out = np.where(over, (x + threshold) * self.limiter_gain / (1 - threshold) - threshold + self.shift,
+                               x + self.shift)
+        return np.clip(out, -1.0, 1.0).astype(x.dtype)
+
+
+class Contrast(TensorOperation):
+    """`Contrast(enhancement_amount=75.0)`: sox-style contrast enhancement of a waveform in [-1, 1]."""
+
+    def __init__(self, enhancement_amount=75.0):
+        if not 0 <= enhancement_amount <= 100:
+            raise ValueError(f"For 'Contrast', 'enhancement_amount' must be in [0, 100], but got {enhancement_amount}.")
+        self.enhancement_amount = enhancement_amount
+
+    def _execute(self, x):
+        x = _float(x)
+        t = x * (np.pi / 2)
+        return np.sin(t + self.enhancement_amount / 750.0 * np.sin(4 * t)).astype(x.dtype)
+
+
+class _Masking(TensorOperation):
+    axis = -1
+
+    def __init__(self, iid_masks=False, mask_param=0, mask_start=0, mask_value=0.0):
+        if mask_param < 0 or mask_start < 0:
+            raise ValueError(f"For '{type(self).__name__}', the mask parameter and start must be non-negative.")
+        self.iid_masks, self.mask_param, self.mask_start, self.mask_value = bool(iid_masks), mask_param, \
+            mask_start, mask_value
+
+    def _execute(self, spec):
+        spec = _float(spec).copy()
+        size = spec.shape[self.axis]
+        width = int(rng().integers(0, self.mask_param + 1))
+        if self.iid_masks:
+            start = int(rng().integers(0, max(size - width, 0) + 1))
+        else:
+            start = self.mask_start
+            if start + width > size:
+                raise ValueError(f"For '{type(self).__name__}', the mask [{start}, {start + width}) exceeds the "
+                                 f"axis length {size}.")
+        index = [slice(None)] * spec.ndim
+        index[self.axis] = slice(start, start + width)
+        spec[tuple(index)] = self.mask_value
+        return spec
+
+
+class TimeMasking(_Masking):
+    """`TimeMasking(iid_masks=False, time_mask_param=0, mask_start=0, mask_value=0.0)`: mask a run of time steps
+    whose width is drawn uniformly from [0, time_mask_param] (starting at mask_start, or at a random place when
+    iid_masks), using the dataset seed."""
+
+    axis = -1
+
+    def __init__(self, iid_masks=False, time_mask_param=0, mask_start=0, mask_value=0.0):
+        super().__init__(iid_masks, time_mask_param, mask_start, mask_value)
+
+
+class FrequencyMasking(_Masking):
+    """`FrequencyMasking(iid_masks=False, freq_mask_param=0, mask_start=0, mask_value=0.0)`: as TimeMasking, over
+    frequency bins."""
+
+    axis = -2
+
+    def __init__(self, iid_masks=False, freq_mask_param=0, mask_start=0, mask_value=0.0):
+        super().__init__(iid_masks, freq_mask_param, mask_start, mask_value)

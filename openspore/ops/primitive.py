@@ -1,0 +1,45 @@
+"""`mindspore.ops.primitive`: the Primitive base class and the decorators used around primitives.
+
+>>> from openspore.ops.primitive import constexpr
+>>> @constexpr
+... def twice(n):
+...     return 2 * n
+>>> twice(3)
+6
+"""
+import functools
+import inspect
+
+from ..core.primitive import Primitive  # noqa: F401
+
+__all__ = ["Primitive", "constexpr", "prim_attr_register"]
+
+
+def constexpr(fn=None, get_instance=True, name=None, reuse_result=True, check=True):
+    """Mark a function evaluated on Python constants at compile time. openspore's graph capture runs Python
+    while tracing, so the function simply runs on its (constant) arguments in both modes."""
+    def deco(f):
+        @functools.wraps(f)
+        def run(*args, **kwargs):
+            return f(*args, **kwargs)
+        run._constexpr = True
+        return run
+    return deco(fn) if fn is not None else deco
+
+
+def prim_attr_register(fn):
+    """Decorator for a Primitive subclass's `__init__`: records the constructor arguments as attributes
+    (`self.<name>`, and in `self.attrs` when the primitive keeps such a dict)."""
+    signature = inspect.signature(fn)
+
+    @functools.wraps(fn)
+    def init(self, *args, **kwargs):
+        bound = signature.bind(self, *args, **kwargs)
+        bound.apply_defaults()
+        for key, value in list(bound.arguments.items())[1:]:
+            setattr(self, key, value)
+            attrs = getattr(self, "attrs", None)
+            if isinstance(attrs, dict):
+                attrs[key] = value
+        return fn(self, *args, **kwargs)
+    return init

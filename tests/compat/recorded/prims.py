@@ -1,0 +1,22 @@
+import numpy as np
+import mindspore as ms
+from mindspore.ops import operations as P
+np.set_printoptions(precision=5, suppress=True)
+x = ms.Tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
+y = ms.Tensor(np.array([[1.0, 0.0, 2.0], [0.5, 0.0, -1.0]], np.float32))
+print(P.Shape()(x), P.Rank()(x), P.Size()(x))
+print(P.L2Normalize(axis=1)(x).asnumpy())
+print(P.ReverseSequence(1)(x, ms.Tensor(np.array([2, 3]))).asnumpy())
+print(P.CumulativeLogsumexp()(x, ms.Tensor(1)).asnumpy())
+print(P.CumulativeLogsumexp(True, True)(x, ms.Tensor(1)).asnumpy())
+s, m = P.ReduceStd(1)(x); print(s.asnumpy(), m.asnumpy())
+print(P.DivNoNan()(x, y).asnumpy(), P.MulNoNan()(x, y).asnumpy())
+print(P.SigmoidCrossEntropyWithLogits()(y, x / 5).asnumpy())
+print(P.EqualCount()(x, x).asnumpy())
+print(P.TruncateDiv()(x - 3, y + 3).asnumpy(), P.TruncateMod()(x - 3, y + 3).asnumpy())
+print(P.L2Loss()(x).asnumpy(), P.Addcmul()(x, x, y, ms.Tensor(2.0)).asnumpy())
+print(P.Lerp()(x, y, 0.3).asnumpy(), P.Logit(0.1)(y / 3).asnumpy())
+print(P.HammingWindow()(ms.Tensor([5])).asnumpy(), P.TrilIndices(3, 3)().asnumpy())
+print(P.Cdist()(x, y).asnumpy(), P.Renorm(2, 0, 3.0)(x).asnumpy())
+print(P.InvertPermutation()((3, 4, 0, 2, 1)))
+print(P.Bucketize([1.0, 3.0])(x).asnumpy())
