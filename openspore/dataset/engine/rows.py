@@ -9,10 +9,15 @@ INFINITE = float("inf")
 def to_array(value, where="GeneratorDataset"):
     """One column value as a numpy array (Python int → int64, float → float64, str/bytes → string arrays)."""
     if isinstance(value, np.ndarray):
+        if value.dtype == object:  # Python objects cannot become tensors; say so here, not deep in a later op
+            raise TypeError(f"For '{where}', a column value must be a numeric or string array, but got a numpy array "
+                            f"of dtype object with shape {value.shape}.")
         return value
     if isinstance(value, bool):
         return np.array(value, dtype=np.bool_)
     if isinstance(value, int):
+        if not -2 ** 63 <= value < 2 ** 63:
+            raise ValueError(f"For '{where}', the int column value {value} does not fit int64.")
         return np.array(value, dtype=np.int64)
     if isinstance(value, float):
         return np.array(value, dtype=np.float64)
@@ -24,8 +29,11 @@ def to_array(value, where="GeneratorDataset"):
         raise TypeError(f"For '{where}', a column value must be a numpy array, a Python scalar, str, bytes or a "
                         f"list of them, but got dict.")
     if isinstance(value, (list, tuple)) or hasattr(value, "__array_interface__") or hasattr(value, "__array__"):
-        array = np.asarray(value)
-        if array.dtype == object:
+        try:
+            array = np.asarray(value)
+        except (ValueError, OverflowError):  # ragged nesting (numpy refuses it), ints beyond 64 bits
+            array = np.asarray(value, dtype=object) if isinstance(value, (list, tuple)) else None
+        if array is None or array.dtype == object:
             raise TypeError(f"For '{where}', a column value must convert to a numeric or string array, but got "
                             f"a ragged or mixed {type(value).__name__}: {value!r:.80}")
         return array

@@ -39,6 +39,9 @@ class Metrics:
         self.restarts = Counter("openspore_serving_worker_restarts", "Worker processes restarted",
                                 registry=self.registry)
         self._known = set()   # (servable, method) pairs registered by workers
+        for protocol in ("rest", "kserve", "grpc"):  # present from the start: junk requests add no new series
+            self.requests.labels(UNKNOWN, UNKNOWN, protocol, "error")
+            self.latency.labels(UNKNOWN, UNKNOWN, protocol)
 
     def register(self, servable, method):
         """Allow (servable, method) as label values (called when a worker registers them)."""

@@ -126,7 +126,7 @@ class RestServer:
             Route("/v2/models/{model}/versions/{version}/infer", self.infer, methods=["POST"]),
             Route("/metrics", self.metrics, methods=["GET"]),
         ]
-        app = Starlette(routes=routes)
+        app = Starlette(routes=routes, exception_handlers={404: self._no_route, 405: self._no_route})
         ssl = {} if ssl_config is None else ssl_config.uvicorn_options()
         config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_keep_alive=100,
                                 timeout_graceful_shutdown=5, lifespan="off", **ssl)
@@ -145,6 +145,14 @@ class RestServer:
         self.server.should_exit = True
         self.thread.join(timeout=10)
         self._sock.close()
+
+    @staticmethod
+    async def _no_route(request, exc):
+        """Unknown paths and methods answer JSON like every other error (KServe's key under /v2)."""
+        key = "error" if request.url.path.startswith("/v2") else "error_msg"
+        text = "no such endpoint" if exc.status_code == 404 else f"{request.method} is not allowed on this endpoint"
+        return JSONResponse({key: f"{text}: {request.method} {request.url.path}; endpoints: POST /model/<servable>"
+                                  f"[/version/<N>]:<method>, /v2/..., GET /metrics"}, status_code=exc.status_code)
 
     # -- MindSpore Serving endpoint --------------------------------------------------------------------------------
     @staticmethod
