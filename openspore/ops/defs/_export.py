@@ -7,7 +7,7 @@ or is marked here, in its own family's module, with the reason it is not written
 export coverage.
 
 >>> from openspore.core.primitive import PRIMITIVES
->>> PRIMITIVES["ReluGrad"].not_exportable["MINDIR"][:20]
+>>> PRIMITIVES["ReLU6Grad"].not_exportable["MINDIR"][:20]
 'a backward primitive'
 """
 FORMATS = ("MINDIR", "ONNX")
