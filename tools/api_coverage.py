@@ -154,7 +154,7 @@ def render(data, rows):
         lines += ["", "Modules listed in the tool that this MindSpore build does not import: "
                   + ", ".join(f"`{m}`" for m in sorted(data["not_importable"])) + "."]
     lines += ["", "## Missing names", ""]
-    for name, (have, missing, error) in rows.items():
+    for name, (_have, missing, _error) in rows.items():
         if missing:
             lines.append(f"- `{name}` ({len(missing)}): " + ", ".join(missing))
     return "\n".join(lines) + "\n"

@@ -169,10 +169,10 @@ def set_shard_hook(fn):
     _SHARD_HOOK[:] = [fn]
 
 
-def _sharded_call(prim, *args):
-    if prim.in_strategy is not None and _SHARD_HOOK:
-        return _SHARD_HOOK[0](prim, args)
-    return bind(prim, *args)
+def _sharded_call(primitive, *args):
+    if primitive.in_strategy is not None and _SHARD_HOOK:
+        return _SHARD_HOOK[0](primitive, args)
+    return bind(primitive, *args)
 
 
 def _sharded_class(cls):

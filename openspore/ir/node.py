@@ -21,7 +21,7 @@ Passes never mutate a graph they were given: they build a new one (`ir.rewrite.r
 """
 import itertools
 
-from ..core.primitive import AbstractTensor, Primitive
+from ..core.primitive import Primitive
 
 STRUCTURAL_OPS = ("input", "weight", "const", "make_tuple", "tuple_get_item", "if", "while", "call")
 _ids = itertools.count(1)

@@ -65,7 +65,8 @@ class _Parser:
     def run(self):
         pending, order = {}, []
         current = None
-        for self.lineno, line in enumerate(self.lines, 1):
+        for lineno, line in enumerate(self.lines, 1):
+            self.lineno = lineno  # error() names the line being read
             stripped = line.strip()
             if not stripped:
                 continue

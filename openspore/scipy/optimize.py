@@ -36,7 +36,7 @@ def _bfgs(func, x0, args, tol, maxiter):
     nfev = njev = 1
     h = np.eye(n)
     status, nit = 1, 0
-    for nit in range(1, maxiter + 1):
+    for nit in range(1, maxiter + 1):  # noqa: B007  (the result reports the last iteration)
         if np.linalg.norm(g, np.inf) <= tol:
             status = 0
             break

@@ -126,7 +126,7 @@ class _OnnxBuilder:
         outs = _leaves(g.output, self.env[g.output.id])
         default = ["output"] if len(outs) == 1 else [f"output_{i}" for i in range(len(outs))]
         out_names = _names(output_names, default, "output_names", self.where)
-        for (abstract, entry), name in zip(outs, out_names):
+        for (_abstract, entry), name in zip(outs, out_names):
             self.nodes.append(helper.make_node("Identity", [self.tensor(entry)], [name], name=self.fresh("output")))
         axes = _dynamic_axes(dynamic_axes, names + out_names, self.where)
         inputs = [_value_info(n, node.abstract, axes.get(n)) for node, n in zip(g.inputs, names)]

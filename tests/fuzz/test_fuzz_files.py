@@ -2,7 +2,6 @@
 MindRecord files. Each variant either fails with the reader's clean error naming the file, or loads into
 well-formed values (damage inside stored numbers cannot be seen); damage to the structure — a file cut short, a
 file joined to itself, an empty file — is never a silent success. Bounded: about 330 variants, seconds each."""
-import os
 import sqlite3
 
 import numpy as np

@@ -11,7 +11,6 @@ import openspore as ms
 from openspore.insight.debugger import (DumpAnalyzer, TensorOverflowCondition, TensorUnchangedCondition,
                                         Watchpoint)
 from openspore.insight.debugger.dump_writer import disable_dump, enable_dump
-from openspore.runtime import events
 from tests.conftest import REPO, child_env
 from tests.insight import nets
 

@@ -1,5 +1,4 @@
 """Converters: CIFAR-10 pickles, an ImageNet-style folder and a CSV file become MindRecord sets that read back."""
-import os
 import pickle
 
 import cv2

@@ -45,7 +45,7 @@ class _AdamBase(Optimizer):
     def _step(self, gradients):
         """Advance the step and yield, per group, what the Adam primitives need."""
         self.assignadd(self.state_step, self.increase_tensor)
-        for k, group, start, end, grads in self._group_slices(gradients):
+        for _k, group, start, end, grads in self._group_slices(gradients):
             beta1, beta2 = (float(b) for b in group["betas"])
             b1p, b2p = ops.pow(beta1, self.state_step), ops.pow(beta2, self.state_step)
             yield group, start, end, grads, (beta1, beta2, float(group["eps"])), b1p, b2p

@@ -39,7 +39,7 @@ class SGD(Optimizer):
 
     def construct(self, gradients):
         params = self.parameters
-        for k, group, start, end, grads in self._group_slices(gradients):
+        for _k, group, start, end, grads in self._group_slices(gradients):
             op, lr, momentum = self._op(group), group["lr"], float(group["momentum"])
             for i, g in zip(range(start, end), grads):
                 op(params[i], g, lr, self.accum[i], momentum, self.stat[i])

@@ -37,7 +37,7 @@ class DumpAnalyzer:
         self.mem_limit = mem_limit
         self._store = DumpStore(dump_dir)
         self._nodes = {}  # (rank, graph_id, name) -> Node
-        for rank, rd in self._store.ranks.items():
+        for rd in self._store.ranks.values():
             for rec in sorted(rd.nodes.values(), key=lambda r: (r.graph_id, r.order)):
                 node = Node(self, rec)
                 self._nodes[node.key] = node

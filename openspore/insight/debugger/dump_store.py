@@ -109,7 +109,7 @@ class RankDump:
             for (fname, _io, _slot), (_path, ts, op_type) in self._scan(g, it).items():
                 if fname not in seen or ts < seen[fname][0]:
                     seen[fname] = (ts, op_type)
-        for k, (fname, (ts, op_type)) in enumerate(sorted(seen.items(), key=lambda kv: kv[1][0])):
+        for k, (fname, (_ts, op_type)) in enumerate(sorted(seen.items(), key=lambda kv: kv[1][0])):
             is_param = op_type == "Parameter"
             self._add(NodeRecord(self.rank, gid, fname, op_type, order.get(fname, k), is_parameter=is_param,
                                  is_weight=is_param and _looks_like_weight(fname.replace("_", "."))))

@@ -67,7 +67,7 @@ class GraphDescription:
     def records(self, rank, graph_id):
         """NodeRecords (as the dump store makes them) for the parameters and kernels."""
         out = []
-        for k, (name, is_weight, _shape_, _dtype) in enumerate(self.params):
+        for k, (name, is_weight, _, _) in enumerate(self.params):
             out.append(NodeRecord(rank, graph_id, name, "Parameter", -len(self.params) + k, is_parameter=True,
                                   is_weight=is_weight and _looks_like_weight(name)))
         for info in self.order:

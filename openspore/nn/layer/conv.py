@@ -165,7 +165,7 @@ class _ConvTranspose(_Conv):
     def _setup(self, name, output_padding, dims):
         self.output_padding = int_tuple(name, "output_padding", output_padding, dims, allow_zero=True)
         self._op2 = self.output_padding if dims == 2 else (0,) + self.output_padding
-        for axis, (extra, s, d) in enumerate(zip(self.output_padding, self.stride, self.dilation)):
+        for extra, s, d in zip(self.output_padding, self.stride, self.dilation):
             if extra and (self.pad_mode != "pad" or extra >= max(s, d)):
                 raise ValueError(f"For '{name}', the 'output_padding' must be smaller than 'stride' or 'dilation' and "
                                  f"is only used with pad_mode 'pad', but got output_padding={output_padding!r}.")

@@ -7,7 +7,6 @@ Elu(1)(-x^2 / 2) + 1 (the exponent is never positive), so gradients of any order
 """
 import math
 
-import numpy as np
 
 from ...core.primitive import Sample, register
 from . import _onnx

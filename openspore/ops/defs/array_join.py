@@ -244,7 +244,7 @@ class Meshgrid(Primitive):
     def bprop(self, xs, out, dout):
         n = len(xs)
         grads = []
-        for i, (x, d) in enumerate(zip(xs, dout)):
+        for i, d in enumerate(dout[:len(xs)]):
             pos = self._view_shape(i, n).index(-1)
             axes = tuple(k for k in range(n) if k != pos)
             g = prim("ReduceSum")(d, axes) if axes else d

@@ -98,7 +98,7 @@ class AllGather(_Collective):
     def infer(self, x):
         check_tensor(self.name, "input_x", x)
         if not x.shape:
-            raise ValueError(f"For 'AllGather', the 'input_x' must have at least one dimension, but got a scalar.")
+            raise ValueError("For 'AllGather', the 'input_x' must have at least one dimension, but got a scalar.")
         n = world.group_size(self.group)
         first = x.shape[0] * n if x.shape[0] >= 0 else -1
         return AbstractTensor((first,) + tuple(x.shape[1:]), x.dtype)

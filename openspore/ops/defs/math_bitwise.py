@@ -3,7 +3,6 @@ BitwiseOr, BitwiseXor) on integer and boolean tensors, and LinSpace.
 """
 import numpy as np
 
-from ...common import dtype as mstype
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
 from ._export import NO_MINDIR, NO_ONNX, not_exportable
 from ._util import broadcast_shape, check_dtype, check_same_dtype, check_tensor, prim, same_as

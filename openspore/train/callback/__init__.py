@@ -1,5 +1,5 @@
 """openspore.train.callback (also re-exported by `openspore.train`): training callbacks (facts §1.14)."""
-from ._callback import Callback, RunContext, CallbackList, InternalCallbackParam
+from ._callback import Callback, RunContext, CallbackList
 from ._loss_monitor import LossMonitor
 from ._time_monitor import TimeMonitor
 from ._checkpoint import CheckpointConfig, ModelCheckpoint

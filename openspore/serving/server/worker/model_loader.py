@@ -159,7 +159,7 @@ class LoadedModel:
 
     def _warm_up(self, index, sub):
         arrays = []
-        for i, (shape, dtype) in enumerate(zip(sub.input_shapes, sub.input_dtypes)):
+        for shape, dtype in zip(sub.input_shapes, sub.input_dtypes):
             shape = tuple((self.batch_size if k == 0 else 1) if d == -1 else d for k, d in enumerate(shape))
             arrays.append(np.zeros(shape, dtype))
         try:
