@@ -11,14 +11,12 @@
 `kernels.make`. An `if` calls one of its two block functions, a `while` loops over its (cond, body) pair.
 A kernel failure is re-raised naming the operator, its type and node.
 """
-import linecache
-import math
 
 import numpy as np
 
+from ..common.codegen import Bindings, failing_item, is_literal, load_source
 from . import kernels
 
-_LITERALS = (int, float, bool, str, type(None))
 _serial = [0]
 
 
@@ -41,10 +39,7 @@ class Executable:
         self.source = "\n".join(gen.lines) + "\n"
         _serial[0] += 1
         self.filename = f"<lite program #{_serial[0]}>"
-        linecache.cache[self.filename] = (len(self.source), None, self.source.splitlines(True), self.filename)
-        namespace = dict(gen.bindings)
-        exec(compile(self.source, self.filename, "exec"), namespace)  # noqa: S102 (our generated code)
-        self.fn = namespace[self.entry]
+        self.fn = load_source(self.source, self.filename, gen.bindings)[self.entry]
         self.line_ops = gen.line_ops
 
     def run(self, arrays):
@@ -59,27 +54,15 @@ class Executable:
                                    f"{type(exc).__name__}: {exc}") from exc
 
     def _failing_op(self, tb):
-        found = None
-        while tb is not None:
-            if tb.tb_frame.f_code.co_filename == self.filename:
-                found = self.line_ops.get(tb.tb_lineno, found)
-            tb = tb.tb_next
-        return found
+        return failing_item(tb, self.filename, self.line_ops)
 
 
-class _Codegen:
+class _Codegen(Bindings):
     def __init__(self, exe):
+        super().__init__({"S": exe.store, "_kept": exe.kept, "_copyto": np.copyto})
         self.exe = exe
         self.lines = []
-        self.bindings = {"S": exe.store, "_kept": exe.kept, "_copyto": np.copyto}
         self.line_ops = {}
-        self.serial = 0
-
-    def bind(self, prefix, value):
-        self.serial += 1
-        name = f"_{prefix}{self.serial}"
-        self.bindings[name] = value
-        return name
 
     def function(self, block, top=False):
         subs = {id(op): [self.function(b) for b in op.blocks] for op in block.ops if op.blocks}
@@ -170,16 +153,9 @@ class _Codegen:
         if type(item) is list:
             return "[" + ", ".join(f"t{t}" for t in item) + "]"
         value = item.value
-        if _is_literal(value):
+        if is_literal(value):
             return repr(value)
         name = self.bind("c", value)
         defaults.append(name)
         return name
 
-
-def _is_literal(value):
-    if type(value) in _LITERALS:
-        return not (type(value) is float and not math.isfinite(value))
-    if type(value) is tuple:
-        return all(_is_literal(v) for v in value)
-    return False

@@ -18,16 +18,15 @@ The top-level function returns the flat list of the output's leaves (a `make_tup
 node is expanded recursively); subgraph functions return their output value as it is.
 """
 import linecache
-import math
 import os
 import time
 import weakref
 
+from ..common.codegen import Bindings, failing_item, is_literal, load_source
 from ..core.primitive import AbstractTensor
 from ..core.tensor import Tensor
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-_LITERAL_TYPES = (int, float, bool, str, type(None))
 _KERNEL_ERRORS = (ValueError, TypeError, IndexError, RuntimeError)
 _serial = [0]
 
@@ -54,13 +53,7 @@ class CompiledGraph:
 
     def _failing_node(self, tb):
         """The node whose generated line raised (the innermost frame in our generated code)."""
-        found = None
-        while tb is not None:
-            code = tb.tb_frame.f_code
-            if code.co_filename == self.filename:
-                found = self.lines.get(tb.tb_lineno, found)
-            tb = tb.tb_next
-        return found
+        return failing_item(tb, self.filename, self.lines)
 
     def __repr__(self):
         return f"CompiledGraph(@{self.graph.name}, {len(self.graph.nodes)} nodes)"
@@ -87,34 +80,24 @@ def compile_graph(graph, backend, observer=None):
     source = "\n".join(gen.lines) + "\n"
     _serial[0] += 1
     filename = os.path.join(_PACKAGE_DIR, "runtime", f"<graph {graph.name} #{_serial[0]}>")
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    namespace = dict(gen.bindings)
-    exec(compile(source, filename, "exec"), namespace)  # noqa: S102 (our own generated code)
-    fn = namespace[top]
+    fn = load_source(source, filename, gen.bindings)[top]
     compiled = CompiledGraph(fn, source, graph, backend, filename, gen.line_nodes, time.perf_counter() - t0,
                              gen.out_dtypes)
     weakref.finalize(compiled, linecache.cache.pop, filename, None)  # tracebacks show the code while it lives
     return compiled
 
 
-class _Codegen:
+class _Codegen(Bindings):
     """Writes the functions of one compile into `lines`; `bindings` is the module namespace they read."""
 
     def __init__(self, backend, hook=None):
+        super().__init__({"xp": backend.xp})
         self.backend = backend
         self.hook = hook  # debugger/dump hook (events.py), or None: then no hook code is generated at all
         self.lines = []
-        self.bindings = {"xp": backend.xp}
         self.line_nodes = {}  # line number (1-based) -> node, for error messages
         self.done = {}        # (id(graph), flags) -> function name: a subgraph used twice is compiled once
         self.out_dtypes = []
-        self.serial = 0
-
-    def bind(self, prefix, value):
-        self.serial += 1
-        name = f"_{prefix}{self.serial}"
-        self.bindings[name] = value
-        return name
 
     def function(self, graph, top=False, wrap_tuple=False):
         """Emit the function for `graph` (subgraph functions first); returns its module-level name.
@@ -257,7 +240,7 @@ class _Function:
         return "\n".join(lines)
 
     def _const(self, value):
-        if _is_literal(value):
+        if is_literal(value):
             return repr(value)
         if isinstance(value, Tensor):
             value = self.gen.backend.adopt(value.data_ref())
@@ -304,14 +287,6 @@ def _abstract_leaves(abstract, expr):
 
 def _is_tuple_valued(node):
     return node.op in ("make_tuple", "while") or isinstance(node.abstract, tuple)
-
-
-def _is_literal(value):
-    if type(value) in _LITERAL_TYPES:
-        return not (type(value) is float and not math.isfinite(value))
-    if type(value) is tuple:
-        return all(_is_literal(v) for v in value)
-    return False
 
 
 def _identifier(name):

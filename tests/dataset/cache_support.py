@@ -20,7 +20,7 @@ def free_port():
 
 
 def pid_alive(pid):
-    return admin._pid_alive(pid)
+    return admin.pid_alive(pid)
 
 
 def shm_names():

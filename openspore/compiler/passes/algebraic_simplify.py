@@ -28,24 +28,20 @@ def _python_const(node):
     return node.value if node.op == "const" and node.abstract is None else None
 
 
-@RULES.rule("Mul")
-def _times_one(n):
-    x, y = n.inputs
-    if is_const_all(y, 1) and _if_same(n, x):
-        return x
-    if is_const_all(x, 1):
-        return _if_same(n, y)
-    return None
+def _neutral_element(identity):
+    """The rule of a commutative op whose neutral element is `identity`: x op e → x and e op x → x."""
+    def rule(n):
+        x, y = n.inputs
+        if is_const_all(y, identity) and _if_same(n, x):
+            return x
+        if is_const_all(x, identity):
+            return _if_same(n, y)
+        return None
+    return rule
 
 
-@RULES.rule("Add")
-def _plus_zero(n):
-    x, y = n.inputs
-    if is_const_all(y, 0) and _if_same(n, x):
-        return x
-    if is_const_all(x, 0):
-        return _if_same(n, y)
-    return None
+RULES.rule("Mul")(_neutral_element(1))  # x * 1 → x
+RULES.rule("Add")(_neutral_element(0))  # x + 0 → x
 
 
 @RULES.rule("Sub")

@@ -171,7 +171,8 @@ def _read_status(fd):
     return None, lines + ([buffer.decode(errors="replace")] if buffer else [])
 
 
-def _pid_alive(pid):
+def pid_alive(pid):
+    """Whether process `pid` runs (a zombie does not count); the server uses it too, for stale spill folders."""
     try:
         with open(f"/proc/{pid}/stat", encoding="ascii") as f:
             return f.read().rsplit(")", 1)[1].split()[0] != "Z"
@@ -189,9 +190,9 @@ def stop(host, port):
     conn.call("stop")
     conn.close()
     deadline = time.monotonic() + 30
-    while _pid_alive(pid) and time.monotonic() < deadline:
+    while pid_alive(pid) and time.monotonic() < deadline:
         time.sleep(0.05)
-    if _pid_alive(pid):
+    if pid_alive(pid):
         print(f"Cache server on port {port} (process id {pid}) did not stop within 30 s.", file=sys.stderr)
         return 1
     print(f"Cache server on port {port} has been stopped successfully.")

@@ -19,6 +19,7 @@ from concurrent import futures
 import grpc
 
 from . import wire
+from .admin import pid_alive
 from .arena import Arena, FdServer
 from .store import CacheError, Store
 
@@ -36,14 +37,6 @@ def common_dir():
     return os.path.join(tempfile.gettempdir(), f"openspore_cache_{user}")
 
 
-def _pid_alive(pid):
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return False
-
-
 def _make_spill_root(spill_dir):
     """A fresh sub-folder of the spilling directory for this server; stale ones of dead servers are removed."""
     if not os.path.exists(spill_dir):
@@ -54,7 +47,7 @@ def _make_spill_root(spill_dir):
         raise CacheError(f"Spilling directory {spill_dir} is not writable.")
     for name in os.listdir(spill_dir):
         parts = name.split("_")
-        if len(parts) == 3 and parts[0] == "openspore-cache" and parts[1].isdigit() and not _pid_alive(int(parts[1])):
+        if len(parts) == 3 and parts[0] == "openspore-cache" and parts[1].isdigit() and not pid_alive(int(parts[1])):
             shutil.rmtree(os.path.join(spill_dir, name), ignore_errors=True)
     root = None
     try:  # a folder can pass access() and still refuse files (read-only mount, quota, sysfs)

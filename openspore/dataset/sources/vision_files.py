@@ -31,8 +31,9 @@ def _check_usage(usage, where, choices=_USAGES):
 class _FileSource(MappableDataset):
     """Sources whose rows are loaded from files once, on first use, and shared by every copy of the node."""
 
-    def __init__(self, dataset_dir, usage, num_samples, num_parallel_workers, shuffle, sampler, num_shards,
-                 shard_id, cache):
+    # MnistDataset, Cifar10Dataset and Cifar100Dataset take exactly these arguments, so they inherit this __init__
+    def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None, shuffle=None,
+                 sampler=None, num_shards=None, shard_id=None, cache=None):
         self.dataset_dir = _check_dir(dataset_dir, self._where)
         self.usage = _check_usage(usage, self._where, self._usages)
         super().__init__(num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id, cache)
@@ -77,11 +78,6 @@ class MnistDataset(_FileSource):
 
     _where = "MnistDataset"
     _prefixes = {"train": ["train"], "test": ["t10k"], "all": ["train", "t10k"]}
-
-    def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None, shuffle=None,
-                 sampler=None, num_shards=None, shard_id=None, cache=None):
-        super().__init__(dataset_dir, usage, num_samples, num_parallel_workers, shuffle, sampler, num_shards,
-                         shard_id, cache)
 
     def _column_names(self):
         return ["image", "label"]
@@ -140,11 +136,6 @@ class Cifar10Dataset(_FileSource):
 
     _where = "Cifar10Dataset"
 
-    def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None, shuffle=None,
-                 sampler=None, num_shards=None, shard_id=None, cache=None):
-        super().__init__(dataset_dir, usage, num_samples, num_parallel_workers, shuffle, sampler, num_shards,
-                         shard_id, cache)
-
     def _column_names(self):
         return ["image", "label"]
 
@@ -168,11 +159,6 @@ class Cifar100Dataset(_FileSource):
     uint32, from train.bin / test.bin."""
 
     _where = "Cifar100Dataset"
-
-    def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None, shuffle=None,
-                 sampler=None, num_shards=None, shard_id=None, cache=None):
-        super().__init__(dataset_dir, usage, num_samples, num_parallel_workers, shuffle, sampler, num_shards,
-                         shard_id, cache)
 
     def _column_names(self):
         return ["image", "coarse_label", "fine_label"]

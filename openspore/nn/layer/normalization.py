@@ -17,6 +17,14 @@ from ..cell import Cell
 from ._common import check_bool, check_dtype, check_number, is_int, make_param, positive_int, same_dtype
 
 
+def _set_feature_args(cell, name, num_features, eps, momentum, affine):
+    """Check and set the arguments BatchNorm and InstanceNorm share: num_features, eps, momentum, affine."""
+    cell.num_features = positive_int(name, "num_features", num_features)
+    cell.eps = check_number(name, "eps", eps, 0.0, 1.0, low_open=True)
+    cell.momentum = check_number(name, "momentum", momentum, 0.0, 1.0)
+    cell.affine = check_bool(name, "affine", affine)
+
+
 class _BatchNorm(Cell):
     _ranks = (4,)
 
@@ -25,10 +33,7 @@ class _BatchNorm(Cell):
                  dtype=mstype.float32):
         super().__init__()
         name = type(self).__name__
-        self.num_features = positive_int(name, "num_features", num_features)
-        self.eps = check_number(name, "eps", eps, 0.0, 1.0, low_open=True)
-        self.momentum = check_number(name, "momentum", momentum, 0.0, 1.0)
-        self.affine = check_bool(name, "affine", affine)
+        _set_feature_args(self, name, num_features, eps, momentum, affine)
         if use_batch_statistics is not None:
             use_batch_statistics = check_bool(name, "use_batch_statistics", use_batch_statistics)
         self.use_batch_statistics = use_batch_statistics
@@ -172,10 +177,7 @@ class _InstanceNorm(Cell):
                  dtype=mstype.float32):
         super().__init__()
         name = type(self).__name__
-        self.num_features = positive_int(name, "num_features", num_features)
-        self.eps = check_number(name, "eps", eps, 0.0, 1.0, low_open=True)
-        self.momentum = check_number(name, "momentum", momentum, 0.0, 1.0)
-        self.affine = check_bool(name, "affine", affine)
+        _set_feature_args(self, name, num_features, eps, momentum, affine)
         dtype = check_dtype(name, dtype)
         shape = (self.num_features,)
         self.gamma = make_param(gamma_init, shape, dtype, "gamma", requires_grad=self.affine)

@@ -33,7 +33,38 @@ def _activation(name, activation):
                      f"but got {activation!r}.")
 
 
-class TransformerEncoderLayer(Cell):
+class _TransformerLayer(Cell):
+    """What the encoder and decoder layers share: self-attention (plus cross-attention in the decoder), the
+    feed-forward pair, and one LayerNorm and one Dropout per block, created in MindSpore's attribute order
+    (parameter names and order follow it)."""
+
+    def __init__(self, d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
+                 norm_first, dtype, cross_attention):
+        super().__init__()
+        name = type(self).__name__
+        d_model = positive_int(name, "d_model", d_model)
+        dim_feedforward = positive_int(name, "dim_feedforward", dim_feedforward)
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first, dtype=dtype)
+        if cross_attention:
+            self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first,
+                                                     dtype=dtype)
+        self.dense1 = Dense(d_model, dim_feedforward, dtype=dtype)
+        self.dropout = Dropout(p=dropout)
+        self.dense2 = Dense(dim_feedforward, d_model, dtype=dtype)
+        self.norm_first = check_bool(name, "norm_first", norm_first)
+        blocks = 3 if cross_attention else 2
+        for i in range(1, blocks + 1):
+            setattr(self, f"norm{i}", LayerNorm((d_model,), epsilon=layer_norm_eps, dtype=dtype))
+        for i in range(1, blocks + 1):
+            setattr(self, f"dropout{i}", Dropout(p=dropout))
+        self.activation = _activation(name, activation)
+
+    def _sa_block(self, x, attn_mask, key_padding_mask):
+        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False)[0]
+        return self.dropout1(x)
+
+
+class TransformerEncoderLayer(_TransformerLayer):
     """`TransformerEncoderLayer(d_model, nhead, dim_feedforward=2048, dropout=0.1, activation='relu',
     layer_norm_eps=1e-05, batch_first=False, norm_first=False, dtype=mstype.float32)`.
 
@@ -43,20 +74,8 @@ class TransformerEncoderLayer(Cell):
 
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu", layer_norm_eps=1e-5,
                  batch_first=False, norm_first=False, dtype=mstype.float32):
-        super().__init__()
-        name = "TransformerEncoderLayer"
-        d_model = positive_int(name, "d_model", d_model)
-        dim_feedforward = positive_int(name, "dim_feedforward", dim_feedforward)
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first, dtype=dtype)
-        self.dense1 = Dense(d_model, dim_feedforward, dtype=dtype)
-        self.dropout = Dropout(p=dropout)
-        self.dense2 = Dense(dim_feedforward, d_model, dtype=dtype)
-        self.norm_first = check_bool(name, "norm_first", norm_first)
-        self.norm1 = LayerNorm((d_model,), epsilon=layer_norm_eps, dtype=dtype)
-        self.norm2 = LayerNorm((d_model,), epsilon=layer_norm_eps, dtype=dtype)
-        self.dropout1 = Dropout(p=dropout)
-        self.dropout2 = Dropout(p=dropout)
-        self.activation = _activation(name, activation)
+        super().__init__(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
+                         norm_first, dtype, cross_attention=False)
 
     def construct(self, src, src_mask=None, src_key_padding_mask=None):
         x = src
@@ -66,15 +85,11 @@ class TransformerEncoderLayer(Cell):
         x = self.norm1(ops.add(x, self._sa_block(x, src_mask, src_key_padding_mask)))
         return self.norm2(ops.add(x, self._ff_block(x)))
 
-    def _sa_block(self, x, attn_mask, key_padding_mask):
-        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False)[0]
-        return self.dropout1(x)
-
     def _ff_block(self, x):
         return self.dropout2(self.dense2(self.dropout(self.activation(self.dense1(x)))))
 
 
-class TransformerDecoderLayer(Cell):
+class TransformerDecoderLayer(_TransformerLayer):
     """`TransformerDecoderLayer(d_model, nhead, dim_feedforward=2048, dropout=0.1, activation='relu',
     layer_norm_eps=1e-05, batch_first=False, norm_first=False, dtype=mstype.float32)`.
 
@@ -84,24 +99,8 @@ class TransformerDecoderLayer(Cell):
 
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu", layer_norm_eps=1e-5,
                  batch_first=False, norm_first=False, dtype=mstype.float32):
-        super().__init__()
-        name = "TransformerDecoderLayer"
-        d_model = positive_int(name, "d_model", d_model)
-        dim_feedforward = positive_int(name, "dim_feedforward", dim_feedforward)
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first, dtype=dtype)
-        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first,
-                                                 dtype=dtype)
-        self.dense1 = Dense(d_model, dim_feedforward, dtype=dtype)
-        self.dropout = Dropout(p=dropout)
-        self.dense2 = Dense(dim_feedforward, d_model, dtype=dtype)
-        self.norm_first = check_bool(name, "norm_first", norm_first)
-        self.norm1 = LayerNorm((d_model,), epsilon=layer_norm_eps, dtype=dtype)
-        self.norm2 = LayerNorm((d_model,), epsilon=layer_norm_eps, dtype=dtype)
-        self.norm3 = LayerNorm((d_model,), epsilon=layer_norm_eps, dtype=dtype)
-        self.dropout1 = Dropout(p=dropout)
-        self.dropout2 = Dropout(p=dropout)
-        self.dropout3 = Dropout(p=dropout)
-        self.activation = _activation(name, activation)
+        super().__init__(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
+                         norm_first, dtype, cross_attention=True)
 
     def construct(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
                   memory_key_padding_mask=None):
@@ -113,10 +112,6 @@ class TransformerDecoderLayer(Cell):
         x = self.norm1(ops.add(x, self._sa_block(x, tgt_mask, tgt_key_padding_mask)))
         x = self.norm2(ops.add(x, self._mha_block(x, memory, memory_mask, memory_key_padding_mask)))
         return self.norm3(ops.add(x, self._ff_block(x)))
-
-    def _sa_block(self, x, attn_mask, key_padding_mask):
-        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False)[0]
-        return self.dropout1(x)
 
     def _mha_block(self, x, mem, attn_mask, key_padding_mask):
         x = self.multihead_attn(x, mem, mem, attn_mask=attn_mask, key_padding_mask=key_padding_mask,

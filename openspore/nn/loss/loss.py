@@ -47,6 +47,14 @@ def check_float(owner, name, value, low=None, high=None, low_open=False):
     return value
 
 
+def check_class_weights(owner, weight, ignore_index):
+    """The (weight, ignore_index) pair of the class-index losses (CrossEntropyLoss, NLLLoss), checked."""
+    check_optional_tensor(owner, "weight", weight)
+    if isinstance(ignore_index, bool) or not isinstance(ignore_index, int):
+        raise TypeError(f"For '{owner}', the 'ignore_index' must be an int, but got {type(ignore_index).__name__}.")
+    return weight, ignore_index
+
+
 class LossBase(Cell):
     """`LossBase(reduction='mean')`: base of the losses; `get_loss(x, weights=1.0)` applies the reduction."""
 
@@ -214,12 +222,7 @@ class CrossEntropyLoss(LossBase):
 
     def __init__(self, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
         super().__init__(reduction)
-        check_optional_tensor(self.cls_name, "weight", weight)
-        if isinstance(ignore_index, bool) or not isinstance(ignore_index, int):
-            raise TypeError(f"For '{self.cls_name}', the 'ignore_index' must be an int, "
-                            f"but got {type(ignore_index).__name__}.")
-        self.weight = weight
-        self.ignore_index = ignore_index
+        self.weight, self.ignore_index = check_class_weights(self.cls_name, weight, ignore_index)
         self.label_smoothing = check_float(self.cls_name, "label_smoothing", label_smoothing, 0.0, 1.0)
 
     def construct(self, logits, labels):
@@ -235,12 +238,7 @@ class NLLLoss(LossBase):
 
     def __init__(self, weight=None, ignore_index=-100, reduction="mean"):
         super().__init__(reduction)
-        check_optional_tensor(self.cls_name, "weight", weight)
-        if isinstance(ignore_index, bool) or not isinstance(ignore_index, int):
-            raise TypeError(f"For '{self.cls_name}', the 'ignore_index' must be an int, "
-                            f"but got {type(ignore_index).__name__}.")
-        self.weight = weight
-        self.ignore_index = ignore_index
+        self.weight, self.ignore_index = check_class_weights(self.cls_name, weight, ignore_index)
 
     def construct(self, logits, labels):
         check_is_tensor(self.cls_name, "logits", logits)

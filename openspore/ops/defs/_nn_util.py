@@ -70,6 +70,21 @@ def set_attr(prim, name, value):
     setattr(prim, name, value)
 
 
+CLASSIC_POOL_DEFAULTS = {"kernel_size": 1, "strides": 1, "pad_mode": "valid", "data_format": "NCHW"}
+
+
+def check_classic_pool_attrs(prim):
+    """MaxPool/AvgPool attributes: check them, keep (kernel, stride, mode) as `_k`, `_s`, `_mode`, and store
+    kernel_size and strides as MindSpore does, 4-tuples (1, 1, h, w)."""
+    prim._k = hw_pair(prim.name, "kernel_size", prim.kernel_size)
+    prim._s = hw_pair(prim.name, "strides", prim.strides)
+    prim._mode = pad_mode_of(prim.name, prim.pad_mode, ("valid", "same"))
+    set_attr(prim, "kernel_size", (1, 1) + prim._k)
+    set_attr(prim, "strides", (1, 1) + prim._s)
+    set_attr(prim, "pad_mode", prim._mode)
+    check_format(prim.name, prim.data_format)
+
+
 # ---- geometry ------------------------------------------------------------------------------------
 _GEOMETRY = {}  # argument tuple -> result: a network asks for the same few windows at every step
 

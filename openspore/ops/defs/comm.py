@@ -42,9 +42,20 @@ def _check_int(op, name, value, low=None):
 
 
 class _Collective(Primitive):
+    """A collective over `group`. `exchange` is its one kernel: _comm_world moves numpy arrays and torch tensors
+    alike, so the numpy and torch backends both call it."""
 
     def check_attrs(self):
         _check_group(self.name, self.group)
+
+    def exchange(self, x):
+        raise NotImplementedError(f"{self.name} gives its own numpy and torch kernels")
+
+    def numpy(self, np, x):
+        return self.exchange(x)
+
+    def torch(self, torch, x):
+        return self.exchange(x)
 
 
 @register
@@ -74,10 +85,7 @@ class AllReduce(_Collective):
         hit = prim("Cast")(prim("Equal")(x, out), x.dtype)
         return (prim("Mul")(summed, hit),)
 
-    def numpy(self, np, x):
-        return world.all_reduce(x, self.op, self.group)
-
-    def torch(self, torch, x):
+    def exchange(self, x):
         return world.all_reduce(x, self.op, self.group)
 
     @classmethod
@@ -106,10 +114,7 @@ class AllGather(_Collective):
     def bprop(self, x, out, dout):
         return (prim("ReduceScatter", op="sum", group=self.group)(dout),)
 
-    def numpy(self, np, x):
-        return world.all_gather(x, self.group)
-
-    def torch(self, torch, x):
+    def exchange(self, x):
         return world.all_gather(x, self.group)
 
     @classmethod
@@ -142,10 +147,7 @@ class ReduceScatter(_Collective):
     def bprop(self, x, out, dout):
         return (prim("AllGather", group=self.group)(dout),)
 
-    def numpy(self, np, x):
-        return world.reduce_scatter(x, self.op, self.group)
-
-    def torch(self, torch, x):
+    def exchange(self, x):
         return world.reduce_scatter(x, self.op, self.group)
 
     @classmethod
@@ -182,10 +184,7 @@ class Broadcast(_Collective):
             summed = [prim("ZerosLike")(x) for x in xs]
         return (tuple(summed),)
 
-    def numpy(self, np, xs):
-        return tuple(world.broadcast(x, self.root_rank, self.group) for x in xs)
-
-    def torch(self, torch, xs):
+    def exchange(self, xs):
         return tuple(world.broadcast(x, self.root_rank, self.group) for x in xs)
 
     @classmethod
@@ -226,16 +225,10 @@ class AlltoAll(_Collective):
         return (prim("AlltoAll", split_count=self.split_count, split_dim=self.concat_dim,
                      concat_dim=self.split_dim, group=self.group)(dout),)
 
-    def _run(self, x):
+    def exchange(self, x):
         sd = normalize_axis(self.name, self.split_dim, x.ndim, "split_dim")
         cd = normalize_axis(self.name, self.concat_dim, x.ndim, "concat_dim")
         return world.all_to_all(x, self.split_count, sd, cd, self.group)
-
-    def numpy(self, np, x):
-        return self._run(x)
-
-    def torch(self, torch, x):
-        return self._run(x)
 
     @classmethod
     def samples(cls, rng):
@@ -358,10 +351,7 @@ class MirrorOperator(_Collective):
     def bprop(self, x, out, dout):
         return (prim("AllReduce", op="sum", group=self.group)(dout),)
 
-    def numpy(self, np, x):
-        return x
-
-    def torch(self, torch, x):
+    def exchange(self, x):
         return x
 
     @classmethod
@@ -383,10 +373,7 @@ class ForwardAllReduce(_Collective):
     def bprop(self, x, out, dout):
         return (dout,)
 
-    def numpy(self, np, x):
-        return world.all_reduce(x, "sum", self.group)
-
-    def torch(self, torch, x):
+    def exchange(self, x):
         return world.all_reduce(x, "sum", self.group)
 
     @classmethod

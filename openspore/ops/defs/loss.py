@@ -148,6 +148,17 @@ class BinaryCrossEntropy(_Reduced):
         yield Sample(x, y, rand_positive(rng, (4,)), attrs={"reduction": "none"}, name="broadcast_weight")
 
 
+def _grad_like_input(op, name, dout, x):
+    """infer of a loss gradient: the cotangent `name` has the loss's shape (x's for reduction 'none', else a
+    scalar); the gradient has x's shape and dtype."""
+    check_tensor(op.name, name, dout)
+    expected = tuple(x.shape) if op.reduction == "none" else ()
+    if tuple(dout.shape) != expected:
+        raise ValueError(f"For '{op.name}', '{name}' must have shape {list(expected)} for reduction "
+                         f"{op.reduction!r}, but got {list(dout.shape)}.")
+    return AbstractTensor(x.shape, x.dtype)
+
+
 @register
 class BinaryCrossEntropyGrad(_Reduced):
     """BinaryCrossEntropyGrad(reduction='mean')(logits, labels, grad_output, weight=None):
@@ -157,12 +168,7 @@ class BinaryCrossEntropyGrad(_Reduced):
     def infer(self, x, y, dout, weight=None):
         check_pair(self.name, self.input_names, x, y)
         check_optional_weight(self.name, "weight", weight, x)
-        check_tensor(self.name, "grad_output", dout)
-        expected = tuple(x.shape) if self.reduction == "none" else ()
-        if tuple(dout.shape) != expected:
-            raise ValueError(f"For '{self.name}', 'grad_output' must have shape {list(expected)} for reduction "
-                             f"{self.reduction!r}, but got {list(dout.shape)}.")
-        return AbstractTensor(x.shape, x.dtype)
+        return _grad_like_input(self, "grad_output", dout, x)
 
     def bprop(self, x, y, g, weight, out, dout):
         mul, sub, add = prim("Mul"), prim("Sub"), prim("Add")
@@ -316,12 +322,7 @@ class SmoothL1LossGrad(_SmoothL1Base):
 
     def infer(self, x, y, dout):
         check_pair(self.name, self.input_names, x, y)
-        check_tensor(self.name, "dout", dout)
-        expected = tuple(x.shape) if self.reduction == "none" else ()
-        if tuple(dout.shape) != expected:
-            raise ValueError(f"For '{self.name}', 'dout' must have shape {list(expected)} for reduction "
-                             f"{self.reduction!r}, but got {list(dout.shape)}.")
-        return AbstractTensor(x.shape, x.dtype)
+        return _grad_like_input(self, "dout", dout, x)
 
     def bprop(self, x, y, g, out, dout):
         mul, sub = prim("Mul"), prim("Sub")

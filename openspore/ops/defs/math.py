@@ -45,21 +45,22 @@ class Cast(Primitive):
         yield Sample(np.array([0, 1, 2], np.int32), mstype.bool_, grad=())
 
 
-@register
-class ZerosLike(Primitive):
+class _FilledLike(Primitive):
+    """x -> a tensor of x's shape and dtype, filled with one value; `like_fn` names the numpy and torch function."""
     input_names = ("x",)
     differentiable = False
     nondiff_reason = "the output does not depend on the input's values"
+    like_fn = None  # "zeros_like" or "ones_like": numpy and torch spell them alike
 
     def infer(self, x):
         check_tensor(self.name, "x", x)
         return same_as(x)
 
     def numpy(self, np, x):
-        return np.zeros_like(x)
+        return getattr(np, self.like_fn)(x)
 
     def torch(self, torch, x):
-        return torch.zeros_like(x)
+        return getattr(torch, self.like_fn)(x)
 
     @classmethod
     def samples(cls, rng):
@@ -68,24 +69,13 @@ class ZerosLike(Primitive):
 
 
 @register
-class OnesLike(Primitive):
-    input_names = ("x",)
-    differentiable = False
-    nondiff_reason = "the output does not depend on the input's values"
+class ZerosLike(_FilledLike):
+    like_fn = "zeros_like"
 
-    def infer(self, x):
-        check_tensor(self.name, "x", x)
-        return same_as(x)
 
-    def numpy(self, np, x):
-        return np.ones_like(x)
-
-    def torch(self, torch, x):
-        return torch.ones_like(x)
-
-    @classmethod
-    def samples(cls, rng):
-        yield Sample(rand_float(rng, (2, 3)))
+@register
+class OnesLike(_FilledLike):
+    like_fn = "ones_like"
 
 
 # ---- binary arithmetic ------------------------------------------------------------------------

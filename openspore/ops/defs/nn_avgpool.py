@@ -9,9 +9,9 @@ from ...core.primitive import AbstractTensor, Primitive, Sample, register
 from . import _onnx
 from ._mindir import Arg, POOL_ATTRS, mindir, norm_tuple, pool_proto_attrs
 from ._export import BACKWARD, NO_MINDIR, not_exportable
-from ._nn_util import (adaptive_avg_matrix, adaptive_output, avg_divisor, check_format, hw_pair, np_col2im, np_crop,
-                       np_pad, np_windows, pad_four, pad_mode_of, set_attr, symmetric, torch_fit, torch_pad,
-                       window_geometry)
+from ._nn_util import (adaptive_avg_matrix, adaptive_output, avg_divisor, check_classic_pool_attrs, check_format,
+                       CLASSIC_POOL_DEFAULTS, hw_pair, np_col2im, np_crop, np_pad, np_windows, pad_four, pad_mode_of,
+                       set_attr, symmetric, torch_fit, torch_pad, window_geometry)
 from ._util import check_dtype, check_rank, check_tensor, prim, rand_float
 
 _NO_DILATION = (1, 1)
@@ -87,16 +87,10 @@ class _AvgPoolBase(Primitive):
 
 
 class _ClassicAvgPool(_AvgPoolBase):
-    attr_defaults = {"kernel_size": 1, "strides": 1, "pad_mode": "valid", "data_format": "NCHW"}
+    attr_defaults = dict(CLASSIC_POOL_DEFAULTS)
 
     def check_attrs(self):
-        self._k = hw_pair(self.name, "kernel_size", self.kernel_size)
-        self._s = hw_pair(self.name, "strides", self.strides)
-        self._mode = pad_mode_of(self.name, self.pad_mode, ("valid", "same"))
-        set_attr(self, "kernel_size", (1, 1) + self._k)
-        set_attr(self, "strides", (1, 1) + self._s)
-        set_attr(self, "pad_mode", self._mode)
-        check_format(self.name, self.data_format)
+        check_classic_pool_attrs(self)
 
 
 class _GeneralAvgPool(_AvgPoolBase):

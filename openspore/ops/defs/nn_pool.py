@@ -14,8 +14,8 @@ from ...core.primitive import AbstractTensor, Primitive, Sample, register
 from . import _onnx
 from ._mindir import POOL_ATTRS, Arg, mindir, norm_bool, norm_dtype, norm_tuple, pool_proto_attrs
 from ._export import BACKWARD, NO_MINDIR, NO_ONNX, not_exportable
-from ._nn_util import (adaptive_bins, adaptive_output, check_format, hw_pair, np_pad, np_windows, pad_mode_of,
-                       set_attr, symmetric, torch_pad, window_geometry)
+from ._nn_util import (adaptive_bins, adaptive_output, check_classic_pool_attrs, CLASSIC_POOL_DEFAULTS, hw_pair, np_pad,
+                       np_windows, set_attr, symmetric, torch_pad, window_geometry)
 from ._util import check_dtype, check_rank, check_tensor, prim, rand_float
 
 
@@ -67,16 +67,10 @@ class _MaxPoolBase(Primitive):
 
 
 class _ClassicMaxPool(_MaxPoolBase):
-    attr_defaults = {"kernel_size": 1, "strides": 1, "pad_mode": "valid", "data_format": "NCHW"}
+    attr_defaults = dict(CLASSIC_POOL_DEFAULTS)
 
     def check_attrs(self):
-        self._k = hw_pair(self.name, "kernel_size", self.kernel_size)
-        self._s = hw_pair(self.name, "strides", self.strides)
-        self._mode = pad_mode_of(self.name, self.pad_mode, ("valid", "same"))
-        set_attr(self, "kernel_size", (1, 1) + self._k)
-        set_attr(self, "strides", (1, 1) + self._s)
-        set_attr(self, "pad_mode", self._mode)
-        check_format(self.name, self.data_format)
+        check_classic_pool_attrs(self)
 
 
 @register

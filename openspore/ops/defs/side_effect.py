@@ -90,30 +90,29 @@ class Assign(_InPlace):
         return variable
 
 
+class _InPlaceArith(_InPlace):
+    """variable op= value, in place: `np_ufunc` names the numpy ufunc, `torch_method` the in-place torch method."""
+    np_ufunc = torch_method = None
+
+    def numpy(self, np, variable, value):
+        getattr(np, self.np_ufunc)(variable, _np_value(np, value, variable.dtype), out=variable, casting="unsafe")
+        return variable
+
+    def torch(self, torch, variable, value):
+        getattr(variable, self.torch_method)(_torch_value(torch, value, variable))
+        return variable
+
+
 @register
-class AssignAdd(_InPlace):
+class AssignAdd(_InPlaceArith):
     """AssignAdd()(variable, value): variable += value, in place; returns the variable's data."""
-
-    def numpy(self, np, variable, value):
-        np.add(variable, _np_value(np, value, variable.dtype), out=variable, casting="unsafe")
-        return variable
-
-    def torch(self, torch, variable, value):
-        variable.add_(_torch_value(torch, value, variable))
-        return variable
+    np_ufunc, torch_method = "add", "add_"
 
 
 @register
-class AssignSub(_InPlace):
+class AssignSub(_InPlaceArith):
     """AssignSub()(variable, value): variable -= value, in place; returns the variable's data."""
-
-    def numpy(self, np, variable, value):
-        np.subtract(variable, _np_value(np, value, variable.dtype), out=variable, casting="unsafe")
-        return variable
-
-    def torch(self, torch, variable, value):
-        variable.sub_(_torch_value(torch, value, variable))
-        return variable
+    np_ufunc, torch_method = "subtract", "sub_"
 
 
 # ---- gradient plumbing ----------------------------------------------------------------------------
