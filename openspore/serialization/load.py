@@ -86,17 +86,18 @@ def _singular_field_repeated(content, model):
 
     Protobuf parsing merges such duplicates silently (a file concatenated to itself parses as one model with
     every node twice), so the top level is walked here once more, field by field."""
+    from ..train._ckpt_format import _varint  # the protobuf wire varint, shared with the checkpoint reader
     fields = model.DESCRIPTOR.fields_by_number
     seen, pos, end = set(), 0, len(content)
     while pos < end:
-        key, pos = _varint(content, pos)
+        key, pos = _varint(content, pos, end)
         number, wire = key >> 3, key & 7
         if wire == 0:
-            _, pos = _varint(content, pos)
+            _, pos = _varint(content, pos, end)
         elif wire == 1:
             pos += 8
         elif wire == 2:
-            length, pos = _varint(content, pos)
+            length, pos = _varint(content, pos, end)
             pos += length
         elif wire == 5:
             pos += 4
@@ -110,16 +111,6 @@ def _singular_field_repeated(content, model):
     return None
 
 
-def _varint(buf, pos):
-    result = shift = 0
-    while pos < len(buf):
-        byte = buf[pos]
-        pos += 1
-        result |= (byte & 0x7F) << shift
-        if not byte & 0x80:
-            return result, pos
-        shift += 7
-    return result, pos
 
 
 def _bad_string(message, prefix=""):
