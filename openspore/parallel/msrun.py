@@ -35,7 +35,8 @@ def _bool(text):
 def build_parser():
     p = argparse.ArgumentParser(prog="msrun", description="Start the workers of a distributed openspore job.")
     p.add_argument("--worker_num", type=int, default=8, help="total number of workers in the job")
-    p.add_argument("--local_worker_num", type=int, default=8, help="number of workers on this node")
+    p.add_argument("--local_worker_num", type=int, default=None,
+                   help="number of workers on this node (default: --worker_num, at most 8)")
     p.add_argument("--master_addr", default="127.0.0.1", help="address of the node hosting the rendezvous")
     p.add_argument("--master_port", type=int, default=8118, help="rendezvous port (1024-65535)")
     p.add_argument("--node_rank", type=int, default=-1, help="this node's index; -1 assigns ranks on arrival")
@@ -52,6 +53,8 @@ def build_parser():
 
 
 def _check(args):
+    if args.local_worker_num is None:  # `msrun --worker_num=2 train.py` on one node starts both workers here
+        args.local_worker_num = min(8, args.worker_num)
     if args.worker_num < 1 or args.local_worker_num < 1 or args.local_worker_num > args.worker_num:
         raise SystemExit(f"msrun: --local_worker_num ({args.local_worker_num}) must be in [1, --worker_num "
                          f"({args.worker_num})].")

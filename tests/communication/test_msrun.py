@@ -5,6 +5,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from tests.conftest import child_env
 
 from .launch import HERE, free_port
@@ -77,3 +79,15 @@ def test_two_nodes_form_one_job(tmp_path):
         assert code == 0, out + err
     assert [_result(tmp_path, r)["total"] for r in (0, 1)] == [[3.0], [3.0]]
     assert os.path.exists(tmp_path / "node1" / "worker_1.log")
+
+
+def test_local_worker_num_defaults_to_the_job_size_on_one_node():
+    from openspore.parallel.msrun import _check, build_parser
+    args = build_parser().parse_args(["--worker_num=2", __file__])
+    _check(args)
+    assert args.local_worker_num == 2
+    args = build_parser().parse_args(["--worker_num=16", __file__])
+    _check(args)
+    assert args.local_worker_num == 8  # MindSpore's per-node default
+    with pytest.raises(SystemExit, match="local_worker_num"):
+        _check(build_parser().parse_args(["--worker_num=2", "--local_worker_num=3", __file__]))
