@@ -16,7 +16,7 @@ import sys
 
 from . import kernels, msfile
 from .lower import load_mindir_program
-from .passes import INFERENCE_PASSES, TRAINING_PASSES, run_passes
+from .passes import INFERENCE_PASSES, LAYOUT_PASSES, TRAINING_PASSES, run_passes
 from .types import FmkType
 
 SUCCESS, FAILED = 0, -1
@@ -52,6 +52,7 @@ def convert_program(model_file, fmk="MINDIR", train=False, fp16=False, config=No
         if quant:
             from .quant_passes import quantize_program
             program = quantize_program(program, config)
+        program = run_passes(program, LAYOUT_PASSES)
     if fp16:
         program.meta["fp16"] = True
     program.meta.update(converted_from=fmk, train=bool(train) or program.meta.get("train", False))

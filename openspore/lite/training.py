@@ -16,7 +16,7 @@ import numpy as np
 from ..core.primitive import PRIMITIVES
 from . import arena as arena_mod
 from .executor import Executable
-from .passes import INFERENCE_PASSES, run_passes
+from .passes import INFERENCE_PASSES, LAYOUT_PASSES, run_passes
 from .passes.dce import eliminate_dead
 from .program import Block, Lit, Op
 from .resize import rebatch
@@ -284,7 +284,7 @@ class TrainingMixin:
         p = session.program.copy_structure()
         p.main = session.eval_block
         p.meta = {k: v for k, v in p.meta.items() if k != "train"}
-        return run_passes(eliminate_dead(p), INFERENCE_PASSES)
+        return run_passes(eliminate_dead(p), INFERENCE_PASSES + LAYOUT_PASSES)
 
     def set_train(self, train=True):
         tr = self._need_train("set_train")
@@ -406,6 +406,7 @@ class TrainingMixin:
             elif quantization_type is QuantizationType.FULL_QUANT:
                 raise ValueError("Model.export: FULL_QUANT needs calibration data; export without quantization "
                                  "and convert with a [full_quant_param] config.")
+            p = run_passes(p, LAYOUT_PASSES)
         elif quantization_type is not QuantizationType.NO_QUANT:
             raise ValueError("Model.export: a training model (export_inference_only=False) cannot be quantized.")
         path = model_file if str(model_file).endswith(".ms") else f"{model_file}.ms"

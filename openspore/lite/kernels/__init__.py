@@ -53,3 +53,4 @@ def supported(op_type):
 
 from . import nn  # noqa: E402,F401  (registers the kernels)
 from . import quant  # noqa: E402,F401
+from . import nhwc  # noqa: E402,F401

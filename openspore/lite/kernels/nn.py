@@ -134,6 +134,9 @@ def _conv_kernel(op):
 @register("LiteConv2D")
 def _fused_conv_kernel(op):
     """LiteConv2D(x, w[, bias]): Conv2D attributes plus `activation` (None, 'relu', 'relu6')."""
+    if op.attrs.get("layout") == "NHWC":
+        from .nhwc import make_conv
+        return make_conv(op)
     prim = _conv_prim(op)
     act = op.attrs.get("activation")
     if act not in _ACTIVATIONS:
@@ -156,6 +159,9 @@ def _fused_dense_kernel(op):
 def _pool_kernel(op):
     """Non-overlapping unpadded windows that tile the input: a reshape and one reduction."""
     prim = primitive(op)
+    if op.attrs.get("layout") == "NHWC":
+        from .nhwc import pool_nhwc
+        return pool_nhwc(op, prim)
     k, s = tuple(prim.kernel_size)[-2:], tuple(prim.strides)[-2:]
     if k != s or prim.attrs.get("data_format", "NCHW") != "NCHW":
         return None

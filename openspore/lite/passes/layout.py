@@ -1,0 +1,159 @@
+"""to_nhwc: run float convolutions channels-last (kernels/nhwc.py says why), converting layouts only at the edges.
+
+Walking the main block in order, each tensor is available in NCHW (as the model defines it), in NHWC (a new
+tensor id with the permuted shape), or both:
+* a float `LiteConv2D` of group 1 becomes `layout='NHWC'`, its weight packed (kh·kw·C, O) and its input taken
+  in NHWC (a `LiteLayout` transpose is inserted the first time an NCHW tensor is needed in NHWC);
+* elementwise operators (`Add`, `Sub`, `Mul`, `ReLU`, `ReLU6`, `Sigmoid`, `Tanh`) whose tensor inputs are all
+  NHWC activations of one shape, and tiling `MaxPool`/`AvgPool` on an NHWC input, stay NHWC;
+* everything else reads NCHW: an NHWC result is transposed back (once) before its first NCHW reader, and
+  before the block returns it, so the model's outputs stay NCHW.
+Then a residual `Add` of an NHWC convolution's output (its sole reader) and another NHWC tensor of that shape,
+with the ReLU/ReLU6 that may follow, is fused into the convolution (ResNet's shortcut).
+Programs with control flow are left as they are; quantized weights are not packed (quantization works per
+output channel of the NCHW weight).
+"""
+import numpy as np
+
+from ..kernels.nhwc import tiling_pool
+from ..program import Block, Op
+from .dce import eliminate_dead
+
+_ELEMENTWISE = {"Add", "Sub", "Mul", "ReLU", "ReLU6", "Sigmoid", "Tanh"}
+_ACT = {"ReLU": "relu", "ReLU6": "relu6"}
+TO_NHWC, TO_NCHW = (0, 2, 3, 1), (0, 3, 1, 2)
+
+
+def to_nhwc(program):
+    if any(op.blocks for op in program.main.ops) or not any(_convertible_conv(program, op)
+                                                            for op in program.main.ops):
+        return program
+    p = program.copy_structure()
+    relayout = _Relayout(p)
+    p.main = _fuse_residual(p, relayout.block(p.main), relayout.computed)
+    return eliminate_dead(p)  # the NCHW weights are no longer read
+
+
+def _convertible_conv(p, op):
+    if op.type != "LiteConv2D" or op.attrs.get("layout") == "NHWC" or int(op.attrs.get("group", 1)) != 1:
+        return False
+    x, w = p.tensors[op.inputs[0]], p.tensors[op.inputs[1]]
+    return (len(x.shape) == 4 and w.data is not None and w.quant is None and w.data.ndim == 4
+            and np.dtype(w.data.dtype).kind == "f" and op.attrs.get("data_format", "NCHW") == "NCHW")
+
+
+class _Relayout:
+    def __init__(self, program):
+        self.p = program
+        self.t = program.tensors
+        self.nhwc = {}   # NCHW tensor id -> its NHWC twin
+        self.computed = set()  # NHWC ids computed by an NHWC operator
+        self.ops = []
+
+    def twin(self, tid):
+        """The NHWC version of NCHW tensor `tid`, transposing it here if it has none yet."""
+        if tid not in self.nhwc:
+            spec = self.t[tid]
+            new = self.p.add_tensor(spec.name + "_nhwc", _perm(spec.shape, TO_NHWC), spec.dtype)
+            self.ops.append(Op("LiteLayout", {"perm": TO_NHWC}, [tid], [new], spec.name + "/to_nhwc"))
+            self.nhwc[tid] = new
+        return self.nhwc[tid]
+
+    def block(self, b):
+        missing = set()  # NCHW ids whose value so far exists only as the NHWC twin
+        for op in b.ops:
+            kind = self.layout_of(op)
+            if kind is None:
+                for i in op.tensor_inputs():
+                    self.materialize(i, missing)
+                self.ops.append(op)
+                continue
+            ins = list(op.inputs)
+            if kind == "conv":
+                ins[0] = self.twin(ins[0])
+                ins[1] = self.pack(ins[1])
+                attrs = dict(op.attrs, layout="NHWC")
+            else:
+                ins = [self.nhwc[i] for i in ins]
+                attrs = dict(op.attrs, layout="NHWC") if kind == "pool" else dict(op.attrs)
+            out = op.outputs[0]
+            spec = self.t[out]
+            new = self.p.add_tensor(spec.name + "_nhwc", _perm(spec.shape, TO_NHWC), spec.dtype)
+            self.ops.append(Op(op.type, attrs, ins, [new], op.name))
+            self.nhwc[out] = new
+            self.computed.add(new)
+            missing.add(out)
+        for i in b.outputs:
+            self.materialize(i, missing)
+        return Block(self.ops, b.inputs, b.outputs)
+
+    def materialize(self, tid, missing):
+        if tid in missing:
+            name = self.t[tid].name
+            self.ops.append(Op("LiteLayout", {"perm": TO_NCHW}, [self.nhwc[tid]], [tid], name + "/to_nchw"))
+            missing.discard(tid)
+
+    def layout_of(self, op):
+        if len(op.outputs) != 1 or op.attrs.get("__tuple_out__"):
+            return None
+        if _convertible_conv(self.p, op):
+            return "conv"
+        ins = op.tensor_inputs()
+        if not ins or len(ins) != len(op.inputs) or any(self.nhwc.get(i) not in self.computed for i in ins):
+            return None
+        if op.type in _ELEMENTWISE and len({self.t[i].shape for i in ins}) == 1 \
+                and self.t[op.outputs[0]].shape == self.t[ins[0]].shape:
+            return "elementwise"
+        if op.type in ("MaxPool", "AvgPool") and len(ins) == 1 and tiling_pool(op.attrs) \
+                and op.attrs.get("data_format", "NCHW") == "NCHW":
+            return "pool"
+        return None
+
+    def pack(self, wid):
+        spec = self.t[wid]
+        o, c, kh, kw = spec.data.shape
+        packed = np.ascontiguousarray(spec.data.transpose(2, 3, 1, 0).reshape(kh * kw * c, o))
+        return self.p.add_tensor(spec.name + "_nhwc", packed.shape, packed.dtype, spec.kind, packed)
+
+
+def _fuse_residual(p, b, nhwc):
+    """NHWC conv → Add(conv, other NHWC) → [ReLU] into one conv with a residual input."""
+    t = p.tensors
+    readers = {}
+    for op in b.ops:
+        for i in op.tensor_inputs():
+            readers.setdefault(i, []).append(op)
+    for i in b.outputs:
+        readers.setdefault(i, []).append(None)
+    fused_at, absorbed = {}, set()
+    for op in b.ops:
+        if op.type != "LiteConv2D" or op.attrs.get("layout") != "NHWC" or op.attrs.get("activation") \
+                or op.attrs.get("has_residual"):
+            continue
+        y = op.outputs[0]
+        add = _sole(readers, y)
+        if add is None or add.type != "Add" or len(add.inputs) != 2 or id(add) in absorbed:
+            continue
+        other = add.inputs[1] if add.inputs[0] == y else add.inputs[0]
+        if type(other) is not int or other == y or other not in nhwc or t[other].shape != t[y].shape:
+            continue
+        members, out, act = [op, add], add.outputs[0], None
+        nxt = _sole(readers, out)
+        if nxt is not None and nxt.type in _ACT:
+            members.append(nxt)
+            out, act = nxt.outputs[0], _ACT[nxt.type]
+        attrs = dict(op.attrs, has_residual=True, activation=act)
+        fused = Op("LiteConv2D", attrs, list(op.inputs) + [other], [out], op.name)
+        absorbed.update(id(m) for m in members)
+        fused_at[id(members[-1])] = fused  # placed where the last member was: the residual is computed by then
+    ops = [fused_at.get(id(op), op) for op in b.ops if id(op) not in absorbed or id(op) in fused_at]
+    return Block(ops, b.inputs, b.outputs)
+
+
+def _sole(readers, tid):
+    r = readers.get(tid, [])
+    return r[0] if len(r) == 1 and r[0] is not None else None
+
+
+def _perm(shape, perm):
+    return tuple(shape[k] for k in perm) if len(shape) == 4 else tuple(shape)
