@@ -1,5 +1,6 @@
 """`Context`: where and how a model runs (mindspore_lite.Context). This runtime computes on the CPU with numpy;
-`cpu.thread_num` caps the BLAS threads numpy's matrix products use, `cpu.precision_mode='preferred_fp16'`
+`cpu.thread_num` sets the BLAS threads numpy's matrix products use during the calls of the model built with
+this context (threads.py; 0 leaves the process's count), `cpu.precision_mode='preferred_fp16'`
 lets float32 models compute their convolutions and matrix products in float16.
 
 >>> from openspore.lite import Context

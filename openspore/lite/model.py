@@ -22,6 +22,7 @@ from .context import Context
 from .executor import Executable
 from .resize import rebatch
 from .tensor import Tensor
+from .threads import BlasThreads
 from .training import TrainingMixin
 from .types import ModelType
 
@@ -35,6 +36,7 @@ class Model(TrainingMixin):
         self._outputs = []
         self._config = {}
         self._train = None  # the training session (training.py) when built with a TrainCfg
+        self._threads = BlasThreads(0)  # this model's BLAS thread count, applied around each of its calls
 
     # ---- building ------------------------------------------------------------------------------------------
     def build_from_file(self, model_path, model_type, context=None, config_path="", config_dict=None,
@@ -62,7 +64,7 @@ class Model(TrainingMixin):
         self._build(program, context or Context(), train_cfg)
 
     def _build(self, program, context, train_cfg):
-        _limit_threads(context.cpu.thread_num)
+        self._threads = BlasThreads(context.cpu.thread_num)
         self._context = context
         if train_cfg is not None:
             self._build_training(program, train_cfg)
@@ -102,10 +104,12 @@ class Model(TrainingMixin):
         """Run the model on `inputs` (a list of Tensor, in get_inputs() order); returns the output Tensors."""
         self._check_built("predict")
         arrays = self._input_arrays(inputs, "predict")
-        if self._train is not None:
-            results = self._train.predict(arrays)
+        run = self._train.predict if self._train is not None else self._exe.run
+        if self._threads.n:
+            with self._threads:
+                results = run(arrays)
         else:
-            results = self._exe.run(arrays)
+            results = run(arrays)
         return self._wrap_outputs(results, outputs)
 
     def _input_arrays(self, inputs, where):
@@ -233,17 +237,3 @@ def _read_config(config_path, config_dict):
     for section, items in (config_dict or {}).items():
         config.setdefault(section, {}).update(items)
     return config
-
-
-_THREADS = {"limit": None}
-
-
-def _limit_threads(thread_num):
-    """Cap the BLAS threads numpy's products use (process-wide in BLAS libraries); 0 leaves the default."""
-    if not thread_num:
-        return
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # optional: without it the BLAS default stays
-        return
-    _THREADS["limit"] = threadpool_limits(limits=thread_num, user_api="blas")

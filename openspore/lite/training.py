@@ -298,7 +298,8 @@ class TrainingMixin:
         """One training step on `inputs` (default: the Tensors of get_inputs()); returns the loss Tensor."""
         tr = self._need_train("run_step")
         arrays = self._input_arrays(inputs if inputs is not None else self._inputs, "run_step")
-        loss = tr.run_step(arrays)
+        with self._threads:
+            loss = tr.run_step(arrays)
         return self._wrap_outputs([loss], None)[0]
 
     def get_gradients(self):

@@ -2,7 +2,7 @@
 
 Walking the main block in order, each tensor is available in NCHW (as the model defines it), in NHWC (a new
 tensor id with the permuted shape), or both:
-* a float `LiteConv2D` of group 1 becomes `layout='NHWC'`, its weight packed (kh·kw·C, O) and its input taken
+* a float `LiteConv2D` (or plain `Conv2D`) of group 1 becomes `layout='NHWC'`, its weight packed (kh·kw·C, O) and its input taken
   in NHWC (a `LiteLayout` transpose is inserted the first time an NCHW tensor is needed in NHWC);
 * elementwise operators (`Add`, `Sub`, `Mul`, `ReLU`, `ReLU6`, `Sigmoid`, `Tanh`) whose tensor inputs are all
   NHWC activations of one shape, and tiling `MaxPool`/`AvgPool` on an NHWC input, stay NHWC;
@@ -35,7 +35,8 @@ def to_nhwc(program):
 
 
 def _convertible_conv(p, op):
-    if op.type != "LiteConv2D" or op.attrs.get("layout") == "NHWC" or int(op.attrs.get("group", 1)) != 1:
+    if op.type not in ("LiteConv2D", "Conv2D") or op.attrs.get("layout") == "NHWC" \
+            or int(op.attrs.get("group", 1)) != 1 or (op.type == "Conv2D" and len(op.inputs) != 2):
         return False
     x, w = p.tensors[op.inputs[0]], p.tensors[op.inputs[1]]
     return (len(x.shape) == 4 and w.data is not None and w.quant is None and w.data.ndim == 4
@@ -72,14 +73,17 @@ class _Relayout:
             if kind == "conv":
                 ins[0] = self.twin(ins[0])
                 ins[1] = self.pack(ins[1])
-                attrs = dict(op.attrs, layout="NHWC")
+                attrs = {k: v for k, v in op.attrs.items() if not k.startswith("__")}
+                attrs.setdefault("activation", None)
+                attrs.setdefault("has_bias", False)
+                attrs["layout"] = "NHWC"
             else:
                 ins = [self.nhwc[i] for i in ins]
                 attrs = dict(op.attrs, layout="NHWC") if kind == "pool" else dict(op.attrs)
             out = op.outputs[0]
             spec = self.t[out]
             new = self.p.add_tensor(spec.name + "_nhwc", _perm(spec.shape, TO_NHWC), spec.dtype)
-            self.ops.append(Op(op.type, attrs, ins, [new], op.name))
+            self.ops.append(Op("LiteConv2D" if kind == "conv" else op.type, attrs, ins, [new], op.name))
             self.nhwc[out] = new
             self.computed.add(new)
             missing.add(out)
