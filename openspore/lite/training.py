@@ -107,6 +107,7 @@ class TrainSession:
                 op.inputs[k] = program.add_tensor(f"{op.name}/learning_rate", value.shape, value.dtype, "param", value)
             if k is not None:
                 self.lr_tensors.add(op.inputs[k])
+        self.bn_momentum = _bn_momentum_tensors(program)
         self.program = program
         self.store = [t.data for t in program.tensors]
         t = program.tensors
@@ -191,7 +192,16 @@ class TrainSession:
         t = self.program.tensors
         probe = Executable(self.program, block=self.step_block, store=self.store, kernel_for=recorder)
         zeros = [np.zeros(t[i].shape, t[i].dtype) for i in self.inputs]
-        probe.run(zeros)
+        # the step writes state in place (BatchNorm's moving averages): the probe must leave it as it found it
+        written = {op.inputs[0] for op in self.step_block.ops
+                   if PRIMITIVES.get(op.type) is not None and PRIMITIVES[op.type].side_effect
+                   and op.inputs and type(op.inputs[0]) is int and self.store[op.inputs[0]] is not None}
+        saved = {k: np.array(self.store[k]) for k in written}
+        try:
+            probe.run(zeros)
+        finally:
+            for k, value in saved.items():
+                self.store[k][...] = value
         return shapes
 
     # ---- running ------------------------------------------------------------------------------------------
@@ -238,7 +248,11 @@ class TrainSession:
 
     def _prepare_again(self):
         lr = self.learning_rate()
+        t = self.program.tensors
+        defaults = {t[k].name: v for k, v in self.bn_momentum.items()}  # the layers' own, not the current values
         self._prepare(self.program)
+        t = self.program.tensors
+        self.bn_momentum = {k: defaults.get(t[k].name, v) for k, v in self.bn_momentum.items()}
         if lr:
             self.set_learning_rate(lr)
 
@@ -250,6 +264,49 @@ class TrainSession:
     def set_learning_rate(self, lr):
         for k in self.lr_tensors:
             self.store[k][...] = lr
+
+    def set_bn_momentum(self, momentum):
+        """Weight of the batch statistics in every BatchNorm's moving averages; None restores each one's own."""
+        for k, default in self.bn_momentum.items():
+            self.store[k][...] = default if momentum is None else momentum
+
+
+def _bn_momentum_tensors(program):
+    """{tensor id: default} of the factors that weight the batch statistics in BatchNorm's moving-average update.
+
+    A training-mode BatchNorm's statistics are updated as `AssignSub(moving, Mul(Sub(moving, batch), factor))`
+    (nn.BatchNorm2d exports it so; factor = the primitive's `momentum` = 1 − the layer's momentum). Each factor
+    becomes a weight so setup_virtual_batch can change it without rebuilding the step."""
+    ops = program.main.ops
+    producers = {o: op for op in ops for o in op.outputs}
+    t = program.tensors
+    stats = {i for op in ops if op.type == "BatchNorm" and op.attrs.get("is_training")
+             for i in op.inputs[3:5] if type(i) is int}
+    made, found = {}, {}
+    for op in ops:
+        if op.type != "AssignSub" or op.inputs[0] not in stats:
+            continue
+        mul = producers.get(op.inputs[1])
+        if mul is None or mul.type != "Mul":
+            continue
+        for k, item in enumerate(mul.inputs):
+            if type(item) is int and t[item].kind == "param" and t[item].name.endswith("/bn_momentum"):
+                found[item] = float(np.asarray(t[item].data).reshape(-1)[0])
+                continue
+            if isinstance(item, Lit) and isinstance(item.value, (int, float)) and not isinstance(item.value, bool):
+                value, key = float(item.value), ("lit", float(item.value))
+            elif type(item) is int and t[item].kind == "const" and t[item].data is not None \
+                    and np.size(t[item].data) == 1:
+                value, key = float(np.asarray(t[item].data).reshape(-1)[0]), item
+            else:
+                continue
+            if key not in made:
+                data = np.asarray(value, np.float32 if not isinstance(key, int) else t[key].data.dtype)
+                made[key] = program.add_tensor(f"{op.name}/bn_momentum", data.shape, data.dtype, "param",
+                                               np.array(data))
+                found[made[key]] = value
+            mul.inputs[k] = made[key]
+    return found
 
 
 class TrainingMixin:
@@ -346,11 +403,18 @@ class TrainingMixin:
 
     def setup_virtual_batch(self, virtual_batch_multiplier, lr=-1.0, momentum=-1.0):
         """Accumulate gradients over `virtual_batch_multiplier` steps before each update; the learning rate
-        becomes `lr`, or the current one divided by the multiplier when lr < 0. m <= 1 restores normal steps."""
+        becomes `lr`, or the current one divided by the multiplier when lr < 0. `momentum` >= 0 becomes the weight
+        of the batch statistics in every training BatchNorm's moving averages (the BatchNorm primitive's
+        `momentum`: 1 − nn.BatchNorm2d's), applied at each (small) step; < 0 keeps each layer's own.
+        m <= 1 restores normal steps, the learning rate and the layers' momentum."""
         tr = self._need_train("setup_virtual_batch")
         m = int(virtual_batch_multiplier)
+        if momentum > 1:
+            raise ValueError(f"Model.setup_virtual_batch: 'momentum' must be in [0, 1] (or < 0 to keep "
+                             f"BatchNorm's own), but got {momentum!r}.")
         if tr.virtual > 1 and getattr(tr, "_lr_before_virtual", None) is not None:
             tr.set_learning_rate(tr._lr_before_virtual)
+        tr.set_bn_momentum(None)  # back to each BatchNorm's own momentum
         if m <= 1:
             tr.virtual, tr.accum, tr.accum_count = 1, None, 0
             return
@@ -358,7 +422,7 @@ class TrainingMixin:
         tr.virtual, tr.accum, tr.accum_count = m, None, 0
         tr.set_learning_rate(lr if lr >= 0 else tr._lr_before_virtual / m)
         if momentum >= 0:
-            tr.bn_momentum = momentum  # BatchNorm statistics momentum over virtual batches (recorded)
+            tr.set_bn_momentum(float(momentum))
 
     def memory_plan(self):
         """The training step's static arena plan (ArenaPlan: peak_bytes, live_bytes, total_bytes)."""
