@@ -15,6 +15,7 @@ import numpy as np
 
 from ..core.primitive import PRIMITIVES
 from . import arena as arena_mod
+from . import kernels
 from .executor import Executable
 from .passes import INFERENCE_PASSES, LAYOUT_PASSES, run_passes
 from .passes.dce import eliminate_dead
@@ -38,8 +39,9 @@ class MixPrecisionCfg:
 
 
 class TrainCfg:
-    """TrainCfg(): `loss_name` (substrings naming the loss operators), `optimization_level` (O0 only here:
-    float16 training needs float16 BLAS, which numpy lacks), `mix_precision_cfg`, `accumulate_gradients`."""
+    """TrainCfg(): `loss_name` (substrings naming the loss operators), `optimization_level` (O0 float32; O2 float16
+    with BatchNorm and the loss in float32; O3 all float16 but the loss — see amp.py), `mix_precision_cfg`
+    (loss scale), `accumulate_gradients`."""
 
     def __init__(self, loss_name=None, optimization_level=OptimizationLevel.O0, accumulate_gradients=False):
         self.loss_name = list(loss_name or LOSS_NAMES)
@@ -76,10 +78,11 @@ def _input_index(op, names):
 
 class TrainSession:
     def __init__(self, program, cfg):
-        if cfg.optimization_level not in (OptimizationLevel.O0,):
-            raise NotImplementedError(f"TrainCfg.optimization_level={cfg.optimization_level.name}: float16 training "
-                                      "is not available in this numpy runtime (numpy has no float16 BLAS); use O0.")
+        if not isinstance(cfg.optimization_level, OptimizationLevel):
+            raise ValueError(f"TrainCfg.optimization_level must be an OptimizationLevel (O0, O2, O3, AUTO), but got "
+                             f"{cfg.optimization_level!r}.")
         self.cfg = cfg
+        self.amp = None  # amp.MixedPrecision at O2/O3
         self.train_mode = True
         self.virtual = 1
         self.accum = None
@@ -91,9 +94,9 @@ class TrainSession:
     # ---- structure ----------------------------------------------------------------------------------------
     def _prepare(self, program):
         program = program.copy_structure()
-        for t in program.tensors:
-            if t.kind == "param" and t.data is not None and not t.data.flags.writeable:
-                t.data = np.array(t.data)
+        # the session trains its own copy of the weights: the program it was built from (perhaps building other
+        # models) keeps its values, and read-only (file-mapped) arrays become writable
+        program.tensors = [_with_data(t, t.data) if t.kind == "param" else t for t in program.tensors]
         opt_ops = _optimizer_ops(program.main.ops)
         if not opt_ops:
             raise ValueError("Model.build_from_file: train_cfg was given, but the model has no optimizer; convert "
@@ -156,9 +159,15 @@ class TrainSession:
         return Block(kept, self.eval_inputs, [self.logits])
 
     def _compile(self):
-        shapes = self._infer_shapes()
-        t = self.program.tensors
-        sizes = {k: int(np.prod(shapes[k], dtype=np.int64)) * np.dtype(t[k].dtype).itemsize
+        if self.cfg.optimization_level is not OptimizationLevel.O0:
+            from .amp import MixedPrecision
+            scale = self.amp.scale if self.amp is not None else None  # a dynamic scale survives resize
+            self.amp = MixedPrecision(self.cfg, self.program, self.step_block.ops, self.loss)
+            if scale is not None:
+                self.amp.scale = scale
+        kernel_for = self.amp.kernel_for if self.amp is not None else kernels.make
+        shapes, dtypes = self._infer_shapes(kernel_for)
+        sizes = {k: int(np.prod(shapes[k], dtype=np.int64)) * dtypes[k].itemsize
                  for k in self.planned if k in shapes}
         ops = self.step_block.ops + self.updates
         lifetimes = arena_mod.lifetimes_of(ops, set(sizes), set(self.step_block.outputs))
@@ -166,27 +175,29 @@ class TrainSession:
         buf = np.zeros(self.plan.peak_bytes + arena_mod.ALIGN, np.uint8)
         views = {}
         for k, off in self.plan.offsets.items():
-            dt = np.dtype(t[k].dtype)
+            dt = dtypes[k]
             n = int(np.prod(shapes[k], dtype=np.int64))
             views[k] = np.frombuffer(buf, dtype=dt, count=n, offset=off).reshape(shapes[k])
         self.arena_buffer = buf
-        self.step = Executable(self.program, block=self.step_block, store=self.store, arena=views)
+        self.step = Executable(self.program, block=self.step_block, store=self.store, arena=views,
+                               kernel_for=kernel_for)
         self.update = Executable(self.program, block=self.update_block, store=self.store)
         self.evaluate = Executable(self.program, block=self.eval_block, store=self.store)
 
-    def _infer_shapes(self):
-        """Each activation's shape, from one step on zeros with the optimizer left out (weights untouched)."""
-        shapes = {}
+    def _infer_shapes(self, kernel_for):
+        """Each activation's shape and dtype, from one step on zeros with the optimizer left out (weights
+        untouched)."""
+        shapes, dtypes = {}, {}
 
         def recorder(op):
-            from . import kernels
-            k = kernels.make(op)
+            k = kernel_for(op)
 
             def run(*args):
                 out = k(*args)
                 outs = out if (len(op.outputs) > 1 or op.attrs.get("__tuple_out__")) else [out]
                 for tid, arr in zip(op.outputs, outs):
                     shapes[tid] = tuple(np.shape(arr))
+                    dtypes[tid] = np.asarray(arr).dtype
                 return out
             return run
         t = self.program.tensors
@@ -202,13 +213,19 @@ class TrainSession:
         finally:
             for k, value in saved.items():
                 self.store[k][...] = value
-        return shapes
+        return shapes, dtypes
 
     # ---- running ------------------------------------------------------------------------------------------
     def run_step(self, arrays):
         loss, *grads = self.step.run(arrays)
         loss = np.array(loss)
-        grads = [np.array(g) for g in grads]
+        if self.amp is not None:  # float16 gradients of the scaled loss → float32 gradients of the loss
+            grads, finite = self.amp.unscale(grads)
+            self.amp.after_step(finite)
+            if not finite:  # overflow: no update, nothing accumulated (MindSpore's loss-scale skip)
+                return loss
+        else:
+            grads = [np.array(g) for g in grads]
         self.last_grads = dict(zip(self.grads, grads))
         if self.virtual > 1:
             self.accum = grads if self.accum is None else [a + g for a, g in zip(self.accum, grads)]
