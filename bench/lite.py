@@ -8,8 +8,12 @@ exported by openspore to ONNX and MindIR; `converter_lite --fmk=ONNX` turns the 
 lite runs, so lite and onnxruntime run the very same model. Each measurement then runs in a fresh process (so
 its peak RSS is its own): `lite` (loads the .ms, never imports torch), `onnxruntime` (the ONNX file,
 intra-op threads = --threads), `openspore-torch` (the MindIR through `ms.load` + `nn.GraphCell` on the torch
-backend). Latency is the median over rounds of the median ms per call; BLAS/intra-op threads are capped to
---threads in every worker.
+backend). BLAS/intra-op threads are capped to --threads in every worker.
+
+Latency ratio: on a shared, loaded machine the load changes between processes, so lite and onnxruntime are also
+timed in one `pair` process, alternating blocks of calls (lite, ort, lite, ort, …); its "lite ms", "ort ms" and
+"lite / ort" (the median of the per-block-pair ratios) are the latency columns, medians over rounds. The separate
+processes give peak RSS, `.ms` load time and openspore+torch's latency.
 """
 import argparse
 import json
@@ -47,6 +51,8 @@ def worker(args):
         inputs[0].set_data_from_numpy(x)
         step = lambda: model.predict(inputs)  # noqa: E731
         out["torch_imported"] = "torch" in sys.modules
+    elif args.worker == "pair":
+        step = None
     elif args.worker == "onnxruntime":
         import onnxruntime as ort
         opts = ort.SessionOptions()
@@ -63,9 +69,46 @@ def worker(args):
         net = nn.GraphCell(ms.load(args.path))
         tx = ms.Tensor(x)
         step = lambda: net(tx).asnumpy()  # noqa: E731
+    if args.worker == "pair":
+        return pair(args, x, out)
     seconds, _ = measure(step, warmup=10, steps=args.calls, repeats=args.repeats)
     out["ms"] = seconds * 1e3
     out["rss_mb"] = _peak_rss_mb()
+    print(json.dumps(out))
+
+
+def pair(args, x, out):
+    """lite and onnxruntime in one process, timed in alternating blocks (see the module docstring)."""
+    import time
+
+    import onnxruntime as ort
+
+    from openspore import lite as mslite
+    model = mslite.Model()
+    model.build_from_file(args.path, mslite.ModelType.MINDIR_LITE, mslite.Context())
+    inputs = model.get_inputs()
+    inputs[0].set_data_from_numpy(x)
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = args.threads
+    opts.inter_op_num_threads = 1
+    sess = ort.InferenceSession(args.path[:-3] + ".onnx", opts, providers=["CPUExecutionProvider"])
+    name = sess.get_inputs()[0].name
+    steps = {"lite": lambda: model.predict(inputs), "onnxruntime": lambda: sess.run(None, {name: x})}
+    got = model.predict(inputs)[0].get_data_to_numpy()
+    out["max_abs_diff"] = float(abs(got - sess.run(None, {name: x})[0]).max())
+    times = {k: [] for k in steps}
+    for k, f in steps.items():
+        for _ in range(10):
+            f()
+    for _ in range(args.repeats * 2):
+        for k, f in steps.items():
+            t0 = time.perf_counter()
+            for _ in range(args.calls):
+                f()
+            times[k].append((time.perf_counter() - t0) / args.calls * 1e3)
+    out["lite_ms"] = statistics.median(times["lite"])
+    out["ort_ms"] = statistics.median(times["onnxruntime"])
+    out["ratio"] = statistics.median(a / b for a, b in zip(times["lite"], times["onnxruntime"]))
     print(json.dumps(out))
 
 
@@ -110,7 +153,7 @@ def prepare(workdir, name):
     if code != 0:
         raise SystemExit(f"converter_lite failed for {name}")
     return {"lite": base + ".ms", "onnxruntime": base + ".onnx", "openspore-torch": base + ".mindir",
-            "x": base + "_x.npy"}
+            "pair": base + ".ms", "x": base + "_x.npy"}
 
 
 def main(argv=None):
@@ -131,25 +174,30 @@ def main(argv=None):
     with tempfile.TemporaryDirectory() as work:
         for name in args.models:
             files = prepare(work, name)
-            runs = {k: [] for k in ("lite", "onnxruntime", "openspore-torch")}
+            runs = {k: [] for k in ("lite", "onnxruntime", "openspore-torch", "pair")}
             for _ in range(args.rounds):
                 for kind in runs:
                     runs[kind].append(run_worker(kind, name, files[kind], files["x"], args))
             rows.append((name, runs, os.path.getsize(files["lite"]), os.path.getsize(files["onnxruntime"])))
     print(f"\nbatch-1 inference, {args.threads} thread(s), median of {args.rounds} fresh processes "
           f"(each: median of {args.repeats} blocks)\n")
-    print("| model | lite ms | onnxruntime ms | lite / ort | openspore+torch ms | lite RSS MB | ort RSS MB | "
-          "openspore+torch RSS MB | lite / openspore+torch RSS | .ms load ms | .ms KB | .onnx KB |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| model | lite ms | onnxruntime ms | lite / ort | max abs diff | openspore+torch ms | lite RSS MB | "
+          "ort RSS MB | openspore+torch RSS MB | lite / openspore+torch RSS | .ms load ms | .ms KB | .onnx KB | "
+          "separate processes: lite ms / ort ms |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for name, runs, ms_size, onnx_size in rows:
         med = {k: _median(v, "ms") for k, v in runs.items()}
         rss = {k: _median(v, "rss_mb") for k, v in runs.items()}
         load = _median(runs["lite"], "load_ms")
+        paired = {k: _median(runs["pair"], k) for k in ("lite_ms", "ort_ms", "ratio", "max_abs_diff")}
         torch_seen = any(r.get("torch_imported") for r in runs["lite"])
-        print(f"| {name} | {_f(med['lite'])} | {_f(med['onnxruntime'])} | {_ratio(med['lite'], med['onnxruntime'])} | "
+        ratio = "n/a" if paired["ratio"] is None else f"{paired['ratio']:.2f}x"
+        diff = "n/a" if paired["max_abs_diff"] is None else f"{paired['max_abs_diff']:.1e}"
+        print(f"| {name} | {_f(paired['lite_ms'])} | {_f(paired['ort_ms'])} | {ratio} | {diff} | "
               f"{_f(med['openspore-torch'])} | {_f(rss['lite'], 0)} | {_f(rss['onnxruntime'], 0)} | "
               f"{_f(rss['openspore-torch'], 0)} | {_ratio(rss['lite'], rss['openspore-torch'])} | {_f(load)} | "
-              f"{ms_size / 1024:.0f} | {onnx_size / 1024:.0f} |" + (" (lite imported torch!)" if torch_seen else ""))
+              f"{ms_size / 1024:.0f} | {onnx_size / 1024:.0f} | {_f(med['lite'])} / {_f(med['onnxruntime'])} |"
+              + (" (lite imported torch!)" if torch_seen else ""))
         for k, v in runs.items():
             for r in v:
                 if "error" in r:

@@ -124,31 +124,40 @@ class Model(TrainingMixin):
             raise ValueError(f"Model.{where}: the model takes {len(expected)} inputs "
                              f"({[t.name for t in expected]}), but {len(inputs)} were given.")
         arrays = []
-        for k, (given, want) in enumerate(zip(inputs, expected)):
-            arr = given.array() if isinstance(given, Tensor) else given
-            if not isinstance(arr, np.ndarray):
-                raise TypeError(f"Model.{where}: input {k} must be a Tensor, but got {type(given).__name__}.")
-            if arr.dtype != want.array().dtype:
-                raise TypeError(f"Model.{where}: input {k} ('{want.name}') must be {want.dtype.name}, but got "
-                                f"{arr.dtype}.")
-            if tuple(arr.shape) != tuple(want.shape):
-                raise ValueError(f"Model.{where}: input {k} ('{want.name}') must have shape {want.shape}, but got "
-                                 f"{list(arr.shape)}; call Model.resize for other shapes.")
+        for given, want in zip(inputs, expected):
+            arr = given._data if type(given) is Tensor else given
+            ref = want._data
+            # the per-call fast path: one identity and one tuple comparison per input
+            if type(arr) is not np.ndarray or arr.dtype is not ref.dtype or arr.shape != ref.shape:
+                arr = self._checked_input(len(arrays), given, want, where)
             arrays.append(arr)
         return arrays
 
+    def _checked_input(self, k, given, want, where):
+        arr = given.array() if isinstance(given, Tensor) else given
+        if not isinstance(arr, np.ndarray):
+            raise TypeError(f"Model.{where}: input {k} must be a Tensor, but got {type(given).__name__}.")
+        if arr.dtype != want.array().dtype:
+            raise TypeError(f"Model.{where}: input {k} ('{want.name}') must be {want.dtype.name}, but got "
+                            f"{arr.dtype}.")
+        if tuple(arr.shape) != tuple(want.shape):
+            raise ValueError(f"Model.{where}: input {k} ('{want.name}') must have shape {want.shape}, but got "
+                             f"{list(arr.shape)}; call Model.resize for other shapes.")
+        return arr
+
     def _wrap_outputs(self, results, outputs):
         wrapped = []
+        names = self._outputs
         for k, arr in enumerate(results):
-            arr = np.asarray(arr)
-            name = self._outputs[k].name if k < len(self._outputs) else f"output{k}"
+            if type(arr) is not np.ndarray:
+                arr = np.asarray(arr)
             if outputs is not None and k < len(outputs) and isinstance(outputs[k], Tensor):
                 outputs[k]._data = arr
                 wrapped.append(outputs[k])
             else:
-                wrapped.append(Tensor(arr, name=name))
-        for t, w in zip(self._outputs, wrapped):
-            t._data = w.array()
+                wrapped.append(Tensor._wrap(arr, names[k].name if k < len(names) else f"output{k}"))
+        for t, w in zip(names, wrapped):
+            t._data = w._data
         return wrapped
 
     def resize(self, inputs, dims):
