@@ -205,3 +205,89 @@ def test_pynative_mode_dumps_too(tmp_path):
     np.testing.assert_allclose(dumped, nets.numpy_conv2d(x.asnumpy(), w0), atol=1e-6, rtol=0)
     found = analyzer.select_nodes(f"nets.py:{nets.CONV1_LINE}", select_by="code_stack")
     assert conv[0] in found
+
+
+USER_SCRIPT = '''
+import numpy as np
+import openspore as ms
+from openspore import nn
+ms.set_context(mode=ms.GRAPH_MODE)
+
+
+class LeNet(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 4, 5, pad_mode="valid")
+        self.conv2 = nn.Conv2d(4, 8, 5, pad_mode="valid")
+        self.fc = nn.Dense(8 * 5 * 5, 10)
+        self.relu = nn.ReLU()
+        self.pool = nn.MaxPool2d(kernel_size=2, stride=2)
+        self.flatten = nn.Flatten()
+
+    def construct(self, x):
+        x = self.pool(self.relu(self.conv1(x)))  # CONV1
+        x = self.pool(self.relu(self.conv2(x)))
+        return self.fc(self.flatten(x))  # FC
+
+
+class Classifier(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.backbone = LeNet()
+
+    def construct(self, x):
+        return self.backbone(x)  # BACKBONE
+
+
+net = Classifier()
+loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), nn.Momentum(net.trainable_params(), 0.05, 0.9))
+rng = np.random.default_rng(0)
+x = ms.Tensor(rng.standard_normal((4, 1, 32, 32)).astype(np.float32))
+y = ms.Tensor(rng.integers(0, 10, 4).astype(np.int32))
+for _ in range(2):
+    step(x, y)  # STEP
+'''
+
+
+def _marked_line(text, marker):
+    return next(k for k, line in enumerate(text.splitlines(), 1) if line.endswith(f"# {marker}"))
+
+
+def test_every_node_of_a_user_script_names_its_code_backward_nodes_too(tmp_path):
+    script = tmp_path / "train_lenet.py"
+    script.write_text(USER_SCRIPT)
+    cfg = tmp_path / "dump.json"
+    cfg.write_text(json.dumps(_config(tmp_path / "dump", iteration="1")))
+    run = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                         env=child_env(MINDSPORE_DUMP_CONFIG=str(cfg)))
+    assert run.returncode == 0, run.stderr
+    analyzer = DumpAnalyzer(str(tmp_path / "dump"))
+    kernels = [n for n in analyzer.nodes() if not n.record.is_parameter]
+    # every kernel, forward, backward and optimizer alike, names a line of the script (the optimizer's, made by
+    # openspore's TrainOneStepCell, the line that ran the step)
+    assert kernels and all(any(f.file_path == str(script) for f in n.stack) for n in kernels), \
+        [n.name for n in kernels if not n.stack]
+    conv1_line = _marked_line(USER_SCRIPT, "CONV1")
+    found = analyzer.select_nodes(f"train_lenet.py:{conv1_line}", select_by="code_stack")
+    names = [n.name for n in found]
+    forward_conv = [n for n in found if n.name.endswith("conv1-Conv2d/Conv2D-op0")]
+    assert len(forward_conv) == 1 and not any("conv2" in name for name in names)
+    backward = [n for n in found if n.name.startswith("Gradients/")]
+    assert {n.op_type for n in backward} >= {"Conv2DBackpropFilter", "ReluGrad"}
+    assert all(n.category == "gradient" for n in backward)
+    assert any("/backbone-LeNet/conv1-Conv2d/Grad_Conv2D/Conv2DBackpropFilter-op" in name for name in names)
+    # whole stacks, outermost first (MindSpore's order): Classifier's line, then LeNet's
+    stack = [(f.file_path, f.line_no) for f in forward_conv[0].stack]
+    assert stack == [(str(script), _marked_line(USER_SCRIPT, "BACKBONE")), (str(script), conv1_line)]
+    filter_grad = next(n for n in backward if n.op_type == "Conv2DBackpropFilter")
+    assert filter_grad.stack == forward_conv[0].stack
+    assert "x = self.pool(self.relu(self.conv1(x)))" in str(forward_conv[0].stack[-1])
+    step_line = _marked_line(USER_SCRIPT, "STEP")
+    update = [n for n in kernels if "optimizer-Momentum" in n.name]
+    assert update and all(n.stack[-1].line_no == step_line for n in update)
+    # the gradient category is read off the graph: MindInsight's gradient watchpoint now has targets
+    recommended = {wp.name: wp for wp in analyzer.recommend_watchpoints()}
+    assert "recommend_gradient_vanishing_watchpoint" in recommended
+    # and the dumped values of a backward kernel are there to check
+    assert filter_grad.get_output_tensors(iterations=[1])[0].value().shape == (4, 1, 5, 5)

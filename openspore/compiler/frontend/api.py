@@ -14,6 +14,7 @@ return its IR graph with the specs that map Python arguments / results to graph 
 """
 import functools
 import inspect
+import sys
 
 from ...core import dispatch
 from ...core.primitive import AbstractTensor
@@ -91,7 +92,7 @@ def trace(fn, args, kwargs=None, name=None):
     root, func, signature_of = _split(fn)
     leaves, in_spec = flatten((tuple(args), kwargs))
     gname = name or getattr(getattr(signature_of, "func", signature_of), "__name__", None) or type(fn).__name__
-    tracer = Tracer(gname, _Shared(gname, ScopeStack(root)))
+    tracer = Tracer(gname, _Shared(gname, ScopeStack(root), entry=sys._getframe()))
     names = _input_names(signature_of, args, kwargs)
     if len(names) != len(leaves):
         names = [f"arg{i}" for i in range(len(leaves))]

@@ -13,9 +13,10 @@ Backward kernels run inside the autodiff engine, not through this entry, and are
 """
 import os
 
-from ...common.errors import user_frame
+from ...ir.source import capture
 from .dump_writer import _write_text
-from .graph_text import StackFrame, write_graph_text
+from .graph_describe import stack_frames
+from .graph_text import write_graph_text
 
 
 class DumpingBind:
@@ -117,9 +118,4 @@ class _Writer:
 
 
 def _stack():
-    frame = user_frame(3)
-    if frame is None:
-        return []
-    import linecache
-    path, line = frame.f_code.co_filename, frame.f_lineno
-    return [StackFrame(path, line, linecache.getline(path, line).strip())]
+    return stack_frames(capture(2).frames)
