@@ -105,6 +105,58 @@ def test_dump_mode_1_dumps_exactly_the_listed_kernels(dumping, tmp_path):
     assert any(".input.1." in n for n in names) and not any(n.startswith("Parameter.") for n in names)
 
 
+def _dumped_kernels(path, iteration="0"):
+    names = os.listdir(os.path.join(path, "rank_0", "LeNet", "0", iteration))
+    return {n.split(".")[1] for n in names}
+
+
+def test_dump_mode_2_dumps_the_cells_and_primitives_marked_by_set_dump(dumping, tmp_path):
+    net, step = nets.train_step()
+    ms.set_dump(net.conv1)
+    path = dumping(dump_mode=2, input_output=2)
+    step(*nets.data())
+    scope = "Default_network-WithLossCell__backbone-LeNet_conv1-Conv2d_"
+    # conv1's forward kernel and the kernel its gradient makes (the data batch needs no gradient), nothing else
+    assert _dumped_kernels(path) == {scope + "Conv2D-op0",
+                                     "Gradients_" + scope + "Grad_Conv2D_Conv2DBackpropFilter-op24"}
+    # a whole network marked, one part taken back out: the innermost mark decides
+    net, step = nets.train_step()
+    ms.set_dump(net)
+    ms.set_dump(net.fc2, False)
+    path = str(tmp_path / "whole")
+    enable_dump(_config(path, dump_mode=2, input_output=2))
+    step(*nets.data())
+    kernels = _dumped_kernels(path)
+    assert any("conv1-Conv2d_Conv2D" in k for k in kernels) and any("Grad_ReLU" in k for k in kernels)
+    assert not any("fc2" in k for k in kernels) and any("fc1-Dense" in k for k in kernels)
+    assert not any("optimizer" in k or "loss_fn" in k for k in kernels)  # outside the marked network
+
+
+class _Scaled(ms.nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.scale = ms.ops.Mul()
+        self.shift = ms.ops.Add()
+
+    def construct(self, x):
+        return self.shift(self.scale(x, x), x)
+
+
+def test_dump_mode_2_marks_one_primitive_and_rejects_bad_targets(dumping):
+    cell = _Scaled()
+    ms.set_dump(cell.scale)
+    path = dumping(dump_mode=2)
+    cell(ms.Tensor(np.ones((2, 2), np.float32)))
+    assert _dumped_kernels(path) == {"Default_Mul-op0"}
+    with pytest.raises(ValueError, match="should be a Cell or a Primitive"):
+        ms.set_dump("conv1")
+    with pytest.raises(ValueError, match="should be a bool"):
+        ms.set_dump(cell, enabled="yes")
+    from openspore.core.registry import prim
+    with pytest.raises(ValueError, match="shared instance"):
+        ms.set_dump(prim("ReLU"))
+
+
 def test_statistics_and_overflow_only_modes(dumping, tmp_path):
     path = dumping(saved_data="statistic", op_debug_mode=3)
     _train(2, lr=DIVERGING_LR)

@@ -108,5 +108,6 @@ def trace(fn, args, kwargs=None, name=None):
     out_leaves, out_spec = flatten(out)
     nodes = [tracer.node_of(t) for t in out_leaves]
     output = nodes[0] if out_spec == TENSOR else tracer.make_tuple(nodes)
-    graph = Graph(gname, tracer.inputs, tracer.nodes, output)
+    marks = tracer.shared.scopes.dump_marks
+    graph = Graph(gname, tracer.inputs, tracer.nodes, output, {"dump_marks": dict(marks)} if marks else None)
     return Traced(graph, in_spec, out_spec)

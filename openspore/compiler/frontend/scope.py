@@ -55,6 +55,9 @@ class ScopeStack:
         self.cells = [root_cell]
         self.names = ["Default"]
         self._ops = itertools.count()
+        self.dump_marks = {}  # scope name -> enabled, for cells marked by `set_dump` (runtime/dump_marks.py)
+        if root_cell is not None and "dump_flag" in root_cell.__dict__:
+            self.dump_marks["Default"] = root_cell.__dict__["dump_flag"]
 
     @property
     def current(self):
@@ -68,6 +71,8 @@ class ScopeStack:
         segment = child_segment(self.cells[-1], cell)
         self.names.append(f"{self.names[-1]}/{segment}" if segment else self.names[-1])
         self.cells.append(cell)
+        if "dump_flag" in cell.__dict__:
+            self.dump_marks[self.names[-1]] = cell.__dict__["dump_flag"]
 
     def exit(self):
         self.names.pop()

@@ -44,7 +44,7 @@ class DumpingBind:
         name = f"Default/{prim.name}-op{self.count}"
         self.count += 1
         config = self.observer.config
-        selected = self.active and config.selects(name, prim.name, getattr(prim, "dump_flag", False))
+        selected = self.active and config.selects(name, prim.name, prim.__dict__.get("dump_flag", False))
         if selected and config.input_output in (0, 1):
             for slot, a in enumerate(args):
                 self._write(prim.name, name, "input", slot, a)
