@@ -257,6 +257,12 @@ def test_pynative_mode_dumps_too(tmp_path):
     np.testing.assert_allclose(dumped, nets.numpy_conv2d(x.asnumpy(), w0), atol=1e-6, rtol=0)
     found = analyzer.select_nodes(f"nets.py:{nets.CONV1_LINE}", select_by="code_stack")
     assert conv[0] in found
+    # backward kernels are dumped too, named and located after their forward call, in the gradient category
+    assert any(n.name.startswith("Gradients/Default/Grad_Conv2D/Conv2DBackpropFilter-op") for n in found)
+    grads = [n for n in analyzer.nodes() if n.name.startswith("Gradients/")]
+    assert {n.op_type for n in grads} >= {"ReluGrad", "Conv2DBackpropInput", "Conv2DBackpropFilter"}
+    assert all(n.category == "gradient" for n in grads)
+    assert all(n.get_output_tensors(iterations=[2]) for n in grads)  # same names every iteration
 
 
 USER_SCRIPT = '''
