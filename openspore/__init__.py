@@ -21,6 +21,7 @@ from . import amp, train  # noqa: F401
 from .train import *  # noqa: F401,F403  (mindspore re-exports Model, callbacks, metrics, loss-scale managers)
 from .serialization import export, save_mindir  # noqa: F401
 from .runtime import jit, jit_class, mutable, JitConfig, lazy_inline, no_inline  # noqa: F401
+from .runtime.dump_marks import set_dump  # noqa: F401
 from .misc import (manual_seed, seed, initial_seed, get_rng_state, set_rng_state, is_tensor, frombuffer,  # noqa: F401
                    synchronize, set_deterministic, run_check)
 from .log import get_level, get_log_config  # noqa: F401

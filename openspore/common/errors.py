@@ -7,12 +7,16 @@ import sys
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+def is_user_file(filename):
+    """Whether code from `filename` is the user's: outside the openspore package and not frozen importlib."""
+    return not filename.startswith(_PACKAGE_DIR) and not filename.startswith("<frozen")
+
+
 def user_frame(skip=1):
     """The innermost stack frame outside the openspore package (the user's line), or None."""
     frame = sys._getframe(skip)
     while frame is not None:
-        filename = frame.f_code.co_filename
-        if not filename.startswith(_PACKAGE_DIR) and not filename.startswith("<frozen"):
+        if is_user_file(frame.f_code.co_filename):
             return frame
         frame = frame.f_back
     return None

@@ -15,6 +15,10 @@ from .tensor import Tensor
 
 ACTIVE = []  # active levels, innermost last
 _WANTED = [None]  # input indices whose gradient the running backward rule must produce (None: all)
+# While a backward pass runs: the Node whose backward rule is running, or True between rules (gradient
+# accumulation); None otherwise. Graph tracing reads it to name backward nodes after their forward node
+# (`Gradients/...` scopes, the forward node's code stack); PyNative dumps to name backward kernels.
+DIFFERENTIATING = [None]
 
 
 def needs_input_grad(index):
@@ -146,6 +150,7 @@ def _walk(roots):
         out = node.result
         dout = douts[0] if not isinstance(out, tuple) else tuple(douts)
         _WANTED[0] = {p[0] if isinstance(p, tuple) else p for p, _, _ in node.parents}
+        DIFFERENTIATING[0] = node
         try:
             if node.bprop_fn is not None:
                 in_grads = node.bprop_fn(*node.args, out, dout)
@@ -155,6 +160,7 @@ def _walk(roots):
             new = type(exc)(f"In the backward rule of '{node.prim.name}': {exc}")
             new._openspore_located = getattr(exc, "_openspore_located", False)  # one source location is enough
             raise with_location(new) from None
+        DIFFERENTIATING[0] = True
         if not isinstance(in_grads, (tuple, list)):
             in_grads = (in_grads,)
         for path, parent, k in node.parents:
@@ -177,11 +183,12 @@ def _walk(roots):
 def backward(roots):
     """roots: list of (Node, output index, sensitivity Tensor). Returns {id(leaf node): gradient}.
     Keeps the caller's wanted-set intact across nested backward passes (control-flow backward rules)."""
-    saved = _WANTED[0]
+    saved, differentiating = _WANTED[0], DIFFERENTIATING[0]
+    DIFFERENTIATING[0] = True
     try:
         return _walk(roots)
     finally:
-        _WANTED[0] = saved
+        _WANTED[0], DIFFERENTIATING[0] = saved, differentiating
 
 
 def release(roots, level):

@@ -16,12 +16,15 @@ side-effecting nodes also program order), and one `output` node. Every value is 
 | `"call"` | calls `graphs[0]` with `inputs` (inlined by the `inline` pass) |
 
 Nodes carry `abstract` (AbstractTensor, a tuple of them, or None for Python constants), the user's source
-location `loc` ("file:line") and a `scope` name like `Default/network-LeNet5/conv1-Conv2d/Conv2D-op12`.
+location `loc` ("file:line"; a traced node's also holds its whole user call stack, `node.stack`, see source.py)
+and a `scope` name like `Default/network-LeNet5/conv1-Conv2d/Conv2D-op12` (a backward node's is
+`Gradients/<its forward node's cell scope>/Grad_<ForwardPrim>/<Prim>-op<N>`, as MindSpore names them).
 Passes never mutate a graph they were given: they build a new one (`ir.rewrite.rewrite`).
 """
 import itertools
 
 from ..core.primitive import Primitive
+from .source import stack_of
 
 STRUCTURAL_OPS = ("input", "weight", "const", "make_tuple", "tuple_get_item", "if", "while", "call")
 _ids = itertools.count(1)
@@ -55,6 +58,11 @@ class Node:
     @property
     def attrs(self):
         return self.op.attrs if isinstance(self.op, Primitive) else {}
+
+    @property
+    def stack(self):
+        """The user code stack this node came from, innermost frame first: `SourceFrame(file, line, function)`s."""
+        return stack_of(self.loc)
 
     @property
     def has_side_effect(self):

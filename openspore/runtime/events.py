@@ -20,6 +20,30 @@ if _env["dump_config"] or _env["enable_debugger"]:
     generation = 1
 
 
+def _connect_pynative_on_first_call():
+    """With `ENABLE_MS_DEBUGGER=1`, the first PyNative primitive call connects the run to the debug server
+    (insight/debugger/pynative_online.py); until then, and in GRAPH_MODE, calls pass straight through."""
+    from ..core import dispatch
+    from ..core.primitive import Primitive
+    original = Primitive.__call__
+
+    def first_call(prim, *args):
+        if dispatch.current_tracer() is not None or context.get_context("mode") != context.PYNATIVE_MODE:
+            return original(prim, *args)
+        Primitive.__call__ = original
+        from ..insight.debugger.hooks import debugger_client
+        from ..insight.debugger.pynative_online import install
+        client = debugger_client(graph_observer())
+        if client is not None:
+            install(client)
+        return Primitive.__call__(prim, *args)
+    Primitive.__call__ = first_call
+
+
+if _env["enable_debugger"]:
+    _connect_pynative_on_first_call()
+
+
 def graph_observer():
     """The installed observer, or None; the environment's dump/debugger settings are applied on first use."""
     env = _state["pending_env"]

@@ -105,6 +105,58 @@ def test_dump_mode_1_dumps_exactly_the_listed_kernels(dumping, tmp_path):
     assert any(".input.1." in n for n in names) and not any(n.startswith("Parameter.") for n in names)
 
 
+def _dumped_kernels(path, iteration="0"):
+    names = os.listdir(os.path.join(path, "rank_0", "LeNet", "0", iteration))
+    return {n.split(".")[1] for n in names}
+
+
+def test_dump_mode_2_dumps_the_cells_and_primitives_marked_by_set_dump(dumping, tmp_path):
+    net, step = nets.train_step()
+    ms.set_dump(net.conv1)
+    path = dumping(dump_mode=2, input_output=2)
+    step(*nets.data())
+    scope = "Default_network-WithLossCell__backbone-LeNet_conv1-Conv2d_"
+    # conv1's forward kernel and the kernel its gradient makes (the data batch needs no gradient), nothing else
+    assert _dumped_kernels(path) == {scope + "Conv2D-op0",
+                                     "Gradients_" + scope + "Grad_Conv2D_Conv2DBackpropFilter-op24"}
+    # a whole network marked, one part taken back out: the innermost mark decides
+    net, step = nets.train_step()
+    ms.set_dump(net)
+    ms.set_dump(net.fc2, False)
+    path = str(tmp_path / "whole")
+    enable_dump(_config(path, dump_mode=2, input_output=2))
+    step(*nets.data())
+    kernels = _dumped_kernels(path)
+    assert any("conv1-Conv2d_Conv2D" in k for k in kernels) and any("Grad_ReLU" in k for k in kernels)
+    assert not any("fc2" in k for k in kernels) and any("fc1-Dense" in k for k in kernels)
+    assert not any("optimizer" in k or "loss_fn" in k for k in kernels)  # outside the marked network
+
+
+class _Scaled(ms.nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.scale = ms.ops.Mul()
+        self.shift = ms.ops.Add()
+
+    def construct(self, x):
+        return self.shift(self.scale(x, x), x)
+
+
+def test_dump_mode_2_marks_one_primitive_and_rejects_bad_targets(dumping):
+    cell = _Scaled()
+    ms.set_dump(cell.scale)
+    path = dumping(dump_mode=2)
+    cell(ms.Tensor(np.ones((2, 2), np.float32)))
+    assert _dumped_kernels(path) == {"Default_Mul-op0"}
+    with pytest.raises(ValueError, match="should be a Cell or a Primitive"):
+        ms.set_dump("conv1")
+    with pytest.raises(ValueError, match="should be a bool"):
+        ms.set_dump(cell, enabled="yes")
+    from openspore.core.registry import prim
+    with pytest.raises(ValueError, match="shared instance"):
+        ms.set_dump(prim("ReLU"))
+
+
 def test_statistics_and_overflow_only_modes(dumping, tmp_path):
     path = dumping(saved_data="statistic", op_debug_mode=3)
     _train(2, lr=DIVERGING_LR)
@@ -205,3 +257,95 @@ def test_pynative_mode_dumps_too(tmp_path):
     np.testing.assert_allclose(dumped, nets.numpy_conv2d(x.asnumpy(), w0), atol=1e-6, rtol=0)
     found = analyzer.select_nodes(f"nets.py:{nets.CONV1_LINE}", select_by="code_stack")
     assert conv[0] in found
+    # backward kernels are dumped too, named and located after their forward call, in the gradient category
+    assert any(n.name.startswith("Gradients/Default/Grad_Conv2D/Conv2DBackpropFilter-op") for n in found)
+    grads = [n for n in analyzer.nodes() if n.name.startswith("Gradients/")]
+    assert {n.op_type for n in grads} >= {"ReluGrad", "Conv2DBackpropInput", "Conv2DBackpropFilter"}
+    assert all(n.category == "gradient" for n in grads)
+    assert all(n.get_output_tensors(iterations=[2]) for n in grads)  # same names every iteration
+
+
+USER_SCRIPT = '''
+import numpy as np
+import openspore as ms
+from openspore import nn
+ms.set_context(mode=ms.GRAPH_MODE)
+
+
+class LeNet(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 4, 5, pad_mode="valid")
+        self.conv2 = nn.Conv2d(4, 8, 5, pad_mode="valid")
+        self.fc = nn.Dense(8 * 5 * 5, 10)
+        self.relu = nn.ReLU()
+        self.pool = nn.MaxPool2d(kernel_size=2, stride=2)
+        self.flatten = nn.Flatten()
+
+    def construct(self, x):
+        x = self.pool(self.relu(self.conv1(x)))  # CONV1
+        x = self.pool(self.relu(self.conv2(x)))
+        return self.fc(self.flatten(x))  # FC
+
+
+class Classifier(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.backbone = LeNet()
+
+    def construct(self, x):
+        return self.backbone(x)  # BACKBONE
+
+
+net = Classifier()
+loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), nn.Momentum(net.trainable_params(), 0.05, 0.9))
+rng = np.random.default_rng(0)
+x = ms.Tensor(rng.standard_normal((4, 1, 32, 32)).astype(np.float32))
+y = ms.Tensor(rng.integers(0, 10, 4).astype(np.int32))
+for _ in range(2):
+    step(x, y)  # STEP
+'''
+
+
+def _marked_line(text, marker):
+    return next(k for k, line in enumerate(text.splitlines(), 1) if line.endswith(f"# {marker}"))
+
+
+def test_every_node_of_a_user_script_names_its_code_backward_nodes_too(tmp_path):
+    script = tmp_path / "train_lenet.py"
+    script.write_text(USER_SCRIPT)
+    cfg = tmp_path / "dump.json"
+    cfg.write_text(json.dumps(_config(tmp_path / "dump", iteration="1")))
+    run = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                         env=child_env(MINDSPORE_DUMP_CONFIG=str(cfg)))
+    assert run.returncode == 0, run.stderr
+    analyzer = DumpAnalyzer(str(tmp_path / "dump"))
+    kernels = [n for n in analyzer.nodes() if not n.record.is_parameter]
+    # every kernel, forward, backward and optimizer alike, names a line of the script (the optimizer's, made by
+    # openspore's TrainOneStepCell, the line that ran the step)
+    assert kernels and all(any(f.file_path == str(script) for f in n.stack) for n in kernels), \
+        [n.name for n in kernels if not n.stack]
+    conv1_line = _marked_line(USER_SCRIPT, "CONV1")
+    found = analyzer.select_nodes(f"train_lenet.py:{conv1_line}", select_by="code_stack")
+    names = [n.name for n in found]
+    forward_conv = [n for n in found if n.name.endswith("conv1-Conv2d/Conv2D-op0")]
+    assert len(forward_conv) == 1 and not any("conv2" in name for name in names)
+    backward = [n for n in found if n.name.startswith("Gradients/")]
+    assert {n.op_type for n in backward} >= {"Conv2DBackpropFilter", "ReluGrad"}
+    assert all(n.category == "gradient" for n in backward)
+    assert any("/backbone-LeNet/conv1-Conv2d/Grad_Conv2D/Conv2DBackpropFilter-op" in name for name in names)
+    # whole stacks, outermost first (MindSpore's order): Classifier's line, then LeNet's
+    stack = [(f.file_path, f.line_no) for f in forward_conv[0].stack]
+    assert stack == [(str(script), _marked_line(USER_SCRIPT, "BACKBONE")), (str(script), conv1_line)]
+    filter_grad = next(n for n in backward if n.op_type == "Conv2DBackpropFilter")
+    assert filter_grad.stack == forward_conv[0].stack
+    assert "x = self.pool(self.relu(self.conv1(x)))" in str(forward_conv[0].stack[-1])
+    step_line = _marked_line(USER_SCRIPT, "STEP")
+    update = [n for n in kernels if "optimizer-Momentum" in n.name]
+    assert update and all(n.stack[-1].line_no == step_line for n in update)
+    # the gradient category is read off the graph: MindInsight's gradient watchpoint now has targets
+    recommended = {wp.name: wp for wp in analyzer.recommend_watchpoints()}
+    assert "recommend_gradient_vanishing_watchpoint" in recommended
+    # and the dumped values of a backward kernel are there to check
+    assert filter_grad.get_output_tensors(iterations=[1])[0].value().shape == (4, 1, 5, 5)

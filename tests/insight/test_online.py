@@ -1,5 +1,5 @@
-"""Online debugging: a GRAPH_MODE training process connects to a DebugServer over gRPC (127.0.0.1, free port)
-and is paused, stepped, inspected and rechecked."""
+"""Online debugging: a GRAPH_MODE (or PyNative) training process connects to a DebugServer over gRPC (127.0.0.1,
+free port) and is paused, stepped, inspected and rechecked."""
 import subprocess
 import sys
 
@@ -13,7 +13,7 @@ SCRIPT = """
 import sys
 import openspore as ms
 from tests.insight import nets
-ms.set_context(mode=ms.GRAPH_MODE)
+ms.set_context(mode=ms.PYNATIVE_MODE if len(sys.argv) > 3 else ms.GRAPH_MODE)
 ms.set_seed(0)
 net, step = nets.train_step(lr=float(sys.argv[1]))
 x, y = nets.data()
@@ -22,8 +22,8 @@ for i in range(int(sys.argv[2])):
 """
 
 
-def _start_training(server, lr, steps):
-    return subprocess.Popen([sys.executable, "-c", SCRIPT, str(lr), str(steps)], cwd=REPO, stdout=subprocess.PIPE,
+def _start_training(server, lr, steps, *mode):
+    return subprocess.Popen([sys.executable, "-c", SCRIPT, str(lr), str(steps), *mode], cwd=REPO, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True,
                             env=child_env(ENABLE_MS_DEBUGGER="1", MS_DEBUGGER_HOST="127.0.0.1",
                                           MS_DEBUGGER_PORT=str(server.port)))
@@ -99,6 +99,35 @@ def test_normal_run_with_recommended_watchpoints_finishes_without_false_alarms(s
         code, out, err = _finish(proc)
         assert code == 0, err
         assert out.count("step ") == 3
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+
+
+def test_pynative_run_pauses_at_the_same_hit(server):
+    proc = _start_training(server, 1e10, 5, "pynative")
+    try:
+        # PyNative connects after its first step (its kernels are known then), before checking it
+        assert server.wait_until_waiting(120) == "waiting" and server.step == 0
+        names = [n["name"] for n in server.graph]
+        assert "Default/Conv2D-op0" in names and any(n["category"] == "weight" for n in server.graph)
+        grads = [n for n in server.graph if n["category"] == "gradient"]
+        assert any(n["name"].startswith("Gradients/Default/Grad_Conv2D/Conv2DBackpropFilter-op") for n in grads)
+        conv = next(n for n in server.graph if n["name"] == "Default/Conv2D-op0")
+        assert any(f"nets.py:{22}" in frame for frame in conv["stack"])
+        server.set_watchpoint("tensor_overflow")
+        server.continue_training()
+        assert server.wait_until_waiting(120) == "waiting"
+        assert server.step == 1 and server.hits and {h["iteration"] for h in server.hits} == {1}
+        loss = [h["node_name"] for h in server.hits if "SparseSoftmaxCrossEntropyWithLogits" in h["node_name"]]
+        assert loss and not np.isfinite(server.read_tensors(loss[:1])[loss[0]]).all()
+        server.remove_watchpoint(1)
+        server.set_watchpoint("weight_too_large", abs_mean_gt=1e3)
+        assert {h["condition"] for h in server.recheck()} == {"TensorTooLarge"}
+        server.terminate()
+        code, _out, err = _finish(proc)
+        assert code != 0 and "terminated by the debugger" in err
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -14,6 +14,7 @@ return its IR graph with the specs that map Python arguments / results to graph 
 """
 import functools
 import inspect
+import sys
 
 from ...core import dispatch
 from ...core.primitive import AbstractTensor
@@ -91,7 +92,7 @@ def trace(fn, args, kwargs=None, name=None):
     root, func, signature_of = _split(fn)
     leaves, in_spec = flatten((tuple(args), kwargs))
     gname = name or getattr(getattr(signature_of, "func", signature_of), "__name__", None) or type(fn).__name__
-    tracer = Tracer(gname, _Shared(gname, ScopeStack(root)))
+    tracer = Tracer(gname, _Shared(gname, ScopeStack(root), entry=sys._getframe()))
     names = _input_names(signature_of, args, kwargs)
     if len(names) != len(leaves):
         names = [f"arg{i}" for i in range(len(leaves))]
@@ -107,5 +108,6 @@ def trace(fn, args, kwargs=None, name=None):
     out_leaves, out_spec = flatten(out)
     nodes = [tracer.node_of(t) for t in out_leaves]
     output = nodes[0] if out_spec == TENSOR else tracer.make_tuple(nodes)
-    graph = Graph(gname, tracer.inputs, tracer.nodes, output)
+    marks = tracer.shared.scopes.dump_marks
+    graph = Graph(gname, tracer.inputs, tracer.nodes, output, {"dump_marks": dict(marks)} if marks else None)
     return Traced(graph, in_spec, out_spec)

@@ -5,8 +5,14 @@ tracing a `TrainOneStepCell` whose `network` attribute holds the LeNet5 gives
 `Default/network-WithLossCell/_backbone-LeNet5/conv1-Conv2d/Conv2D-op0`, as MindSpore names them. A cell that
 is not an attribute of the calling cell (created or passed in at call time) is named by its class alone.
 `N` counts the ops of one trace (subgraphs included) from 0.
+
+Backward nodes are named after the forward node they differentiate, as MindSpore names them:
+`Gradients/<the forward node's cell scope>/Grad_<ForwardPrim>/<Prim>-op<N>` (`gradient_scope`).
 """
 import itertools
+import re
+
+_OP_NAME = re.compile(r"(^|/)[^/]+-op\d+$")  # the last segment of a node's full name
 
 
 def is_cell(obj):
@@ -49,19 +55,36 @@ class ScopeStack:
         self.cells = [root_cell]
         self.names = ["Default"]
         self._ops = itertools.count()
+        self.dump_marks = {}  # scope name -> enabled, for cells marked by `set_dump` (runtime/dump_marks.py)
+        if root_cell is not None and "dump_flag" in root_cell.__dict__:
+            self.dump_marks["Default"] = root_cell.__dict__["dump_flag"]
 
     @property
     def current(self):
         return self.names[-1]
 
-    def op_scope(self, op_name):
-        return f"{self.names[-1]}/{op_name}-op{next(self._ops)}"
+    def op_scope(self, op_name, scope=None):
+        """The full name of the next `op_name` node, in `scope` (default: the current cell's)."""
+        return f"{self.names[-1] if scope is None else scope}/{op_name}-op{next(self._ops)}"
 
     def enter(self, cell):
         segment = child_segment(self.cells[-1], cell)
         self.names.append(f"{self.names[-1]}/{segment}" if segment else self.names[-1])
         self.cells.append(cell)
+        if "dump_flag" in cell.__dict__:
+            self.dump_marks[self.names[-1]] = cell.__dict__["dump_flag"]
 
     def exit(self):
         self.names.pop()
         self.cells.pop()
+
+
+def gradient_scope(forward_scope, forward_op):
+    """Where the backward nodes of a forward node go: `Default/net-Net/fc-Dense/MatMul-op3`, `MatMul` ->
+    `Gradients/Default/net-Net/fc-Dense/Grad_MatMul`.
+
+    >>> gradient_scope("Default/fc-Dense/MatMul-op3", "MatMul")
+    'Gradients/Default/fc-Dense/Grad_MatMul'
+    """
+    cell = forward_scope.rpartition("/")[0] if _OP_NAME.search(forward_scope) else forward_scope
+    return f"Gradients/{cell or 'Default'}/Grad_{forward_op}"

@@ -9,8 +9,9 @@ whose parent is the Tracer of the enclosing graph. Values become nodes as they a
   operand in subgraphs (so gradients with respect to it flow through the control-flow node's backward rule);
 * another concrete Tensor is a `const` node (one per object); Python values are `const` nodes too.
 
-Nodes are appended in program order, side-effecting ones included, and carry the user's `file:line` (`loc`)
-and a scope name (see scope.py). While a grad transform is active, each call is recorded for autodiff exactly
+Nodes are appended in program order, side-effecting ones included, and carry the user's code stack (`loc`, see
+ir/source.py) and a scope name (see scope.py); a node made by a backward rule carries its forward node's stack
+and a `Gradients/...` scope. While a grad transform is active, each call is recorded for autodiff exactly
 as PyNative's bind records it, so `grad`/`value_and_grad` inside traced code emit the backward graph.
 """
 from ...common.errors import with_location
@@ -19,7 +20,9 @@ from ...core.parameter import Parameter
 from ...core.primitive import AbstractTensor
 from ...core.tensor import Tensor
 from ...ir.node import Node
-from .errors import GraphCaptureError, located, user_location
+from ...ir.source import capture
+from .errors import GraphCaptureError, located
+from .scope import gradient_scope
 from .symbolic import SymbolicTensor
 
 
@@ -34,10 +37,22 @@ def has_tensor(value):
 class _Shared:
     """State common to a trace and its subgraphs: scope stack and subgraph numbering."""
 
-    def __init__(self, name, scopes):
+    def __init__(self, name, scopes, entry=None):
         self.name = name
         self.scopes = scopes
         self.subgraphs = 0
+        self.entry = entry  # the frame that started the trace: code stacks stop there
+
+    def origin(self):
+        """(loc, cell scope) of the node being made: the user's code where it was called, or for a node of a
+        backward rule the forward node's stack under `Gradients/<its cell scope>/Grad_<Prim>`."""
+        running = autograd.DIFFERENTIATING[0]
+        if running is None:
+            return capture(2, self.entry), self.scopes.current
+        forward = _forward_node(running)
+        if forward is None:  # gradient accumulation between rules, or a rule of a node with no IR node
+            return capture(2, self.entry), "Gradients/" + self.scopes.current
+        return forward.loc, gradient_scope(forward.scope, forward.op_name)
 
     def subgraph_name(self, kind):
         self.subgraphs += 1
@@ -78,8 +93,8 @@ class Tracer:
 
     def structural(self, op, inputs=(), abstract=None, **fields):
         """Append a non-primitive node at the user's current line and scope."""
-        return self.append(Node(op, inputs, abstract, loc=user_location(), scope=self.shared.scopes.current,
-                                **fields))
+        loc, scope = self.shared.origin()
+        return self.append(Node(op, inputs, abstract, loc=loc, scope=scope, **fields))
 
     def make_tuple(self, nodes):
         return self.structural("make_tuple", nodes, tuple(n.abstract for n in nodes))
@@ -146,7 +161,8 @@ class Tracer:
         except (ValueError, TypeError, IndexError) as exc:
             raise with_location(dispatch._with_inputs(exc, prim, args)) from None
         inputs = tuple(self.value_node(a) for a in args)
-        loc, scope = user_location(), self.shared.scopes.op_scope(prim.name)
+        loc, cell_scope = self.shared.origin()
+        scope = self.shared.scopes.op_scope(prim.name, cell_scope)
         node = self.append(Node(prim, inputs, abstract, loc=loc, scope=scope))
         if isinstance(abstract, AbstractTensor):
             result = SymbolicTensor(node, self)
@@ -202,3 +218,16 @@ class Tracer:
         for t, node, builder, dtype, shape, nodes in reversed(self._rebinds):
             t.node, t.builder, t._dtype, t._shape_hint, t._nodes = node, builder, dtype, shape, nodes
         self._rebinds = []
+
+
+def _forward_node(running):
+    """The IR node whose backward rule is running (`running`: an autodiff Node), or None."""
+    for out in getattr(running, "outputs", ()):
+        node = getattr(out, "node", None)
+        if node is None:
+            continue
+        while node.op == "tuple_get_item" and node.inputs:
+            node = node.inputs[0]
+        if node.is_primitive:
+            return node
+    return None

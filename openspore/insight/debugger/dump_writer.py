@@ -18,6 +18,7 @@ import time
 import numpy as np
 
 from ...common.files import write_atomic
+from ...runtime.dump_marks import marked_in_scope
 from .conditions import nonfinite_code, statistics
 from .dump_names import sanitize, tensor_file_name
 from .graph_describe import GraphDescription
@@ -67,6 +68,7 @@ class GraphDump:
         self.stat_rows = []
         self._pending_inputs = {}
         self.selected = {}  # node id -> (dump inputs, dump output): decided at compile time
+        self.dump_marks = graph.flags.get("dump_marks", {})  # cells marked by set_dump (dump_mode 2)
         self._describe(graph)
 
     # ---- compile time --------------------------------------------------------------------------
@@ -82,11 +84,19 @@ class GraphDump:
 
     def wants(self, node):
         full, op_type = self.kernels[node.id]
-        if not self.config.selects(full, op_type, getattr(node.op, "dump_flag", False)):
+        if not self.config.selects(full, op_type, self.config.dump_mode == 2 and self._marked(node)):
             return False, False
         want = (self.config.input_output in (0, 1), self.config.input_output in (0, 2))
         self.selected[node.id] = want
         return want
+
+    def _marked(self, node):
+        """dump_mode 2: the primitive's own `set_dump` mark, else the innermost marked cell's (a backward kernel
+        goes with its forward node's cell)."""
+        own = node.op.__dict__.get("dump_flag")
+        if own is not None:
+            return own
+        return marked_in_scope(node.scope or "", self.dump_marks)
 
     # ---- run time -------------------------------------------------------------------------------
     def begin(self, inputs=()):

@@ -90,12 +90,14 @@ def _sources(inputs):
 
 
 def _stack(node):
-    """The node's code stack as frames (the innermost user frame openspore recorded at trace time)."""
-    loc = getattr(node, "loc", "") or ""
-    path, _, line = loc.rpartition(":")
-    if not line.isdigit():
-        return []
-    return [StackFrame(path, int(line), linecache.getline(path, int(line)).strip())]
+    """The node's user code stack as graph-file frames, outermost first (MindSpore's order); a backward node's
+    is its forward node's."""
+    return stack_frames(node.stack)
+
+
+def stack_frames(frames):
+    """ir.source frames (innermost first) -> StackFrames with their code lines, outermost first."""
+    return [StackFrame(f.file, f.line, linecache.getline(f.file, f.line).strip()) for f in reversed(frames)]
 
 
 def _shape(abstract):

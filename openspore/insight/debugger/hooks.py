@@ -54,3 +54,12 @@ class MultiHook:
     def end(self):
         for h in self.hooks:
             h.end()
+
+
+def debugger_client(observer):
+    """The online debugger's client among the installed observers, or None."""
+    from .online import DebuggerClient
+    for o in getattr(observer, "observers", [observer]):
+        if isinstance(o, DebuggerClient):
+            return o
+    return None

@@ -5,7 +5,8 @@ The client waits for a command before the first step, keeps the step's kernel ou
 while debugging, as in MindSpore), and at the end of each step checks the watchpoints with the same rule engine
 the offline analyzer uses; it pauses on a hit, after the requested number of steps, on a pause request, or after
 each kernel while stepping node by node. While paused it answers tensor reads and rechecks. If the server goes
-away, training continues without the debugger (with a warning), never hangs.
+away, training continues without the debugger (with a warning), never hangs. PyNative runs are debugged through
+the same hook (pynative_online.py).
 """
 import atexit
 import ipaddress
@@ -13,6 +14,7 @@ import logging
 
 import numpy as np
 
+from ...core.tensor import Tensor
 from . import engine, wire
 from .conditions import statistics
 from .graph_describe import GraphDescription
@@ -78,9 +80,9 @@ class DebuggerClient:
 class OnlineHook:
     """One compiled graph under the debugger; also the tensor source the rule engine reads."""
 
-    def __init__(self, client, graph_id, graph, backend):
+    def __init__(self, client, graph_id, graph, backend, desc=None):
         self.client, self.graph_id, self.backend = client, graph_id, backend
-        desc = GraphDescription(graph)
+        desc = GraphDescription(graph) if desc is None else desc  # (a PyNative run describes its calls itself)
         self.names = {nid: k.full_name for nid, k in desc.kernels.items()}
         self.weights, self.input_names = desc.weights, desc.input_names
         self.nodes = {}
@@ -118,6 +120,10 @@ class OnlineHook:
 
     def output(self, node_id, value):
         name = self.names[node_id]
+        if isinstance(value, Tensor):  # a PyNative call's result
+            value = value.data_ref()
+        elif isinstance(value, tuple) and any(isinstance(v, Tensor) for v in value):
+            value = tuple(v.data_ref() if isinstance(v, Tensor) else v for v in value)
         self.values[name] = value
         if self.node_stepping and self.client.connected:
             self.current_node = name
@@ -158,6 +164,7 @@ class OnlineHook:
             if "watchpoints" in cmd:
                 self._set_watchpoints(cmd["watchpoints"])
             if "exit" in cmd:
+                self.client.connected = False  # nothing more to tell the server (nor to check at exit)
                 raise SystemExit("training terminated by the debugger")
             run = cmd.get("run")
             if run == "recheck":

@@ -6,16 +6,16 @@ MindSpore), which swaps the primitive call entry for `DumpingBind` and swaps it
 back on `disable_dump()`: with no dump the call path is untouched. Calls made while a graph is traced are not
 PyNative calls and pass straight through.
 
-Kernels are named `Default/{PrimName}-op{n}`, `n` counting the calls of an iteration from 0, so the same code
-gives the same names every step. An iteration ends after the optimizer's updates: the first call of a
-primitive without side effects after side-effecting ones (Assign*, Apply*, Foreach* updates) starts the next.
-Backward kernels run inside the autodiff engine, not through this entry, and are not dumped.
+Kernels are named as pynative_calls.py says (`Default/{PrimName}-op{n}`, backward calls
+`Gradients/Default/Grad_{ForwardPrim}/{PrimName}-op{n}` with their forward call's code stack), iterations end
+after the optimizer's updates.
 """
 import os
 
-from ...common.errors import user_frame
 from .dump_writer import _write_text
-from .graph_text import StackFrame, write_graph_text
+from .graph_describe import stack_frames
+from .graph_text import write_graph_text
+from .pynative_calls import KernelCalls
 
 
 class DumpingBind:
@@ -26,10 +26,13 @@ class DumpingBind:
         from ...core import dispatch
         self.observer, self.original, self.dispatch, self.context = observer, original, dispatch, context
         self.graph_id = None
-        self.iteration, self.count = 0, 0
-        self.in_update = False
+        self.calls = KernelCalls()
         self.active = False
         self.first_iteration = []  # (full name, op type, stack) of iteration 0, for the graph file
+
+    @property
+    def iteration(self):
+        return self.calls.iteration
 
     def __call__(self, prim, *args):
         if self.dispatch.current_tracer() is not None or self.context.get_context("mode") != 1:
@@ -37,13 +40,13 @@ class DumpingBind:
         if self.graph_id is None:
             self.graph_id = next(self.observer._graph_ids)
             self._begin()
-        if self.in_update and not prim.side_effect:
-            self._end()
+        if self.calls.starts_iteration(prim):
+            self._end(self.calls.iteration - 1)
             self._begin()
-        name = f"Default/{prim.name}-op{self.count}"
-        self.count += 1
+        first = self.calls.iteration == 0
+        name, stack = self.calls.name(prim, with_stack=first)
         config = self.observer.config
-        selected = self.active and config.selects(name, prim.name, getattr(prim, "dump_flag", False))
+        selected = self.active and config.selects(name, prim.name, prim.__dict__.get("dump_flag", False))
         if selected and config.input_output in (0, 1):
             for slot, a in enumerate(args):
                 self._write(prim.name, name, "input", slot, a)
@@ -52,13 +55,12 @@ class DumpingBind:
             outs = result if isinstance(result, tuple) else (result,)
             for slot, o in enumerate(outs):
                 self._write(prim.name, name, "output", slot, o)
-        if self.iteration == 0:
-            self.first_iteration.append((name, prim.name, _stack()))
-        self.in_update = prim.side_effect
+        if first:
+            self.first_iteration.append((name, prim.name, stack_frames(stack)))
+        self.calls.called(prim, name, stack, result)
         return result
 
     def _begin(self):
-        self.count, self.in_update = 0, False
         self.active = self.observer.config.iterations(self.iteration)
         self.dir = os.path.join(self.observer.root, self.observer.config.net_name, str(self.graph_id),
                                 str(self.iteration))
@@ -66,17 +68,16 @@ class DumpingBind:
         if self.active:
             os.makedirs(self.dir, exist_ok=True)
 
-    def _end(self):
+    def _end(self, iteration):
         if self.active and self.observer.config.statistics and self.writer.stat_rows:
             self.writer._write_statistics()
-        if self.iteration == 0:
+        if iteration == 0:
             self.finish_graph()
-        self.iteration += 1
 
     def close(self):
         """End the dump: the iteration under way is complete, the graph file written."""
         if self.graph_id is not None:
-            self._end()
+            self._end(self.calls.iteration)
 
     def finish_graph(self):
         """Write the graph file and execution order of what iteration 0 ran."""
@@ -114,12 +115,3 @@ class _Writer:
     _host = _G._host
     _write_statistics = _G._write_statistics
     del _G
-
-
-def _stack():
-    frame = user_frame(3)
-    if frame is None:
-        return []
-    import linecache
-    path, line = frame.f_code.co_filename, frame.f_lineno
-    return [StackFrame(path, line, linecache.getline(path, line).strip())]
