@@ -6,13 +6,14 @@
   const insight = (window.insight = { state: state });
 
   // ---- the debugger token: passed once in the address (#token=...), kept for this tab only ----------------
-  (function takeToken() {
+  function takeToken() {
     const m = location.hash.match(/token=([A-Za-z0-9_\-]+)/);
     if (m) {
       sessionStorage.setItem("insight-token", m[1]);
       history.replaceState(null, "", location.pathname + "#/");
     }
-  })();
+  }
+  takeToken();
   const token = () => sessionStorage.getItem("insight-token") || "";
 
   // ---- small helpers ------------------------------------------------------------------------------------
@@ -60,6 +61,7 @@
   const pages = { "/": runsPage, "/dashboard": dashboardPage, "/graph": graphPage, "/lineage": lineagePage,
                   "/debugger": debuggerPage };
   async function render() {
+    takeToken();  // also when the address with the token is opened in a tab already showing the dashboard
     state.timers.forEach(clearInterval); state.timers = [];
     state.charts.forEach((c) => c.dispose()); state.charts = [];
     const { path, params } = route();
@@ -140,7 +142,8 @@
     let versions = {};
 
     async function loadScalars() {
-      const tags = [...new Set(chosen.flatMap((j) => j.plugins.scalar))].sort();
+      const tags = [...new Set(chosen.flatMap((j) => j.plugins.scalar))].sort((a, b) =>
+        (/loss/i.test(b) - /loss/i.test(a)) || a.localeCompare(b));  // losses first: what people look at
       const data = tags.length ? (await api("/datavisual/scalars?" + q({ train_id: ids, tag: tags }))).scalars : [];
       for (const tag of tags) {
         const series = data.filter((s) => s.tag === tag);
@@ -518,7 +521,7 @@
             }), searchResults)),
         el("div", {},
           el("section", { class: "card" }, el("h2", { text: "Watchpoint hits" }),
-            el("table", { "aria-label": "watchpoint hits" }, el("thead", {}, el("tr", {}, ["Iteration", "Node", "Condition", "Detail", "Tuning hints"].map((h) => el("th", { scope: "col", text: h })))), hitsBody)),
+            el("table", { "aria-label": "watchpoint hits" }, el("thead", {}, el("tr", {}, ["Iteration", "Node", "Condition", "Detail and tuning hints"].map((h) => el("th", { scope: "col", text: h })))), hitsBody)),
           tensorBox, el("section", { class: "card" }, el("h2", { text: "Tensor relationships" }), relDiv))));
     if (window.cytoscapeDagre && !cytoscape.__dagre) { cytoscape.use(window.cytoscapeDagre); cytoscape.__dagre = true; }
     const rel = cytoscape({ container: relDiv, style: [
@@ -552,12 +555,15 @@
         p.iterations ? ` — iterations ${p.iterations.join(", ")}` : "", ` — ${nodes.length} nodes`);
       wpList.replaceChildren(...(p.watchpoints.length ? p.watchpoints.map((w) => el("li", { text: `#${w.id} ${w.name} on ${w.node_count} node(s)` })) : [el("li", { class: "muted", text: "none yet" })]));
       const hits = p.hits || [];
+      const shortName = (n) => n.split("/").slice(-2).join("/");
       hitsBody.replaceChildren(...(hits.length ? hits.map((h) => el("tr", { class: "hit-row" },
         el("td", { class: "num", text: h.iteration }),
-        el("td", {}, el("button", { class: "op", onclick: () => showTensor(h.node_name, h.iteration) }, h.node_name)),
+        el("td", {}, el("button", { class: "op", title: h.node_name, "aria-label": `show tensor of ${h.node_name}`,
+          onclick: () => showTensor(h.node_name, h.iteration) }, shortName(h.node_name))),
         el("td", { class: "hit", text: h.condition }),
-        el("td", { text: (h.params || []).map((x) => `${x.name}: actual ${fmt(x.actual)} vs ${fmt(x.threshold)}`).join("; ") || (h.error_msg || []).join(" ") }),
-        el("td", {}, el("ul", {}, (h.tuning_hints || []).map((t) => el("li", { text: t })))))) : [el("tr", {}, el("td", { colspan: 5, class: "muted", text: "No hits." }))]));
+        el("td", {}, (h.params || []).map((x) => `${x.name}: ${fmt(x.actual)} (threshold ${fmt(x.threshold)})`).join("; ") || (h.error_msg || []).join(" "),
+          el("ul", { class: "hints", "aria-label": "tuning hints" }, (h.tuning_hints || []).map((t) => el("li", { text: t })))))) :
+        [el("tr", {}, el("td", { colspan: 4, class: "muted", text: "No hits." }))]));
     }
     await poll();
     if (online) every(1, poll);
