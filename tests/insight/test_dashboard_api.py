@@ -174,3 +174,50 @@ def test_remote_host_prints_a_warning(capsys):
     assert "WARNING" in capsys.readouterr().err
     cli._remote_warning(argparse.Namespace(host="127.0.0.1", port=8080))
     assert capsys.readouterr().err == ""
+
+
+def test_online_debugger_session_controls_a_training_run(tmp_path):
+    """The dashboard's online session: a GRAPH_MODE training process connects to the DebugServer the dashboard
+    started, and is paused, continued to a watchpoint hit, inspected and terminated through the REST routes."""
+    import time
+    from tests.insight.test_online import SCRIPT
+    from tests.conftest import REPO
+    debugger_port = free_port()
+    with serving(tmp_path, extra=("--enable-debugger", "true", "--debugger-port", str(debugger_port))) as (url, token):
+        h = {"X-Insight-Token": token, "Content-Type": "application/json"}
+        s = f"{url}{API}/debugger/sessions/online"
+        assert _json(s + "/poll-data")[0] == 401
+        proc = subprocess.Popen([sys.executable, "-c", SCRIPT, "1e10", "6"], cwd=REPO, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True,
+                                env=child_env(ENABLE_MS_DEBUGGER="1", MS_DEBUGGER_HOST="127.0.0.1",
+                                              MS_DEBUGGER_PORT=str(debugger_port)))
+
+        def wait_for(pred, timeout=120):
+            deadline = time.time() + timeout
+            while time.time() < deadline:
+                state = _json(s + "/poll-data", headers=h)[1]
+                if pred(state):
+                    return state
+                time.sleep(0.3)
+            raise AssertionError(f"debugger state never matched: {state}")
+        try:
+            wait_for(lambda p: p["state"] == "waiting")
+            status, graph = _json(s + "/graph", headers=h)
+            assert status == 200 and any(n["category"] == "weight" for n in graph["nodes"])
+            assert _json(s + "/create-watchpoint", method="POST", headers=h,
+                         data=b'{"condition": "tensor_overflow"}')[0] == 200
+            assert _json(s + "/control", method="POST", headers=h, data=b'{"action": "continue"}')[0] == 200
+            state = wait_for(lambda p: p["state"] == "waiting" and p["hits"])
+            assert state["step"] == 1 and {x["condition"] for x in state["hits"]} == {"TensorOverflow"}
+            name = state["hits"][0]["node_name"]
+            status, tensor = _json(s + "/tensors?" + urllib.parse.urlencode({"name": name}), headers=h)
+            assert status == 200 and tensor["shape"] is not None and tensor["statistics"]["count"] > 0
+            status, err = _json(s + "/control", method="POST", headers=h, data=b'{"action": "fly"}')
+            assert status == 400 and "unknown action" in err["error_msg"]
+            assert _json(s + "/control", method="POST", headers=h, data=b'{"action": "terminate"}')[0] == 200
+            proc.communicate(timeout=120)
+            assert proc.returncode != 0  # stopped by the debugger, not finished
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
