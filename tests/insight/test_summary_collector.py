@@ -99,3 +99,16 @@ def test_reader_tails_new_records_and_refuses_escaping_ids(tmp_path):
     with pytest.raises(KeyError):
         index.run("./missing")
     assert [r.train_id for r in index.runs()] == ["./live"]
+
+
+def test_eval_lineage_from_model_eval(tmp_path):
+    from openspore import nn
+    net = summary_runs.SummaryLeNet()
+    model = ms.Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
+                     metrics={"acc": nn.Accuracy()})
+    collector = ms.SummaryCollector(str(tmp_path / "ev"))
+    result = model.eval(summary_runs.dataset(), callbacks=[collector])
+    collector.__exit__(None, None, None)
+    lineage = SummaryIndex(str(tmp_path)).run("./ev").lineage
+    assert lineage["metric"] == {"acc": pytest.approx(result["acc"])}
+    assert lineage["test_dataset_count"] == 32

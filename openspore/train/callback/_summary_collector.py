@@ -175,6 +175,31 @@ class SummaryCollector(Callback):
         self._record.record(cb.cur_step_num)
         self._record.flush()
 
+    def on_eval_end(self, run_context):
+        """`Model.eval` / `Model.fit` evaluation: the metrics and the validation set as `EvaluationLineage`."""
+        if not self.collect_specified_data["collect_eval_lineage"]:
+            return
+        cb = run_context.original_args()
+        from ..summary import lineage_pb2
+        lineage = lineage_pb2.EvaluationLineage()
+        metrics = cb.get("metrics") or {}
+        lineage.metric = json.dumps({k: float(v) if isinstance(v, (int, float, np.number)) else str(v)
+                                     for k, v in metrics.items()})
+        dataset = cb.get("valid_dataset")
+        if dataset is not None:
+            size, batch = _call(dataset, "get_dataset_size"), _call(dataset, "get_batch_size")
+            if isinstance(size, int):
+                lineage.valid_dataset.valid_dataset_size = size * (batch if isinstance(batch, int) else 1)
+            path = _dataset_path(dataset)
+            if path:
+                lineage.valid_dataset.valid_dataset_path = path
+        opened_here = self._record is None
+        if opened_here:  # Model.eval alone: the collector has no open record of a training run
+            self.__enter__()
+        self._record.add_value("eval_lineage", "eval_lineage", lineage)
+        self._record.record(int(cb.get("cur_step_num") or 0))
+        self._record.flush()
+
     # ---- collecting -------------------------------------------------------------------------------------
     def _collect(self, cb, step):
         record = self._record

@@ -434,6 +434,7 @@
       ["Learning rate", (r) => r.model_lineage.learning_rate], ["Batch size", (r) => r.model_lineage.batch_size],
       ["Epochs", (r) => r.model_lineage.epoch], ["Train samples", (r) => r.model_lineage.train_dataset_count],
       ["Loss function", (r) => r.model_lineage.loss_function], ["Final loss", (r) => r.model_lineage.loss],
+      ["Eval metrics", (r) => r.model_lineage.metric ? Object.entries(r.model_lineage.metric).map(([k, v]) => `${k} ${fmt(v)}`).join(", ") : undefined],
       ...userKeys.map((k) => [k, (r) => r.user_defined[k]])];
     const table = el("table", { "aria-label": "run comparison" },
       el("thead", {}, el("tr", {}, cols.map(([h]) => el("th", { scope: "col", text: h })))),
