@@ -451,10 +451,13 @@
       const chart = echarts.init(chartDiv);
       state.charts.push(chart);
       chart.setOption({
+        animation: false,
         parallelAxis: numeric.map(([h], i) => ({ dim: i, name: h, nameLocation: "start" })),
         parallel: { left: 60, right: 80, top: 40, bottom: 40 },
         tooltip: {},
-        series: [{ type: "parallel", lineStyle: { width: 2 }, data: rows.map((r) => numeric.map(([, f]) => f(r))) }],
+        // one line per run that recorded every plotted value (runs without lineage are in the table only)
+        series: [{ type: "parallel", lineStyle: { width: 2, opacity: 0.8 },
+          data: rows.map((r) => numeric.map(([, f]) => f(r))).filter((v) => v.every((x) => typeof x === "number")) }],
       });
     }
   }
