@@ -1,6 +1,6 @@
 """The `openspore` command: `openspore --version`, `openspore info`, `openspore serve SERVABLE_DIR`,
 `openspore dataset-cache ...` (the cache server tool, same flags as `dataset-cache`), `openspore debug ...` (the
-offline debugger)."""
+offline debugger), `openspore insight start|stop` (the dashboard)."""
 import argparse
 import sys
 
@@ -56,6 +56,11 @@ def main(argv=None):
     from openspore.insight.debugger import cli as debug_cli  # argparse only: the analyzer loads when it runs
     debug_cli.add_arguments(debug)
     debug.set_defaults(func=debug_cli.run)
+    insight = sub.add_parser("insight", help="the training dashboard: summaries, graphs, lineage, the debugger UI",
+                             description="Start or stop the dashboard (the flags of 'mindinsight start/stop').")
+    from openspore.insight.dashboard import cli as insight_cli  # argparse only: the server loads when it runs
+    insight_cli.add_arguments(insight)
+    insight.set_defaults(func=insight_cli.run)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

@@ -9,8 +9,10 @@ from . import loss_scale_manager  # noqa: F401
 from .loss_scale_manager import LossScaleManager, FixedLossScaleManager, DynamicLossScaleManager  # noqa: F401
 from . import model  # noqa: F401
 from .model import Model  # noqa: F401
+from . import summary  # noqa: F401
+from .summary import SummaryRecord  # noqa: F401
 __all__ = ["save_checkpoint", "load_checkpoint", "load_param_into_net", "ckpt_to_safetensors",  # noqa: F405, PLE0604
-           "safetensors_to_ckpt", "Model", "LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager",
+           "safetensors_to_ckpt", "Model", "LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager", "SummaryRecord",
            *metrics.__all__, *callback.__all__]
 
 

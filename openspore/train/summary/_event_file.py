@@ -1,0 +1,160 @@
+"""MindSpore's summary record framing and an asynchronous event-file writer.
+
+A record is `uint64 length (LE) | masked CRC-32C of those 8 bytes | payload | masked CRC-32C of the payload`,
+with the TFRecord mask `((crc >> 15) | (crc << 17)) + 0xA282EAD8` (fact sheet §3.2). There is no file header.
+
+    >>> frame(b"abc")[:8] == (3).to_bytes(8, "little")
+    True
+    >>> [r for r in read_records(frame(b"abc") + frame(b"de"))]
+    [b'abc', b'de']
+    >>> hex(crc32c(b"123456789"))   # the standard CRC-32C check value
+    '0xe3069283'
+"""
+import os
+import queue
+import struct
+import threading
+
+_POLY = 0x82F63B78  # CRC-32C (Castagnoli), reflected
+
+
+def _table():
+    table = []
+    for n in range(256):
+        c = n
+        for _ in range(8):
+            c = (c >> 1) ^ _POLY if c & 1 else c >> 1
+        table.append(c)
+    return table
+
+
+_TABLE = _table()
+
+
+def crc32c(data):
+    """CRC-32C of `data` (bytes): table-driven, one byte per lookup."""
+    crc = 0xFFFFFFFF
+    table = _TABLE
+    for b in data:
+        crc = table[(crc ^ b) & 0xFF] ^ (crc >> 8)
+    return crc ^ 0xFFFFFFFF
+
+
+def masked_crc(data):
+    crc = crc32c(data)
+    return ((((crc >> 15) | (crc << 17)) & 0xFFFFFFFF) + 0xA282EAD8) & 0xFFFFFFFF
+
+
+def frame(payload):
+    """One record: length, its masked CRC, payload, its masked CRC."""
+    header = struct.pack("<Q", len(payload))
+    return b"".join((header, struct.pack("<I", masked_crc(header)), payload, struct.pack("<I", masked_crc(payload))))
+
+
+class CorruptRecord(ValueError):
+    """A record whose CRC does not match its bytes."""
+
+
+def read_records(data, offset=0, check_crc=True, stop_at=None):
+    """Yield the payloads of the complete records in `data` from `offset`; a trailing partial record (a file
+    still being written) is left for later. With `stop_at` (a list), its first element becomes the offset
+    just past the last complete record."""
+    end = len(data)
+    while offset + 12 <= end:
+        header = data[offset:offset + 8]
+        (length,) = struct.unpack("<Q", header)
+        if offset + 12 + length + 4 > end:
+            break
+        if check_crc and struct.unpack("<I", data[offset + 8:offset + 12])[0] != masked_crc(header):
+            raise CorruptRecord(f"summary record at byte {offset}: the length's CRC does not match")
+        payload = data[offset + 12:offset + 12 + length]
+        if check_crc and struct.unpack("<I", data[offset + 12 + length:offset + 16 + length])[0] != \
+                masked_crc(payload):
+            raise CorruptRecord(f"summary record at byte {offset}: the payload's CRC does not match")
+        offset += 16 + length
+        if stop_at is not None:
+            stop_at[:] = [offset]
+        yield payload
+    if stop_at is not None and not stop_at:
+        stop_at[:] = [offset]
+
+
+class EventWriter:
+    """Appends framed records to one file from a writer thread, so a training step only queues its values.
+
+    `submit(fn)` queues a function returning payload bytes (or None): the packing (PNG encoding, histograms,
+    serialization, CRCs) happens on the writer thread. Each record is written with one `write` and flushed, so a
+    reader tailing the file sees whole records or a partial last one it waits for. `close()` drains the queue,
+    closes the file and leaves it read-only (0400), as MindSpore does. `max_file_size` drops records (with a
+    warning) once the next one would not fit, counting 16 framing bytes per record."""
+
+    def __init__(self, path, max_file_size=None, on_error=None, first_payload=None):
+        self.path = path
+        self.max_file_size = max_file_size
+        self.on_error = on_error
+        self._first = first_payload
+        self._size = 0
+        self._file = None
+        self._full = False
+        self._queue = queue.Queue()
+        self._thread = threading.Thread(target=self._run, name=f"summary-writer:{os.path.basename(path)}",
+                                        daemon=True)
+        self._thread.start()
+
+    def submit(self, make_payload):
+        self._queue.put(("write", make_payload))
+
+    def flush(self, timeout=None):
+        """Block until everything queued so far is on disk."""
+        done = threading.Event()
+        self._queue.put(("flush", done))
+        done.wait(timeout)
+
+    def close(self):
+        if self._thread.is_alive():
+            self._queue.put(("close", None))
+            self._thread.join()
+
+    def _open(self):
+        self._file = open(self.path, "ab")
+        if self._first is not None:
+            self._append(self._first())
+
+    def _append(self, payload):
+        if payload is None:
+            return
+        if self.max_file_size is not None and self._size + len(payload) + 16 > self.max_file_size:
+            if not self._full:
+                self._full = True
+                import logging
+                logging.getLogger("openspore.summary").warning(
+                    "summary file %s reached max_file_size=%d bytes: later records are dropped",
+                    self.path, self.max_file_size)
+            return
+        self._file.write(frame(payload))
+        self._file.flush()
+        self._size += len(payload) + 16
+
+    def _run(self):
+        while True:
+            kind, item = self._queue.get()
+            try:
+                if kind == "write":
+                    if self._file is None:
+                        self._open()
+                    self._append(item())
+                elif kind == "flush":
+                    if self._file is not None:
+                        self._file.flush()
+                        os.fsync(self._file.fileno())
+                    item.set()
+                else:
+                    if self._file is not None:
+                        self._file.close()
+                        os.chmod(self.path, 0o400)
+                    return
+            except Exception as exc:  # a failed record must not kill the writer (or the training)
+                if kind == "flush":
+                    item.set()
+                if self.on_error is not None:
+                    self.on_error(exc)

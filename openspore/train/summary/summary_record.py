@@ -1,0 +1,285 @@
+"""`SummaryRecord`: MindSpore's summary writer (`mindspore.SummaryRecord`), files MindInsight reads.
+
+    >>> import numpy as np, tempfile, openspore as ms
+    >>> with ms.SummaryRecord(tempfile.mkdtemp()) as record:
+    ...     record.add_value("scalar", "loss", ms.Tensor(np.float32(0.5)))
+    ...     record.record(1)
+    True
+
+Values added with `add_value`, and those the summary ops (`ops.ScalarSummary`, ...) produced since the last
+`record`, go into one `Event` per `record(step)` in `<prefix>.out.events.summary.<seconds>.<device>.<host>_MS`;
+lineage messages go into the `_lineage` file beside it. Packing (PNG, histograms, protobuf, CRCs) and writing
+happen on a writer thread per file, so `record` only copies values to the host and queues them.
+"""
+import atexit
+import os
+import re
+import socket
+import threading
+import time
+import urllib.parse
+
+import numpy as np
+
+from ...core.tensor import Tensor
+from ...ops.defs import summary as summary_ops
+from . import lineage_pb2, summary_pb2
+from ._event_file import EventWriter
+from ._graph_proto import graph_proto
+from ._pack import pack_value
+
+_DATA_PLUGINS = ("scalar", "image", "histogram", "tensor")
+_LINEAGE = {"train_lineage": (lineage_pb2.TrainLineage, "train_lineage"),
+            "eval_lineage": (lineage_pb2.EvaluationLineage, "evaluation_lineage"),
+            "dataset_graph": (lineage_pb2.DatasetGraph, "dataset_graph"),
+            "custom_lineage_data": (lineage_pb2.UserDefinedInfo, "user_defined_info")}
+_OP_KEY = re.compile(r"(.+)\[:(.+)\]$")
+_FILE_PART = re.compile(r"^[A-Za-z0-9_.\-]*$")
+_instances = {"count": 0}
+_instances_lock = threading.Lock()
+
+
+class SummaryRecord:
+    """`SummaryRecord(log_dir, file_prefix='events', file_suffix='_MS', num_process=32, network=None,
+    max_file_size=None, raise_exception=False, export_options=None)`; one open instance per process."""
+
+    def __init__(self, log_dir, file_prefix="events", file_suffix="_MS", num_process=32, network=None,
+                 max_file_size=None, raise_exception=False, export_options=None):
+        if not isinstance(log_dir, (str, os.PathLike)) or not str(log_dir):
+            raise TypeError(f"For 'SummaryRecord', the 'log_dir' should be a non-empty str, but got {log_dir!r}.")
+        for what, value in (("file_prefix", file_prefix), ("file_suffix", file_suffix)):
+            if not isinstance(value, str):
+                raise TypeError(f"For 'SummaryRecord', the '{what}' should be str, but got {type(value).__name__}.")
+            if not _FILE_PART.match(value):
+                raise ValueError(f"For 'SummaryRecord', the '{what}' {value!r} has characters not allowed in a file "
+                                 f"name (letters, digits, '_', '.', '-').")
+        if isinstance(num_process, bool) or not isinstance(num_process, int) or num_process <= 0:
+            raise TypeError(f"For 'SummaryRecord', the 'num_process' should be a positive int, got {num_process!r}.")
+        if max_file_size is not None and (isinstance(max_file_size, bool) or not isinstance(max_file_size, int)):
+            raise TypeError(f"For 'SummaryRecord', the 'max_file_size' should be int or None, got {max_file_size!r}.")
+        if max_file_size is not None and max_file_size < 0:
+            max_file_size = None  # MindSpore only warns and writes without a limit
+        if not isinstance(raise_exception, bool):
+            raise TypeError(f"For 'SummaryRecord', the 'raise_exception' should be bool, got {raise_exception!r}.")
+        self._export_dir = _export_dir(export_options)
+        with _instances_lock:
+            if _instances["count"]:
+                raise RuntimeError("For 'SummaryRecord', only one instance is supported in a training process: "
+                                   "close the open SummaryRecord (or leave its `with` block) before creating another.")
+            _instances["count"] += 1
+        self._dir = os.path.realpath(os.fspath(log_dir))
+        os.makedirs(self._dir, exist_ok=True)
+        self._raise = raise_exception
+        self._errors = []
+        seconds = int(time.time())
+        from ... import context
+        device = context.get_context("device_id")
+        host = re.sub(r"[^A-Za-z0-9_.\-]", "_", socket.gethostname()) or "localhost"
+        base = f"{file_prefix}.out.events.summary.{seconds}.{device}.{host}"
+        self._summary_path = os.path.join(self._dir, base + file_suffix)
+        self._lineage_path = os.path.join(self._dir, base + "_lineage")
+        if self._export_dir:
+            self._export_dir = os.path.join(self._dir, f"export_{seconds}", "tensor")
+        self._summary = EventWriter(self._summary_path, max_file_size, self._error,
+                                    first_payload=lambda: summary_pb2.Event(
+                                        wall_time=time.time(), version="MindSpore.Event:1").SerializeToString())
+        self._lineage = None
+        self._max_file_size = max_file_size
+        self._pending = []
+        self._network = network
+        self._graph_written = False
+        self._mode = "train"
+        self._closed = False
+        summary_ops.open_cache()
+        atexit.register(self.close)
+
+    # ---- the public API -------------------------------------------------------------------------------
+    @property
+    def log_dir(self):
+        """The full path of the summary (`_MS`) file, as MindSpore returns it."""
+        return self._summary_path
+
+    def __enter__(self):
+        if self._closed:
+            raise ValueError("SummaryRecord has been closed.")
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def set_mode(self, mode):
+        if mode not in ("train", "eval"):
+            raise ValueError(f"For 'set_mode', the 'mode' should be 'train' or 'eval', but got {mode!r}.")
+        self._mode = mode
+
+    def add_value(self, plugin, name, value):
+        """Buffer `value` under `name` for the next `record()` (plugins: scalar, image, histogram, tensor, graph,
+        train_lineage, eval_lineage, dataset_graph, custom_lineage_data)."""
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"For 'add_value', the 'name' should be a non-empty str, but got {name!r}.")
+        if plugin in _DATA_PLUGINS:
+            self._pending.append((plugin, name, _check_data(plugin, name, value)))
+        elif plugin == "graph":
+            from . import anf_ir_pb2
+            model = anf_ir_pb2.ModelProto()
+            if isinstance(value, bytes):
+                model.ParseFromString(value)
+            elif isinstance(value, anf_ir_pb2.ModelProto):
+                model.CopyFrom(value)
+            else:
+                raise TypeError(f"For 'add_value', a 'graph' value should be serialized ModelProto bytes, "
+                                f"got {type(value).__name__}.")
+            self._pending.append(("graph", name, model.graph))
+        elif plugin in _LINEAGE:
+            cls, _ = _LINEAGE[plugin]
+            if not isinstance(value, cls):
+                raise TypeError(f"For 'add_value', a {plugin!r} value should be a {cls.__name__} protobuf, "
+                                f"got {type(value).__name__}.")
+            self._pending.append((plugin, name, value))
+        else:
+            raise ValueError(f"For 'add_value', the 'plugin' should be one of {list(_DATA_PLUGINS)} + ['graph', "
+                             f"{', '.join(repr(k) for k in _LINEAGE)}], but got {plugin!r}.")
+
+    def record(self, step, train_network=None, plugin_filter=None):
+        """Write everything buffered as the event of `step`; returns False when closed."""
+        if isinstance(step, bool) or not isinstance(step, (int, np.integer)):
+            raise TypeError(f"For 'record', the type of 'step' should be 'int', but got {type(step).__name__}.")
+        if self._closed:
+            import logging
+            logging.getLogger("openspore.summary").error("The record writer is closed.")
+            return False
+        self._raise_pending()
+        step = int(step)
+        network = train_network if train_network is not None else self._network
+        if network is not None and not self._graph_written:
+            graph = _compiled(network)
+            if graph is not None:
+                self._graph_written = True
+                self._write_graph(graph)
+        cached = summary_ops.take_cache()
+        if self._mode == "train":
+            for key, value in cached:
+                m = _OP_KEY.match(key)
+                if m:
+                    self._pending.append((m.group(2).lower(), m.group(1), value))
+        pending, self._pending = self._pending, []
+        if plugin_filter is not None:
+            pending = [p for p in pending if plugin_filter(p[0])]
+        data = [(p, n, v) for p, n, v in pending if p in _DATA_PLUGINS]
+        if data:
+            self._summary.submit(lambda: _event_bytes(step, data))
+            if self._export_dir:
+                self._export(step, [(n, v) for p, n, v in data if p == "tensor"])
+        for plugin, _, value in pending:
+            if plugin == "graph":
+                self._summary.submit(lambda g=value: summary_pb2.Event(
+                    wall_time=time.time(), graph_def=g).SerializeToString())
+            elif plugin in _LINEAGE:
+                self._lineage_writer().submit(lambda p=plugin, v=value: _lineage_bytes(step, p, v))
+        return True
+
+    def flush(self):
+        if self._closed:
+            import logging
+            logging.getLogger("openspore.summary").error("The record writer is closed and can not flush.")
+            return
+        self._summary.flush()
+        if self._lineage is not None:
+            self._lineage.flush()
+        self._raise_pending()
+
+    def close(self):
+        if self._closed:
+            return
+        self._closed = True
+        self._summary.close()
+        if self._lineage is not None:
+            self._lineage.close()
+        summary_ops.close_cache()
+        with _instances_lock:
+            _instances["count"] = max(0, _instances["count"] - 1)
+        atexit.unregister(self.close)
+        self._raise_pending()
+
+    # ---- helpers -------------------------------------------------------------------------------------
+    def _write_graph(self, graph):
+        proto = graph_proto(graph)
+        self._summary.submit(lambda: summary_pb2.Event(wall_time=time.time(), graph_def=proto).SerializeToString())
+
+    def _lineage_writer(self):
+        if self._lineage is None:
+            self._lineage = EventWriter(self._lineage_path, self._max_file_size, self._error)
+        return self._lineage
+
+    def _export(self, step, tensors):
+        os.makedirs(self._export_dir, exist_ok=True)
+        for name, value in tensors:
+            from ...common.files import write_atomic
+            import io
+            buf = io.BytesIO()
+            np.save(buf, value)
+            path = os.path.join(self._export_dir, f"{urllib.parse.quote(name, safe='')}_{step}.npy")
+            write_atomic(path, [buf.getvalue()], read_only=False)
+
+    def _error(self, exc):
+        import logging
+        logging.getLogger("openspore.summary").error("summary writer: %s", exc)
+        self._errors.append(exc)
+
+    def _raise_pending(self):
+        if self._raise and self._errors:
+            exc = self._errors.pop(0)
+            raise RuntimeError(f"summary writing failed: {exc}") from exc
+
+
+def _compiled(network):
+    from ._graph_of import compiled_graph
+    return compiled_graph(network)
+
+
+def _export_dir(options):
+    if options is None:
+        return None
+    if not isinstance(options, dict):
+        raise TypeError(f"For 'SummaryRecord', the 'export_options' should be a dict or None, got {options!r}.")
+    for key, value in options.items():
+        if key != "tensor_format":
+            raise ValueError(f"For 'SummaryRecord', the 'export_options' key {key!r} is not supported "
+                             f"(only 'tensor_format').")
+        if value not in ("npy", None):
+            raise ValueError(f"For 'SummaryRecord', the 'export_options' 'tensor_format' should be 'npy' or None, got {value!r}.")
+    return options.get("tensor_format") == "npy" or None
+
+
+def _check_data(plugin, name, value):
+    if not isinstance(value, Tensor):
+        raise TypeError(f"For 'add_value', the value of {plugin} {name!r} should be a Tensor, but got "
+                        f"{type(value).__name__}.")
+    array = value.asnumpy()
+    if plugin == "scalar" and array.size != 1:
+        raise ValueError(f"For 'add_value', scalar {name!r}: the v rank must be less than or equal to 1 "
+                         f"(one element), but got shape {list(array.shape)}.")
+    if plugin == "image" and array.ndim != 4:
+        raise ValueError(f"For 'add_value', image {name!r}: the tensor seems not to hold a valid image "
+                         f"(expected NCHW, rank 4), got shape {list(array.shape)}.")
+    if plugin in ("tensor", "histogram") and array.ndim == 0:
+        raise ValueError(f"For 'add_value', {plugin} {name!r}: the value should not be empty (rank > 0).")
+    return array.copy()
+
+
+def _event_bytes(step, data):
+    event = summary_pb2.Event(wall_time=time.time(), step=step)
+    for plugin, name, value in data:
+        try:
+            event.summary.value.append(pack_value(plugin, name, value))
+        except (ValueError, TypeError) as exc:  # MindSpore drops an unpackable value with an error log
+            import logging
+            logging.getLogger("openspore.summary").error("summary %s %r at step %d dropped: %s",
+                                                          plugin, name, step, exc)
+    return event.SerializeToString() if event.summary.value else None
+
+
+def _lineage_bytes(step, plugin, value):
+    event = lineage_pb2.LineageEvent(wall_time=time.time(), step=step)
+    getattr(event, _LINEAGE[plugin][1]).CopyFrom(value)
+    return event.SerializeToString()
