@@ -33,9 +33,19 @@ class _ApplyOps:
         self.operations = operations
         self.where = where
         self.timed = timed
+        self.hooks = tuple(config._state["debug_hooks"]) if config.get_debug_mode() else ()
+        self._plain = not timed and not self.hooks
 
     def __call__(self, args):
-        hooks = config._state["debug_hooks"] if config.get_debug_mode() else ()
+        if self._plain:  # the per-row hot path: no timing, no hooks
+            for op in self.operations:
+                try:
+                    out = op(*args)
+                except Exception as exc:  # noqa: BLE001 - re-raised with the operation's name
+                    raise TaskError(op_name(op), exc) from exc
+                args = out if isinstance(out, tuple) else (out,)
+            return tuple([to_array(a, self.where) for a in args])
+        hooks = self.hooks
         times = [] if self.timed else None
         for op in self.operations:
             start = time.perf_counter() if self.timed else 0.0
@@ -178,10 +188,34 @@ class MapDataset(Dataset):
             workers, processes = autotune.choose(self, done, time.perf_counter() - start)
         offset_error = on_error if not done else (lambda i, *rest: on_error(i + done, *rest))
         pool = make_pool(fn, workers, processes, offset_error, (key, pass_no), self.max_rowsize)
+        if pool is None and not timed:
+            yield from self._inline_rows(rows, fn, in_idx, rest_idx, same, len(out_cols), out_cols, done, on_error)
+            return
         for out in run_rows(fn, source, pool, offset_error):
             yield rebuild(out)
         if stats is not None:
             stats.finish()
+
+    @staticmethod
+    def _inline_rows(rows, fn, in_idx, rest_idx, same, n_out, out_cols, done, on_error):
+        """The rows mapped in this process: one loop, no payload queue, the row rebuilt in place."""
+        k = done
+        for row in rows:
+            try:
+                out = fn(tuple([row[i] for i in in_idx]))
+            except Exception as exc:  # noqa: BLE001
+                raise on_error(k, *describe_failure(exc)) from exc
+            k += 1
+            if len(out) != n_out:
+                raise RuntimeError(f"For 'map', the operations returned {len(out)} column(s) but 'output_columns' "
+                                   f"has {n_out}: {out_cols}.")
+            if same:
+                new = list(row)
+                for j, i in enumerate(in_idx):
+                    new[i] = out[j]
+                yield tuple(new)
+            else:
+                yield out + tuple([row[i] for i in rest_idx])
 
 
 class ShuffleDataset(Dataset):

@@ -8,6 +8,8 @@ INFINITE = float("inf")
 
 def to_array(value, where="GeneratorDataset"):
     """One column value as a numpy array (Python int → int64, float → float64, str/bytes → string arrays)."""
+    if type(value) is np.ndarray and not value.dtype.hasobject:  # the common case first: one check per value
+        return value
     if isinstance(value, np.ndarray):
         if value.dtype == object:  # Python objects cannot become tensors; say so here, not deep in a later op
             raise TypeError(f"For '{where}', a column value must be a numeric or string array, but got a numpy array "
@@ -46,6 +48,8 @@ def to_row(item, num_columns, where="GeneratorDataset"):
     if isinstance(item, dict):
         raise TypeError(f"For '{where}', each item of the source must be a tuple of columns (numpy arrays or Python "
                         f"scalars), but got dict.")
+    if type(item) is tuple and len(item) == num_columns:  # the common case: skip the checks below
+        return tuple([to_array(v, where) for v in item])
     if not isinstance(item, (tuple, list)):
         item = (item,)
     if num_columns is not None and len(item) != num_columns:
