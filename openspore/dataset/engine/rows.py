@@ -4,12 +4,15 @@ import numpy as np
 from .. import config
 
 INFINITE = float("inf")
+_INT64_LIMIT = 2 ** 63
 
 
 def to_array(value, where="GeneratorDataset"):
     """One column value as a numpy array (Python int → int64, float → float64, str/bytes → string arrays)."""
-    if type(value) is np.ndarray and not value.dtype.hasobject:  # the common case first: one check per value
+    if type(value) is np.ndarray and not value.dtype.hasobject:  # the common cases first: one check per value
         return value
+    if type(value) is int and -_INT64_LIMIT <= value < _INT64_LIMIT:
+        return np.array(value, dtype=np.int64)
     if isinstance(value, np.ndarray):
         if value.dtype == object:  # Python objects cannot become tensors; say so here, not deep in a later op
             raise TypeError(f"For '{where}', a column value must be a numeric or string array, but got a numpy array "

@@ -35,6 +35,10 @@ class MappableDataset(Dataset):
         """A pool to read rows in parallel, or None to read them inline."""
         return None
 
+    def _row_reader(self):
+        """The callable index → row the inline read loop calls (a source may hand out a cheaper one than _read)."""
+        return self._read
+
     # --- shared behaviour -------------------------------------------------------------------------------------------
     def _size(self):
         return self.sampler._count(self._num_rows())
@@ -68,7 +72,7 @@ class MappableDataset(Dataset):
         if pool is not None:
             yield from run_rows(self._read, (int(i) for i in idx), pool, on_error)
             return
-        read = self._read
+        read = self._row_reader()
         indices = idx.tolist() if isinstance(idx, np.ndarray) else (int(i) for i in idx)  # a cache's misses stream
         for k, i in enumerate(indices):  # read inline: one loop, no generator layer per row
             try:
