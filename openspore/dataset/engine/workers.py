@@ -3,8 +3,9 @@
 Rows travel in chunks (one task = a run of consecutive rows), so that cheap rows do not each pay a round trip
 through the queues: `_Chunker` sizes each chunk from the per-row cost and size the workers report, aiming at a few
 milliseconds of work per task. Tasks go round-robin to the workers, so task k always runs on worker k % n: results
-come back in input order. With a seed set, chunk sizes follow a fixed schedule instead (1, 2, 4, ... up to
-SEEDED_CHUNK), so that every worker gets the same rows (hence the same random draws) each run.
+come back in input order. With a seed set, a worker process seeds the random transforms' stream afresh for each
+row from (seed, pipeline node, pass, row number), so a row's draws depend neither on timing nor on which worker
+or chunk carries it.
 At most `window` tasks are in flight. Worker failures become one clear exception in the consumer;
 a worker that dies is noticed by polling, so the consumer never waits forever.
 
@@ -39,25 +40,23 @@ from .. import config
 _POLL_S = 0.2
 TASK_TARGET_S = 0.004  # work per task the chunker aims at: well above a queue round trip (~0.1-0.5 ms)
 MAX_CHUNK = 64
-SEEDED_CHUNK = 4  # also how many max-size rows one task's shared slot holds
 _DEFAULT_ROW_MB = 16
+_ROW_STREAM = 0x50F  # tags the per-row transform streams of seeded workers
 
 
 class _Chunker:
     """How many rows the next task carries.
 
-    Adaptive (no seed): from the per-row seconds and bytes the finished tasks report, the chunk that takes about
-    TASK_TARGET_S and holds no more bytes than one maximal row (so rows in flight take no more memory than
-    unchunked), growing at most twofold per task (the first rows come back quickly). Seeded: 1, 2, 4, ... up to
-    SEEDED_CHUNK, by task number alone, so row → worker never depends on timing.
+    From the per-row seconds and bytes the finished tasks report: the chunk that takes about TASK_TARGET_S and
+    holds no more bytes than one maximal row (so rows in flight take no more memory than unchunked), growing at
+    most twofold per task (the first rows come back quickly).
 
-    >>> c = _Chunker(adaptive=False)
-    >>> [c.next_size() for _ in range(5)]
-    [1, 2, 4, 4, 4]
+    >>> c = _Chunker()
+    >>> c.next_size(), c.observe(1, 1e-5, 100), c.next_size(), c.next_size()
+    (1, None, 2, 4)
     """
 
-    def __init__(self, adaptive, row_limit=_DEFAULT_ROW_MB << 20):
-        self.adaptive = adaptive
+    def __init__(self, row_limit=_DEFAULT_ROW_MB << 20):
         self.row_limit = row_limit
         self.size = 1
         self.tasks = 0
@@ -66,8 +65,6 @@ class _Chunker:
 
     def next_size(self):
         self.tasks += 1
-        if not self.adaptive:
-            return min(SEEDED_CHUNK, 1 << min(self.tasks - 1, 30))
         if self.seconds_per_row is None:  # nothing measured yet: one row at a time
             return 1
         want = int(TASK_TARGET_S / max(self.seconds_per_row, 1e-7))
@@ -129,14 +126,14 @@ def _pack(result, shm, slot, slot_size, base=None):
 
 
 def _pack_rows(results, shm, slot, row_limit):
-    """The rows of one task: each row of at most `row_limit` bytes into the task's shared slot (room for
-    SEEDED_CHUNK such rows) while it fits, else pickled with the message."""
+    """The rows of one task: each into the task's shared slot of `row_limit` bytes while it fits, else pickled
+    with the message."""
     if shm is None or slot < 0:
         return [("obj", result) for result in results]
-    base, left = slot * row_limit * SEEDED_CHUNK, row_limit * SEEDED_CHUNK
+    base, left = slot * row_limit, row_limit
     packed = []
     for result in results:
-        size = sum(a.nbytes + 64 for a in result) if _fits_slot(result, min(left, row_limit)) else -1
+        size = sum(a.nbytes + 64 for a in result) if _fits_slot(result, left) else -1
         if size >= 0:
             packed.append(_pack(result, shm, 0, 0, base))
             used = sum((a.nbytes + 63) // 64 * 64 for a in result)
@@ -186,6 +183,7 @@ def _worker_main(wid, fn, in_q, out_q, shm, slot_size, parent_pid, seed_keys, cu
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the consumer's to handle; it then stops us
     _die_with_parent(parent_pid, kernel_signal)
     config._reseed_ops(*seed_keys, wid)
+    per_row_streams = config._state["seed_set"]
     while True:
         try:
             task = in_q.get(timeout=1.0)
@@ -200,6 +198,8 @@ def _worker_main(wid, fn, in_q, out_q, shm, slot_size, parent_pid, seed_keys, cu
         start = time.perf_counter()
         for k, payload in enumerate(payloads):
             current[wid] = first_row + k  # read by the consumer if this process dies mid-row
+            if per_row_streams:
+                config._reseed_ops_for_row(*seed_keys, _ROW_STREAM, first_row + k)
             try:
                 results.append(fn(payload))
             except Exception as exc:  # noqa: BLE001 - every failure must reach the consumer
@@ -268,10 +268,10 @@ class ProcessPool:
             if mb > 0:
                 self._slot_size = int(mb * 1024 * 1024)
                 try:  # shared, anonymous, pages on demand; inherited by the forked workers
-                    self._shm = mmap.mmap(-1, self._slot_size * SEEDED_CHUNK * self.window)
+                    self._shm = mmap.mmap(-1, self._slot_size * self.window)
                 except (OSError, ValueError, OverflowError):  # too large for this machine: rows go pickled
                     self._shm, self._slot_size = None, 0
-        self._chunker = _Chunker(not config._state["seed_set"], self._slot_size or (_DEFAULT_ROW_MB << 20))
+        self._chunker = _Chunker(self._slot_size or (_DEFAULT_ROW_MB << 20))
         self._in = [ctx.Queue() for _ in range(num_workers)]
         self._out = [ctx.Queue() for _ in range(num_workers)]
         self._procs = []
@@ -350,7 +350,7 @@ class ThreadPool:
         self.window = max(config.get_prefetch_size(), 2 * num_workers)
         self._fn = fn
         self._on_error = on_error
-        self._chunker = _Chunker(not config._state["seed_set"])
+        self._chunker = _Chunker()
         self._executor = concurrent.futures.ThreadPoolExecutor(num_workers, thread_name_prefix="openspore-dataset")
 
     def close(self):
