@@ -3,7 +3,7 @@ MindSpore's figures.
 
     python bench/data.py                       # 2,000 JPEGs of 256-512 px, batch 32, 2 workers, 3 rounds
     python bench/data.py --images 500 --workers 4 --rounds 5 --reduced-decode
-    python bench/data.py --generic-only         # only the generic (non-image) pipeline table
+    python bench/data.py --generic-only         # only the generic (non-image) pipeline tables (0 and 2 workers)
 
 Both sides read the same generated image folder and apply the same transforms: decode to RGB, resize to
 224x224 (bilinear), normalize with the ImageNet mean/std, HWC -> CHW float32, batch 32, no shuffle, the same
@@ -253,11 +253,13 @@ def main(argv=None):
     ap.add_argument("--reduced-decode", action="store_true", help="let the fused decode use JPEG DCT scaling")
     ap.add_argument("--skip-torch", action="store_true")
     ap.add_argument("--generic-rows", type=int, default=20000)
-    ap.add_argument("--generic-workers", type=int, default=0, help="0: in the consumer process (openspore: 1 worker)")
+    ap.add_argument("--generic-workers", type=int, nargs="+", default=[0, 2],
+                    help="worker counts for the generic table; 0: in the consumer process (openspore: 1 worker)")
     ap.add_argument("--generic-only", action="store_true", help="print only the generic pipeline table")
     args = ap.parse_args(argv)
     if args.generic_only:
-        print_generic_table(args.generic_rows, args.generic_workers, args.batch, max(args.rounds, 5))
+        for workers in args.generic_workers:
+            print_generic_table(args.generic_rows, workers, args.batch, max(args.rounds, 5))
         return
     ds.config.set_enable_reduced_decode(args.reduced_decode)
 
@@ -303,7 +305,8 @@ def main(argv=None):
             print(f"openspore / DataLoader throughput: {best['openspore'] / best['torch']:.2f}x (bar: >= 1.2x); against "
                   f"the DataLoader running the same OpenCV kernels: {best['openspore'] / best['torch_cv2']:.2f}x")
     if not args.skip_torch:
-        print_generic_table(args.generic_rows, args.generic_workers, args.batch, max(args.rounds, 5))
+        for workers in args.generic_workers:
+            print_generic_table(args.generic_rows, workers, args.batch, max(args.rounds, 5))
     print(f"load average after: {os.getloadavg()[0]:.1f}")
 
 
