@@ -33,6 +33,7 @@ _state = {
 }
 # One generator for eager and in-process random transforms; worker processes re-seed their copy.
 _op_rng = [np.random.default_rng()]
+_op_row = [None]  # keys of the pending per-row stream (seeded workers), see _reseed_ops_for_row
 
 
 def _check_int(name, value, low, high=2 ** 31 - 1):
@@ -251,12 +252,22 @@ def _fixed_rng(*keys):
 
 def _op_random():
     """The generator random transforms draw from."""
+    if _op_row[0] is not None:  # a seeded worker started a row: its stream, made only when a transform draws
+        _op_rng[0] = _rng(0x0B5, *_op_row[0])
+        _op_row[0] = None
     return _op_rng[0]
 
 
 def _reseed_ops(*keys):
     """Give this process (a worker) its own transform stream: reproducible when a seed is set."""
+    _op_row[0] = None
     _op_rng[0] = _rng(0x0B5, *keys)
+
+
+def _reseed_ops_for_row(*keys):
+    """A seeded worker's next row draws from a stream of its own keys (the row number among them), so its draws
+    do not depend on which worker runs it or in which chunk; the stream is made lazily, on the first draw."""
+    _op_row[0] = keys
 
 
 def _snapshot():

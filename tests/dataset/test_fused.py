@@ -49,6 +49,18 @@ def test_fused_equals_unfused(ops):
     np.testing.assert_array_equal(got, want)  # exact: same cv::resize, same float32 values
 
 
+def test_compose_runs_fused_and_equals_op_by_op():
+    # an eager preprocess (a serving stage) written with Compose gets the fused kernels
+    ops = [vision.Decode(), vision.Resize((64, 48)), vision.Normalize(MEAN, STD), vision.HWC2CHW()]
+    composed = transforms.Compose(ops)
+    x = np.frombuffer(_jpeg(120, 90), np.uint8)
+    got = composed(x)
+    assert [type(op) for op in composed._fused] == [FusedImagePipeline]
+    np.testing.assert_array_equal(got, _unfused(ops, x))
+    ds.config.set_enable_fusion(False)
+    np.testing.assert_array_equal(transforms.Compose(ops)(x), got)
+
+
 def test_pillow_and_gray_inputs_run_op_by_op():
     from PIL import Image
     ops = [vision.Resize((6, 5)), vision.CenterCrop(4)]

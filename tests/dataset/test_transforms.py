@@ -76,6 +76,21 @@ def test_flips_rotation_pad():
     np.testing.assert_array_equal(const[0:3, 1:5], img)
 
 
+@pytest.mark.parametrize("channels", [1, 2, 3, 4, 5])
+def test_normalize_uint8_equals_float32_formula_bit_for_bit(channels):
+    # every uint8 value in every channel: the fast uint8 paths must give exactly float32 (v - mean) / std
+    rng = np.random.default_rng(channels)
+    mean = rng.uniform(-300, 300, channels).astype(np.float32)
+    std = rng.uniform(0.01, 300, channels).astype(np.float32)
+    img = np.tile(np.arange(256, dtype=np.uint8)[:, None, None], (1, 3, channels))
+    expected = (img.astype(np.float32) - mean) / std
+    out = vision.Normalize(mean.tolist(), std.tolist())(img)
+    assert out.dtype == np.float32 and out.shape == img.shape
+    np.testing.assert_array_equal(out.view(np.int32), expected.view(np.int32))
+    chw = vision.Normalize(mean.tolist(), std.tolist(), is_hwc=False)(np.ascontiguousarray(img.transpose(2, 0, 1)))
+    np.testing.assert_array_equal(chw, expected.transpose(2, 0, 1))
+
+
 def test_normalize_rescale_hwc2chw_totensor():
     img = np.arange(2 * 3 * 3, dtype=np.uint8).reshape(2, 3, 3)
     mean, std = [1.0, 2.0, 3.0], [2.0, 4.0, 8.0]

@@ -28,7 +28,8 @@ def test_stuck_worker_is_reported_naming_worker_and_row():
     config.set_multiprocessing_timeout_interval(1)
     data = ds.NumpySlicesDataset({"x": np.arange(4)}, shuffle=False)
     data = data.map(slow_on_row_two, "x", num_parallel_workers=2, python_multiprocessing=True)
-    with pytest.warns(RuntimeWarning, match=r"Dataset worker process \d+ \(worker 0\) has not returned row 2 of its "
+    # rows go to the workers in chunks sized from measured costs, so which worker carries row 2 depends on timing
+    with pytest.warns(RuntimeWarning, match=r"Dataset worker process \d+ \(worker [01]\) has not returned row 2 of its "
                                             r"input after \d+ s"):
         rows = numpy_rows(data)
     assert [int(r[0]) for r in rows] == [0, 1, 2, 3]

@@ -166,3 +166,38 @@ def test_multiprocessing_without_a_count_uses_the_configured_workers():
     assert len({int(r[1]) for r in numpy_rows(data)}) == 2
     with pytest.raises(ValueError, match="set_num_parallel_workers"):
         config.set_num_parallel_workers(0)
+
+
+def fail_at_150(x):
+    if int(x) == 150:
+        raise ValueError("row 150 is bad")
+    return x + 1, np.int64(os.getpid())
+
+
+@pytest.mark.parametrize("processes", [True, False])
+def test_cheap_rows_travel_in_chunks_in_order_and_a_failure_keeps_the_rows_before_it(processes, monkeypatch):
+    from openspore.dataset.engine import workers
+    chunks = []
+    real_next = workers._Chunker.next_size
+    monkeypatch.setattr(workers._Chunker, "next_size", lambda self: chunks.append(real_next(self)) or chunks[-1])
+    data = ds.NumpySlicesDataset({"x": np.arange(400)}, shuffle=False).map(
+        fail_at_150, "x", ["y", "pid"], num_parallel_workers=2, python_multiprocessing=processes)
+    got = []
+    with pytest.raises(RuntimeError, match=r"failed on row 150 .*ValueError: row 150 is bad"):
+        for row in data.create_tuple_iterator(output_numpy=True):
+            got.append(row)
+    assert [int(r[0]) for r in got] == list(range(1, 151))  # every row before the failure, in order
+    assert max(chunks) > 1  # cheap rows were grouped
+    if processes:
+        assert len({int(r[1]) for r in got}) == 2 and os.getpid() not in {int(r[1]) for r in got}
+
+
+def test_seeded_draws_in_workers_do_not_depend_on_the_worker_count():
+    def run(workers):
+        config.set_seed(5)
+        data = ds.NumpySlicesDataset({"x": np.zeros((24, 6, 6, 1), np.uint8)}, shuffle=False).map(
+            ds.vision.RandomCrop(4, padding=2, fill_value=9), num_parallel_workers=workers, python_multiprocessing=True)
+        return np.stack([r[0] for r in numpy_rows(data)])
+    two = run(2)
+    np.testing.assert_array_equal(two, run(3))
+    assert len({x.tobytes() for x in two}) > 1

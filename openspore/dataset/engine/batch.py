@@ -1,5 +1,6 @@
 """`batch` / `padded_batch`: rows stacked into batches, optionally through `per_batch_map`."""
 import collections
+import itertools
 
 import numpy as np
 
@@ -41,12 +42,14 @@ def stack(values, column, pad=None):
                                    f"the pad shape {target}.")
             out[(i,) + tuple(slice(0, d) for d in v.shape)] = v
         return out
-    for s in shapes[1:]:
-        if s != shapes[0]:
+    first = shapes[0]
+    for s in shapes:
+        if s != first:
             raise RuntimeError(f"Inconsistent batch shapes, batch operation expects same shape for each data row, but "
                                f"got inconsistent shape in column '{column}', expected shape for this column is: "
-                               f"{list(shapes[0])}, got shape: {list(s)}.")
-    return np.stack(values)
+                               f"{list(first)}, got shape: {list(s)}.")
+    # np.array stacks equal-shaped arrays as np.stack does (same result dtype), at a fraction of its per-call cost
+    return np.array(values)
 
 
 class _PerBatch:
@@ -131,11 +134,7 @@ class BatchDataset(Dataset):
                 size = size(BatchInfo(batch_num, ctx.epoch))
                 if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 1:
                     raise ValueError(f"For 'batch', the batch_size callable must return a positive int, but got {size!r}.")
-            group = []
-            for row in rows:
-                group.append(row)
-                if len(group) == size:
-                    break
+            group = list(itertools.islice(rows, size))
             if not group or (len(group) < size and self.drop_remainder):
                 return
             yield batch_num, group

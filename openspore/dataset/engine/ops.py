@@ -33,9 +33,19 @@ class _ApplyOps:
         self.operations = operations
         self.where = where
         self.timed = timed
+        self.hooks = tuple(config._state["debug_hooks"]) if config.get_debug_mode() else ()
+        self._plain = not timed and not self.hooks
 
     def __call__(self, args):
-        hooks = config._state["debug_hooks"] if config.get_debug_mode() else ()
+        if self._plain:  # the per-row hot path: no timing, no hooks
+            for op in self.operations:
+                try:
+                    out = op(*args)
+                except Exception as exc:  # noqa: BLE001 - re-raised with the operation's name
+                    raise TaskError(op_name(op), exc) from exc
+                args = out if isinstance(out, tuple) else (out,)
+            return tuple([to_array(a, self.where) for a in args])
+        hooks = self.hooks
         times = [] if self.timed else None
         for op in self.operations:
             start = time.perf_counter() if self.timed else 0.0
@@ -170,18 +180,72 @@ class MapDataset(Dataset):
             workers = config.get_num_parallel_workers()
         source = payloads()
         if workers is None and config.get_enable_autotune() and not config.get_debug_mode():
-            # measure the first rows inline, then size the pool from their cost
-            start = time.perf_counter()
-            for out in run_rows(fn, itertools.islice(source, autotune.PROBE_ROWS), None, on_error):
+            # measure the first rows inline, then size the pool from their cost: the median row, timed around the
+            # operations alone, so that neither the consumer's work nor one preempted row on a busy machine counts
+            costs = []
+            for payload in itertools.islice(source, autotune.PROBE_ROWS):
+                start = time.perf_counter()
+                try:
+                    out = fn(payload)
+                except Exception as exc:  # noqa: BLE001
+                    raise on_error(done, *describe_failure(exc)) from exc
+                costs.append(time.perf_counter() - start)
                 done += 1
                 yield rebuild(out)
-            workers, processes = autotune.choose(self, done, time.perf_counter() - start)
+            median = sorted(costs)[len(costs) // 2] if costs else 0.0
+            workers, processes = autotune.choose(self, done, median * done)
         offset_error = on_error if not done else (lambda i, *rest: on_error(i + done, *rest))
         pool = make_pool(fn, workers, processes, offset_error, (key, pass_no), self.max_rowsize)
+        if pool is None and not timed:
+            yield from self._inline_rows(rows, fn, in_idx, rest_idx, same, len(out_cols), out_cols, done, on_error)
+            return
         for out in run_rows(fn, source, pool, offset_error):
             yield rebuild(out)
         if stats is not None:
             stats.finish()
+
+    @staticmethod
+    def _inline_one_op(rows, op, i, out_cols, done, on_error):
+        """The commonest map, one operation on one column, without the general loop's per-row bookkeeping."""
+        k = done
+        for row in rows:
+            try:
+                out = op(row[i])
+            except Exception as exc:  # noqa: BLE001
+                raise on_error(k, *describe_failure(TaskError(op_name(op), exc))) from exc
+            if type(out) is tuple:
+                if len(out) != 1:
+                    raise RuntimeError(f"For 'map', the operations returned {len(out)} column(s) but "
+                                       f"'output_columns' has 1: {out_cols}.")
+                out = out[0]
+            k += 1
+            if type(row) is not tuple:  # every node yields tuples; a list from elsewhere still rebuilds right
+                row = tuple(row)
+            yield row[:i] + (to_array(out, "map"),) + row[i + 1:]
+
+    @staticmethod
+    def _inline_rows(rows, fn, in_idx, rest_idx, same, n_out, out_cols, done, on_error):
+        """The rows mapped in this process: one loop, no payload queue, the row rebuilt in place."""
+        if fn._plain and len(fn.operations) == 1 and len(in_idx) == 1 and n_out == 1 and same:
+            yield from MapDataset._inline_one_op(rows, fn.operations[0], in_idx[0], out_cols, done, on_error)
+            return
+        k = done
+        for row in rows:
+            try:
+                out = fn(tuple([row[i] for i in in_idx]))
+            except Exception as exc:  # noqa: BLE001
+                raise on_error(k, *describe_failure(exc)) from exc
+            k += 1
+            if len(out) != n_out:
+                raise RuntimeError(f"For 'map', the operations returned {len(out)} column(s) but 'output_columns' "
+                                   f"has {n_out}: {out_cols}.")
+            if same:
+                new = list(row)
+                for j, i in enumerate(in_idx):
+                    new[i] = out[j]
+                yield tuple(new)
+            else:
+                yield out + tuple([row[i] for i in rest_idx])
 
 
 class ShuffleDataset(Dataset):

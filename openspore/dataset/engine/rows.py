@@ -4,10 +4,15 @@ import numpy as np
 from .. import config
 
 INFINITE = float("inf")
+_INT64_LIMIT = 2 ** 63
 
 
 def to_array(value, where="GeneratorDataset"):
     """One column value as a numpy array (Python int → int64, float → float64, str/bytes → string arrays)."""
+    if type(value) is np.ndarray and not value.dtype.hasobject:  # the common cases first: one check per value
+        return value
+    if type(value) is int and -_INT64_LIMIT <= value < _INT64_LIMIT:
+        return np.array(value, dtype=np.int64)
     if isinstance(value, np.ndarray):
         if value.dtype == object:  # Python objects cannot become tensors; say so here, not deep in a later op
             raise TypeError(f"For '{where}', a column value must be a numeric or string array, but got a numpy array "
@@ -46,6 +51,8 @@ def to_row(item, num_columns, where="GeneratorDataset"):
     if isinstance(item, dict):
         raise TypeError(f"For '{where}', each item of the source must be a tuple of columns (numpy arrays or Python "
                         f"scalars), but got dict.")
+    if type(item) is tuple and len(item) == num_columns:  # the common case: skip the checks below
+        return tuple([to_array(v, where) for v in item])
     if not isinstance(item, (tuple, list)):
         item = (item,)
     if num_columns is not None and len(item) != num_columns:

@@ -1,7 +1,11 @@
 """Ordered worker pools that run the pipeline's Python work (map operations, generator reads, per_batch_map).
 
-Tasks go round-robin to the workers, so task k always runs on worker k % n: results come back in input
-order, and a seeded pipeline gives every worker the same tasks (hence the same random draws) each run.
+Rows travel in chunks (one task = a run of consecutive rows), so that cheap rows do not each pay a round trip
+through the queues: `_Chunker` sizes each chunk from the per-row cost and size the workers report, aiming at a few
+milliseconds of work per task. Tasks go round-robin to the workers, so task k always runs on worker k % n: results
+come back in input order. With a seed set, a worker process seeds the random transforms' stream afresh for each
+row from (seed, pipeline node, pass, row number), so a row's draws depend neither on timing nor on which worker
+or chunk carries it.
 At most `window` tasks are in flight. Worker failures become one clear exception in the consumer;
 a worker that dies is noticed by polling, so the consumer never waits forever.
 
@@ -15,6 +19,7 @@ the training script is killed.
 """
 import collections
 import concurrent.futures
+import itertools
 import mmap
 import multiprocessing as mp
 import os
@@ -33,6 +38,45 @@ import numpy as np
 from .. import config
 
 _POLL_S = 0.2
+TASK_TARGET_S = 0.004  # work per task the chunker aims at: well above a queue round trip (~0.1-0.5 ms)
+MAX_CHUNK = 64
+_DEFAULT_ROW_MB = 16
+_ROW_STREAM = 0x50F  # tags the per-row transform streams of seeded workers
+
+
+class _Chunker:
+    """How many rows the next task carries.
+
+    From the per-row seconds and bytes the finished tasks report: the chunk that takes about TASK_TARGET_S and
+    holds no more bytes than one maximal row (so rows in flight take no more memory than unchunked), growing at
+    most twofold per task (the first rows come back quickly).
+
+    >>> c = _Chunker()
+    >>> c.next_size(), c.observe(1, 1e-5, 100), c.next_size(), c.next_size()
+    (1, None, 2, 4)
+    """
+
+    def __init__(self, row_limit=_DEFAULT_ROW_MB << 20):
+        self.row_limit = row_limit
+        self.size = 1
+        self.tasks = 0
+        self.seconds_per_row = None
+        self.bytes_per_row = 0
+
+    def next_size(self):
+        self.tasks += 1
+        if self.seconds_per_row is None:  # nothing measured yet: one row at a time
+            return 1
+        want = int(TASK_TARGET_S / max(self.seconds_per_row, 1e-7))
+        if self.bytes_per_row:
+            want = min(want, self.row_limit // self.bytes_per_row)
+        self.size = max(1, min(want, MAX_CHUNK, 2 * self.size))
+        return self.size
+
+    def observe(self, rows, seconds, nbytes):
+        if rows:
+            self.seconds_per_row = seconds / rows
+            self.bytes_per_row = max(self.bytes_per_row, nbytes // rows + 64)
 
 
 def _dumps(obj):
@@ -64,10 +108,10 @@ def _fits_slot(result, slot_size):
     return sum(a.nbytes + 64 for a in result) <= slot_size
 
 
-def _pack(result, shm, slot, slot_size):
-    """Put a row into its shared slot when it fits; else pickle it."""
-    if shm is not None and slot >= 0 and _fits_slot(result, slot_size):
-        base = slot * slot_size
+def _pack(result, shm, slot, slot_size, base=None):
+    """Put a row into its shared slot (or at byte `base` of the mapping) when it fits; else pickle it."""
+    if base is not None or (shm is not None and slot >= 0 and _fits_slot(result, slot_size)):
+        base = slot * slot_size if base is None else base
         offset = 0
         layout = []
         for a in result:
@@ -79,6 +123,29 @@ def _pack(result, shm, slot, slot_size):
             offset += (a.nbytes + 63) // 64 * 64
         return ("shm", layout)
     return ("obj", result)
+
+
+def _pack_rows(results, shm, slot, row_limit):
+    """The rows of one task: each into the task's shared slot of `row_limit` bytes while it fits, else pickled
+    with the message."""
+    if shm is None or slot < 0:
+        return [("obj", result) for result in results]
+    base, left = slot * row_limit, row_limit
+    packed = []
+    for result in results:
+        size = sum(a.nbytes + 64 for a in result) if _fits_slot(result, left) else -1
+        if size >= 0:
+            packed.append(_pack(result, shm, 0, 0, base))
+            used = sum((a.nbytes + 63) // 64 * 64 for a in result)
+            base += used
+            left -= max(used, size)
+        else:
+            packed.append(("obj", result))
+    return packed
+
+
+def _row_bytes(results):
+    return sum(a.nbytes for r in results if isinstance(r, tuple) for a in r if isinstance(a, np.ndarray))
 
 
 def _unpack(shm, layout):
@@ -116,6 +183,7 @@ def _worker_main(wid, fn, in_q, out_q, shm, slot_size, parent_pid, seed_keys, cu
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the consumer's to handle; it then stops us
     _die_with_parent(parent_pid, kernel_signal)
     config._reseed_ops(*seed_keys, wid)
+    per_row_streams = config._state["seed_set"]
     while True:
         try:
             task = in_q.get(timeout=1.0)
@@ -125,14 +193,34 @@ def _worker_main(wid, fn, in_q, out_q, shm, slot_size, parent_pid, seed_keys, cu
             continue
         if task is None:
             return
-        task_no, payload, slot = pickle.loads(task)
-        current[wid] = task_no  # read by the consumer if this process dies mid-task
+        first_row, payloads, slot = pickle.loads(task)
+        results, failure = [], None
+        start = time.perf_counter()
+        for k, payload in enumerate(payloads):
+            current[wid] = first_row + k  # read by the consumer if this process dies mid-row
+            if per_row_streams:
+                config._reseed_ops_for_row(*seed_keys, _ROW_STREAM, first_row + k)
+            try:
+                results.append(fn(payload))
+            except Exception as exc:  # noqa: BLE001 - every failure must reach the consumer
+                failure = (k, describe_failure(exc))
+                break
+        elapsed = time.perf_counter() - start
         try:
-            message = (task_no,) + _pack(fn(payload), shm, slot, slot_size)
-            data = _dumps(message)
-        except Exception as exc:  # noqa: BLE001 - every failure must reach the consumer
-            data = _dumps((task_no, "err", describe_failure(exc)))
+            data = _dumps((first_row, _pack_rows(results, shm, slot, slot_size), failure, elapsed,
+                           _row_bytes(results)))
+        except Exception:  # noqa: BLE001 - a row that cannot be pickled: send the rows before it, name it
+            data = _dumps(_send_what_pickles(first_row, results, failure, elapsed))
         out_q.put(data)
+
+
+def _send_what_pickles(first_row, results, failure, elapsed):
+    for k, result in enumerate(results):
+        try:
+            pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception as exc:  # noqa: BLE001
+            return first_row, [("obj", r) for r in results[:k]], (k, describe_failure(exc)), elapsed, 0
+    return first_row, [("obj", r) for r in results], failure, elapsed, 0
 
 
 def _shutdown(procs, queues, shm_holder):
@@ -176,13 +264,14 @@ class ProcessPool:
         self._shm = None
         self._slot_size = 0
         if method == "fork" and config.get_enable_shared_mem():
-            mb = 16 if max_rowsize is None or max_rowsize < 0 else max_rowsize
+            mb = _DEFAULT_ROW_MB if max_rowsize is None or max_rowsize < 0 else max_rowsize
             if mb > 0:
                 self._slot_size = int(mb * 1024 * 1024)
                 try:  # shared, anonymous, pages on demand; inherited by the forked workers
                     self._shm = mmap.mmap(-1, self._slot_size * self.window)
                 except (OSError, ValueError, OverflowError):  # too large for this machine: rows go pickled
                     self._shm, self._slot_size = None, 0
+        self._chunker = _Chunker(self._slot_size or (_DEFAULT_ROW_MB << 20))
         self._in = [ctx.Queue() for _ in range(num_workers)]
         self._out = [ctx.Queue() for _ in range(num_workers)]
         self._procs = []
@@ -223,34 +312,35 @@ class ProcessPool:
             now = time.monotonic()
             if now - last_warn >= interval and config.get_enable_watchdog():
                 last_warn = now
-                warnings.warn(f"Dataset worker process {proc.pid} (worker {wid}) has not returned row {task_no} of "
+                running = max(task_no, self._current[wid])  # the row of its chunk it is inside now
+                warnings.warn(f"Dataset worker process {proc.pid} (worker {wid}) has not returned row {running} of "
                               f"its input after {now - started:.0f} s; it may be stuck in the operation. The "
                               "watchdog warns again every ds.config.get_multiprocessing_timeout_interval() seconds "
                               f"({interval} s).", RuntimeWarning, stacklevel=2)
 
     def imap(self, payloads):
         try:
-            yield from _in_order(payloads, self.window, self._send, self._collect)
+            yield from _in_order(payloads, self.window, self._chunker, self._send, self._collect, self._on_error)
         finally:
             self.close()
 
-    def _send(self, task_no, payload):
+    def _send(self, task_no, first_row, chunk):
         wid = task_no % self.num_workers
         slot = task_no % self.window if self._shm is not None else -1
         try:
-            data = _dumps((task_no, payload, slot))
+            data = _dumps((first_row, chunk, slot))
         except Exception as exc:  # noqa: BLE001
-            raise self._on_error(task_no, None, f"its input could not be sent to a worker "
+            bad = _first_unpicklable(chunk)
+            raise self._on_error(first_row + bad, None, f"its input could not be sent to a worker "
                                  f"({type(exc).__name__}: {exc})", "") from exc
         self._in[wid].put(data)
         return wid
 
-    def _collect(self, task_no, wid):
-        message = self._receive(wid, task_no)
-        if message[1] == "err":
-            op_name, summary, tb = message[2]
-            raise self._on_error(task_no, op_name, summary, tb)
-        return _unpack(self._shm, message[2]) if message[1] == "shm" else message[2]
+    def _collect(self, first_row, wid):
+        _, packed, failure, elapsed, nbytes = self._receive(wid, first_row)
+        self._chunker.observe(len(packed), elapsed, nbytes)
+        rows = [_unpack(self._shm, p[1]) if p[0] == "shm" else p[1] for p in packed]
+        return rows, failure
 
 
 class ThreadPool:
@@ -260,6 +350,7 @@ class ThreadPool:
         self.window = max(config.get_prefetch_size(), 2 * num_workers)
         self._fn = fn
         self._on_error = on_error
+        self._chunker = _Chunker()
         self._executor = concurrent.futures.ThreadPoolExecutor(num_workers, thread_name_prefix="openspore-dataset")
 
     def close(self):
@@ -267,41 +358,66 @@ class ThreadPool:
 
     def imap(self, payloads):
         try:
-            yield from _in_order(payloads, self.window, self._submit, self._collect)
+            yield from _in_order(payloads, self.window, self._chunker, self._submit, self._collect, self._on_error)
         finally:
             self.close()
 
-    def _submit(self, task_no, payload):
-        return self._executor.submit(self._fn, payload)
+    def _run(self, chunk):
+        results, failure = [], None
+        start = time.perf_counter()
+        for k, payload in enumerate(chunk):
+            try:
+                results.append(self._fn(payload))
+            except Exception as exc:  # noqa: BLE001 - reaches the consumer through _collect
+                failure = (k, describe_failure(exc))
+                break
+        return results, failure, time.perf_counter() - start
 
-    def _collect(self, task_no, future):
+    def _submit(self, task_no, first_row, chunk):
+        return self._executor.submit(self._run, chunk)
+
+    def _collect(self, first_row, future):
+        results, failure, elapsed = future.result()
+        self._chunker.observe(len(results), elapsed, 0)
+        return results, failure
+
+
+def _first_unpicklable(items):
+    for k, item in enumerate(items):
         try:
-            return future.result()
-        except Exception as exc:  # noqa: BLE001
-            op_name, summary, tb = describe_failure(exc)
-            raise self._on_error(task_no, op_name, summary, tb) from exc
+            pickle.dumps(item, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception:  # noqa: BLE001
+            return k
+    return 0
 
 
-def _in_order(payloads, window, send, collect):
-    """Results of `payloads` in input order, keeping up to `window` tasks in flight: `send(task_no, payload)`
-    starts one and returns a handle, `collect(task_no, handle)` waits for its result."""
+def _in_order(payloads, window, chunker, send, collect, on_error):
+    """Results of `payloads` in input order, keeping up to `window` tasks (chunks of rows) in flight:
+    `send(task_no, first_row, chunk)` starts one and returns a handle, `collect(first_row, handle)` waits for
+    (its rows, None or (index in the chunk, failure)). Rows before a failure are yielded, then its error raised."""
     it = iter(payloads)
     pending = collections.deque()
-    task_no = 0
+    task_no = first_row = 0
     exhausted = False
     while True:
         while not exhausted and len(pending) < window:
-            try:
-                payload = next(it)
-            except StopIteration:
+            size = chunker.next_size()
+            chunk = list(itertools.islice(it, size))
+            if len(chunk) < size:
                 exhausted = True
+            if not chunk:
                 break
-            pending.append((task_no, send(task_no, payload)))
+            pending.append((first_row, send(task_no, first_row, chunk)))
             task_no += 1
+            first_row += len(chunk)
         if not pending:
             return
-        done_no, handle = pending.popleft()
-        yield collect(done_no, handle)
+        done_row, handle = pending.popleft()
+        rows, failure = collect(done_row, handle)
+        yield from rows
+        if failure is not None:
+            k, (op_name, summary, tb) = failure
+            raise on_error(done_row + k, op_name, summary, tb)
 
 
 def make_pool(fn, num_workers, use_processes, on_error, seed_keys=(), max_rowsize=None):

@@ -69,7 +69,10 @@ class _ReadSource:
 
     def __call__(self, index):
         if not self.batched:
-            return self.convert(self.source[index])
+            item = self.source[index]
+            if not self.types and type(item) is tuple and len(item) == self.num_columns:  # the per-row hot path
+                return tuple([to_array(v) for v in item])
+            return self.convert(item)
         items = [self.source[int(i)] for i in index]
         if self.collate_fn is not None:
             return self.convert(self.collate_fn(items))
@@ -143,6 +146,9 @@ class GeneratorDataset(MappableDataset):
 
     def _read(self, index):
         return self._reader(index)
+
+    def _row_reader(self):
+        return self._reader
 
     def _pool(self, ctx, on_error):
         return make_pool(self._reader, self.num_parallel_workers, self.python_multiprocessing, on_error,

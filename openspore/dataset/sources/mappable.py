@@ -5,6 +5,7 @@ from .. import config
 from ..engine.datasets import Dataset, _split_sizes
 from ..engine.ops import run_rows
 from ..engine.samplers import DistributedSampler, RandomSampler, SubsetRandomSampler, SubsetSampler, build_sampler
+from ..engine.workers import describe_failure
 
 
 class MappableDataset(Dataset):
@@ -33,6 +34,10 @@ class MappableDataset(Dataset):
     def _pool(self, ctx, on_error):
         """A pool to read rows in parallel, or None to read them inline."""
         return None
+
+    def _row_reader(self):
+        """The callable index → row the inline read loop calls (a source may hand out a cheaper one than _read)."""
+        return self._read
 
     # --- shared behaviour -------------------------------------------------------------------------------------------
     def _size(self):
@@ -64,7 +69,17 @@ class MappableDataset(Dataset):
                                 f"{summary}{detail}")
 
         pool = self._pool(ctx, on_error)
-        yield from run_rows(self._read, (int(i) for i in idx), pool, on_error)
+        if pool is not None:
+            yield from run_rows(self._read, (int(i) for i in idx), pool, on_error)
+            return
+        read = self._row_reader()
+        indices = idx.tolist() if isinstance(idx, np.ndarray) else (int(i) for i in idx)  # a cache's misses stream
+        for k, i in enumerate(indices):  # read inline: one loop, no generator layer per row
+            try:
+                row = read(i)
+            except Exception as exc:  # noqa: BLE001
+                raise on_error(k, *describe_failure(exc)) from exc
+            yield row
 
     def use_sampler(self, new_sampler):
         """`use_sampler(new_sampler)`: read the rows `new_sampler` chooses from now on."""

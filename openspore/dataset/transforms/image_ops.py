@@ -244,6 +244,22 @@ def normalize_table(mean, std, dtype=np.float32):
     return ((values - mean.reshape(1, -1)) / std.reshape(1, -1)).astype(np.float32).astype(dtype)
 
 
+def normalize_u8_hwc(img, mean, std):
+    """uint8 (H, W, C), C <= 4 → float32 (img - mean) / std, the very values `normalize_table` holds, in two passes
+    that vectorise: cv::subtract with a per-channel scalar widens and subtracts at once (a 3-channel float LUT does
+    not vectorise), then one divide over rows long enough for numpy's SIMD loop (a trailing axis of 3 is not).
+
+    >>> normalize_u8_hwc(np.full((1, 2, 3), 10, np.uint8), np.float32([0, 5, 10]), np.float32([2, 5, 1]))[0, 0].tolist()
+    [5.0, 1.0, 0.0]
+    """
+    h, w, c = img.shape
+    scalar = tuple(float(m) for m in np.broadcast_to(mean, (c,))) + (0.0,) * (4 - c)
+    out = cv2.subtract(np.ascontiguousarray(img), scalar, dtype=cv2.CV_32F)
+    rows = out.reshape(h, w * c)
+    np.divide(rows, np.tile(np.broadcast_to(std, (c,)), w), out=rows)
+    return out.reshape(h, w, c)
+
+
 def lut_map(img, table, chw):
     """uint8 image (H, W, C) → table[pixel, channel] in one pass per plane, laid out (C, H, W) when `chw`."""
     h, w, c = img.shape

@@ -44,6 +44,8 @@ class Normalize(TensorOperation):
             raise ValueError(f"For 'Normalize', an image of shape {img.shape} needs {channels} mean/std values, but "
                              f"got {self.mean.size}.")
         if img.dtype == np.uint8 and img.ndim == 3:  # 256-entry table per channel: one pass, same float32 values
+            if self.is_hwc and channels <= 4:
+                return K.normalize_u8_hwc(img, self.mean, self.std)
             table = self._table(channels)
             if self.is_hwc:
                 return K.lut_map(img, table, chw=False)

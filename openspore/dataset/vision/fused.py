@@ -127,6 +127,8 @@ class FusedImagePipeline(TensorOperation):
         stages = self._by_stage
         norm = stages.get("normalize")
         if norm is not None and img.dtype == np.uint8 and norm.mean.size in (1, img.shape[2]):
+            if "chw" not in stages and img.shape[2] <= 4 and self._out_dtype == np.float32:
+                return K.normalize_u8_hwc(img, norm.mean, norm.std)
             key = (img.shape[2], self._out_dtype.str)
             if key not in self._tables:
                 self._tables[key] = norm._table(img.shape[2], self._out_dtype if "cast" in stages else np.float32)
