@@ -36,7 +36,7 @@ def quantize_map(weights):
     out = []
     for k, v in weights.items():
         q, lo, hi = quantize(v)
-        out.append({"weight_fullname": k, "compress_data": encode_array(q), "min_val": lo, "max_val": hi,
+        out.append({"weight_fullname": k, "compress_data": encode_array(q.ravel()), "min_val": lo, "max_val": hi,
                     "shape": list(np.shape(v))})
     return out
 

@@ -245,11 +245,11 @@ class FLJob:
         if self.it is None:
             raise Refused(OUT_OF_TIME, "the job has finished all its iterations", next_req_time=-1, job_finished=True)
         it = self.it
+        if fl_id in it.participants:
+            raise Refused(REQUEST_ERROR, f"{where}: fl_id {fl_id!r} has already joined iteration {it.number}")
         if it.phase != "startFLJob" or len(it.participants) >= self.ctx.start_fl_job_threshold:
             raise Refused(OUT_OF_TIME, "Current amount for startFLJob has reached the threshold. Please startFLJob "
                           "later.", next_req_time=self._next_iteration_ms(), iteration=it.number)
-        if fl_id in it.participants:
-            raise Refused(REQUEST_ERROR, f"{where}: fl_id {fl_id!r} has already joined iteration {it.number}")
         it.participants[fl_id] = data_size
         reply = {"iteration": it.number, "is_selected": True, "token": self._token(fl_id, it.number),
                  "fl_plan_config": self.plan(), "timestamp": self._now_ms(),

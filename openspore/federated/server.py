@@ -273,3 +273,36 @@ class FLServer:
 
     def __exit__(self, *exc):
         self.stop()
+
+
+def main(argv=None):
+    """`python -m openspore.federated.server --config fl.yaml [--model m.ms | --weights w.npz] [--set key=value…]`"""
+    import argparse
+    from .context import FLContext, load_fl_config
+    ap = argparse.ArgumentParser(description="openspore federated-learning server")
+    ap.add_argument("--config", help="YAML file of set_fl_context keys")
+    ap.add_argument("--model", help="a .ms training model whose weights start the job")
+    ap.add_argument("--weights", help="an .npz of the initial weights")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override one key (YAML value)")
+    ap.add_argument("--ready-file", help="write the server URL here once it listens")
+    args = ap.parse_args(argv)
+    import yaml
+    ctx = load_fl_config(args.config) if args.config else FLContext()
+    for item in args.set:
+        key, sep, value = item.partition("=")
+        if not sep:
+            ap.error(f"--set {item!r}: expected KEY=VALUE")
+        ctx.update(**{key: yaml.safe_load(value)})
+    weights = None
+    if args.model:
+        from .export import initial_weights
+        weights = initial_weights(args.model)
+    elif args.weights:
+        with np.load(args.weights) as z:
+            weights = {k: z[k] for k in z.files}
+    FLServer(ctx, weights).serve_forever(args.ready_file)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
