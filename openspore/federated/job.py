@@ -85,6 +85,10 @@ class FLJob:
         if it is None or now < it.deadline:
             return
         expected, threshold, done = self._round_rule(it)
+        if it.phase == "startFLJob" and done == 0:
+            # nobody came: an idle server keeps waiting instead of burning its iteration budget
+            it.started, it.deadline = now, now + self.ctx.start_fl_job_time_window / 1000
+            return
         if done < threshold:
             self._fail(f"round {it.phase} ended with {done} of the {threshold} clients it needs")
         else:
