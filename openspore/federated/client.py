@@ -103,6 +103,7 @@ class FLClient:
             self.upload_compress = reply.get("upload_compress_type", "NO_COMPRESS")
             self.sparse_rate = reply.get("upload_sparse_rate", 1.0)
             self.global_weights = self._weights_from(reply)
+            self.download_type = reply.get("download_compress_type", "NO_COMPRESS")
             return True
         raise FLJobFailed("startFLJob", OUT_OF_TIME, f"not accepted after {max_tries} tries")
 
@@ -152,6 +153,7 @@ class FLClient:
             elif self.upload_compress == "DIFF_SPARSE_QUANT":
                 seed = compression.sparse_seed(self.fl_name, self.iteration, self.fl_id)
                 msg["upload_compress_type"] = "DIFF_SPARSE_QUANT"
+                msg["download_compress_type"] = self.download_type
                 msg["compress_feature_map"] = compression.encode_diff_sparse(local, self.global_weights, seed,
                                                                              self.sparse_rate)
             else:

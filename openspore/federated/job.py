@@ -317,7 +317,11 @@ class FLJob:
             if msg.get("upload_compress_type", "NO_COMPRESS") == "DIFF_SPARSE_QUANT":
                 if self.ctx.upload_compress_type != "DIFF_SPARSE_QUANT":
                     raise Refused(REQUEST_ERROR, f"{where}: this job does not take DIFF_SPARSE_QUANT uploads")
-                weights = compression.decode_diff_sparse(msg.get("compress_feature_map"), self.weights,
+                # the difference is to the model as the client received it (8-bit under a QUANT download)
+                base = self.weights
+                if msg.get("download_compress_type") == "QUANT" and self.ctx.download_compress_type == "QUANT":
+                    base = self._quantized_view()
+                weights = compression.decode_diff_sparse(msg.get("compress_feature_map"), base,
                                                          self._sparse_seed(fl_id), self.ctx.upload_sparse_rate, where)
             else:
                 weights = decode_feature_map(msg.get("feature_map"), f"{where}.feature_map")
@@ -328,6 +332,12 @@ class FLJob:
         it.updated[fl_id] = data_size
         self._maybe_close()
         return {"timestamp": self._now_ms()}
+
+    def _quantized_view(self):
+        if getattr(self, "_qview", (None,))[0] != self.model_iteration:
+            q = compression.quantize_map(self.weights)
+            self._qview = (self.model_iteration, compression.dequantize_map(q, self.weights))
+        return self._qview[1]
 
     def _sparse_seed(self, fl_id):
         return compression.sparse_seed(self.ctx.fl_name, self.it.number, fl_id)

@@ -2,7 +2,6 @@
 from its checkpoint without losing the job; TLS when given a certificate; a device process without torch."""
 import datetime
 import json
-import os
 import signal
 import subprocess
 import sys
