@@ -14,6 +14,7 @@ from . import tensor_math_methods as _tensor_math_methods  # noqa: F401  (and th
 from .composite import HyperMap, Map, MultitypeFuncGraph, add_flags, zip_operation  # noqa: F401
 from .primitive import constexpr, prim_attr_register  # noqa: F401
 from .composite_primitives import *  # noqa: F401,F403  (MindSpore Primitive classes computed as composites)
+from .composite_primitives_extra import *  # noqa: F401,F403
 
 
 def __getattr__(name):

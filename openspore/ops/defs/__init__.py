@@ -23,3 +23,4 @@ from . import layout  # noqa: F401
 from . import linalg  # noqa: F401
 from . import math_bitwise  # noqa: F401
 from . import comm  # noqa: F401
+from . import array_scatter_reduce  # noqa: F401

@@ -12,3 +12,4 @@ from .array_extra_func import *  # noqa: F401,F403
 from .linalg_func import *  # noqa: F401,F403
 from .nn_extra_func import *  # noqa: F401,F403
 from .scalar_func import *  # noqa: F401,F403
+from .scatter_reduce_func import *  # noqa: F401,F403
