@@ -16,7 +16,7 @@ import numpy as np
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
 from ._export import NO_MINDIR, NO_ONNX, not_exportable
 from ._util import check_dtype, check_tensor, prim, rand_float, rand_positive
-from .array_gather import GatherNd, _check_indices, _nd_index_np, _nd_index_torch, _nd_layout, _nd_range
+from .array_gather import GatherNd, _check_indices, _nd_index_np, _nd_layout, _nd_range
 
 
 def _select(mask, a, b):
