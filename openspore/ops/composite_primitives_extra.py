@@ -79,6 +79,8 @@ SegmentMean = _primitive("SegmentMean", _sorted_segments(_segment_mean, 0))
 SegmentMax = _primitive("SegmentMax", _sorted_segments(F.unsorted_segment_max, 0))
 SegmentMin = _primitive("SegmentMin", _sorted_segments(F.unsorted_segment_min, 0))
 SegmentProd = _primitive("SegmentProd", _sorted_segments(F.unsorted_segment_prod, 1))
+Mvlgamma = _primitive("Mvlgamma", lambda self, x: F.mvlgamma(x, self.p), attrs=[("p", 1)],
+                      doc="Mvlgamma(p)(x): the multivariate log-gamma of dimension p.")
 
 __all__ = sorted(n for n, v in list(globals().items())
                  if isinstance(v, type) and issubclass(v, _PythonPrimitive) and v is not _PythonPrimitive)

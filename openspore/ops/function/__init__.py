@@ -13,3 +13,4 @@ from .linalg_func import *  # noqa: F401,F403
 from .nn_extra_func import *  # noqa: F401,F403
 from .scalar_func import *  # noqa: F401,F403
 from .scatter_reduce_func import *  # noqa: F401,F403
+from .math_special_func import *  # noqa: F401,F403
