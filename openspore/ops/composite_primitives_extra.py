@@ -82,5 +82,84 @@ SegmentProd = _primitive("SegmentProd", _sorted_segments(F.unsorted_segment_prod
 Mvlgamma = _primitive("Mvlgamma", lambda self, x: F.mvlgamma(x, self.p), attrs=[("p", 1)],
                       doc="Mvlgamma(p)(x): the multivariate log-gamma of dimension p.")
 
+
+# ---- shifts, algebra, running extrema -----------------------------------------------------------------------------
+LeftShift = _primitive("LeftShift", lambda self, x1, x2: F.bitwise_left_shift(x1, x2))
+RightShift = _primitive("RightShift", lambda self, x1, x2: F.bitwise_right_shift(x1, x2))
+Ger = _primitive("Ger", lambda self, x1, x2: F.ger(x1, x2), doc="Ger()(x1, x2): the outer product.")
+Einsum = _primitive("Einsum", lambda self, inputs: F.einsum(self.equation, *inputs), attrs=[("equation", "")],
+                    doc="Einsum(equation)(inputs): Einstein summation over a tuple of tensors.")
+Cummax = _primitive("Cummax", lambda self, x: F.cummax(x, self.axis), attrs=[("axis", 0)])
+Cummin = _primitive("Cummin", lambda self, x: F.cummin(x, self.axis), attrs=[("axis", 0)])
+MatrixExp = _primitive("MatrixExp", lambda self, x: F.matrix_exp(x))
+MatrixSolve = _primitive("MatrixSolve", lambda self, matrix, rhs: F.matrix_solve(matrix, rhs, self.adjoint),
+                         attrs=[("adjoint", False)])
+Pdist = _primitive("Pdist", lambda self, x: F.pdist(x, self.p), attrs=[("p", 2.0)])
+Eps = _primitive("Eps", lambda self, x: F.eps(x), doc="Eps()(x): x's shape filled with its dtype's machine epsilon.")
+DynamicShape = _primitive("DynamicShape", lambda self, x: F.dyn_shape(x),
+                          attrs=[("dtype", 9)], doc="DynamicShape()(x): the shape as a 1-D Int64 Tensor.")
+IdentityN = _primitive("IdentityN", lambda self, x: tuple(x) if isinstance(x, (list, tuple)) else x,
+                       doc="IdentityN()(x): the tuple of tensors x, unchanged.")
+
+
+def _bound(right):
+    def call(self, sorted_x, values):
+        return F.cast(F.searchsorted(sorted_x, values, right=right), self.out_type)
+    return call
+
+
+LowerBound = _primitive("LowerBound", _bound(False), attrs=[("out_type", mstype.int32)],
+                        doc="LowerBound(out_type)(sorted_x, values): per row, the first index with sorted_x ≥ value.")
+UpperBound = _primitive("UpperBound", _bound(True), attrs=[("out_type", mstype.int32)],
+                        doc="UpperBound(out_type)(sorted_x, values): per row, the first index with sorted_x > value.")
+
+# ---- block rearrangements -------------------------------------------------------------------------------------------
+SpaceToBatchND = _primitive("SpaceToBatchND", lambda self, x: F.space_to_batch_nd(x, self.block_shape, self.paddings),
+                            attrs=[("block_shape", 1), ("paddings", ((0, 0), (0, 0)))])
+BatchToSpaceND = _primitive("BatchToSpaceND", lambda self, x: F.batch_to_space_nd(x, self.block_shape, self.crops),
+                            attrs=[("block_shape", 1), ("crops", ((0, 0), (0, 0)))])
+BatchToSpaceNDV2 = _primitive("BatchToSpaceNDV2", lambda self, x, block_shape, crops: F.batch_to_space_nd(
+    x, block_shape.asnumpy().tolist() if isinstance(block_shape, Tensor) else block_shape, crops))
+SpaceToBatch = _primitive("SpaceToBatch", lambda self, x: F.space_to_batch_nd(x, self.block_size, self.paddings),
+                          attrs=[("block_size", 2), ("paddings", ((0, 0), (0, 0)))])
+BatchToSpace = _primitive("BatchToSpace", lambda self, x: F.batch_to_space_nd(x, self.block_size, self.crops),
+                          attrs=[("block_size", 2), ("crops", ((0, 0), (0, 0)))])
+
+
+def _space_to_depth(self, x):
+    n, c, h, w = x.shape
+    b = self.block_size
+    if h % b or w % b:
+        raise ValueError(f"For 'SpaceToDepth', H and W ({h}, {w}) must be divisible by block_size {b}.")
+    y = F.reshape(x, (n, c, h // b, b, w // b, b))
+    return F.reshape(F.transpose(y, (0, 3, 5, 1, 2, 4)), (n, b * b * c, h // b, w // b))
+
+
+def _depth_to_space(self, x):
+    n, c, h, w = x.shape
+    b = self.block_size
+    if c % (b * b):
+        raise ValueError(f"For 'DepthToSpace', the channels {c} must be divisible by block_size² = {b * b}.")
+    y = F.reshape(x, (n, b, b, c // (b * b), h, w))
+    return F.reshape(F.transpose(y, (0, 3, 4, 1, 5, 2)), (n, c // (b * b), h * b, w * b))
+
+
+SpaceToDepth = _primitive("SpaceToDepth", _space_to_depth, attrs=[("block_size", 2)],
+                          doc="SpaceToDepth(block_size)(x): NCHW blocks of H×W moved into channels.")
+DepthToSpace = _primitive("DepthToSpace", _depth_to_space, attrs=[("block_size", 2)],
+                          doc="DepthToSpace(block_size)(x): the inverse of SpaceToDepth.")
+
+# ---- row updates and consecutive uniques ---------------------------------------------------------------------------
+InplaceAdd = _primitive("InplaceAdd", lambda self, x, v: F.inplace_add(x, v, self.indices), attrs=[("indices", 0)])
+InplaceSub = _primitive("InplaceSub", lambda self, x, v: F.inplace_sub(x, v, self.indices), attrs=[("indices", 0)])
+InplaceUpdate = _primitive("InplaceUpdate", lambda self, x, v: F.inplace_update(x, v, self.indices),
+                           attrs=[("indices", 0)])
+InplaceUpdateV2 = _primitive("InplaceUpdateV2", lambda self, x, indices, v: F.inplace_update(x, v, indices))
+InplaceIndexAdd = _primitive("InplaceIndexAdd", lambda self, var, indices, updates: F.inplace_index_add(
+    var, indices, updates, self.axis), attrs=[("axis", 0)])
+UniqueConsecutive = _primitive("UniqueConsecutive", lambda self, x: F.unique_consecutive(
+    x, self.return_idx, self.return_counts, self.axis), attrs=[("return_idx", False), ("return_counts", False),
+                                                              ("axis", None)])
+
 __all__ = sorted(n for n, v in list(globals().items())
                  if isinstance(v, type) and issubclass(v, _PythonPrimitive) and v is not _PythonPrimitive)

@@ -14,3 +14,5 @@ from .nn_extra_func import *  # noqa: F401,F403
 from .scalar_func import *  # noqa: F401,F403
 from .scatter_reduce_func import *  # noqa: F401,F403
 from .math_special_func import *  # noqa: F401,F403
+from .math_more_func import *  # noqa: F401,F403
+from .array_more_func import *  # noqa: F401,F403
