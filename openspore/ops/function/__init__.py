@@ -16,3 +16,4 @@ from .scatter_reduce_func import *  # noqa: F401,F403
 from .math_special_func import *  # noqa: F401,F403
 from .math_more_func import *  # noqa: F401,F403
 from .array_more_func import *  # noqa: F401,F403
+from .math_integer_func import *  # noqa: F401,F403

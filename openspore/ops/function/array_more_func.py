@@ -92,7 +92,7 @@ def block_diag(*inputs):
         mats.append(F.reshape(t, (1, 1) if len(t.shape) == 0 else (1, t.shape[0]) if len(t.shape) == 1 else t.shape))
     dtype = mats[0].dtype
     for m in mats[1:]:
-        dtype = mstype.promote_types(dtype, m.dtype) if hasattr(mstype, "promote_types") else dtype
+        dtype = mstype.promote_types(dtype, m.dtype)
     width = builtins.sum(m.shape[1] for m in mats)
     rows, left = [], 0
     for m in mats:
