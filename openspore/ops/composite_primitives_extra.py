@@ -161,5 +161,59 @@ UniqueConsecutive = _primitive("UniqueConsecutive", lambda self, x: F.unique_con
     x, self.return_idx, self.return_counts, self.axis), attrs=[("return_idx", False), ("return_counts", False),
                                                               ("axis", None)])
 
+# ---- detection, normalisation, losses ----------------------------------------------------------------------------
+IOU = _primitive("IOU", lambda self, anchor_boxes, gt_boxes: F.iou(anchor_boxes, gt_boxes, self.mode),
+                 attrs=[("mode", "iou")])
+BoundingBoxEncode = _primitive("BoundingBoxEncode", lambda self, anchor_box, groundtruth_box: F.bounding_box_encode(
+    anchor_box, groundtruth_box, self.means, self.stds), attrs=[("means", (0.0,) * 4), ("stds", (1.0,) * 4)])
+BoundingBoxDecode = _primitive("BoundingBoxDecode", lambda self, anchor_box, deltas: F.bounding_box_decode(
+    anchor_box, deltas, self.max_shape, self.means, self.stds, self.wh_ratio_clip),
+    attrs=[("max_shape", None), ("means", (0.0,) * 4), ("stds", (1.0,) * 4), ("wh_ratio_clip", 0.016)])
+CheckValid = _primitive("CheckValid", lambda self, bboxes, img_metas: F.check_valid(bboxes, img_metas))
+InTopK = _primitive("InTopK", lambda self, x1, x2: F.intopk(x1, x2, self.k), attrs=[("k", 1)])
+LRN = _primitive("LRN", lambda self, x: F.lrn(x, self.depth_radius, self.bias, self.alpha, self.beta,
+                                              self.norm_region),
+                 attrs=[("depth_radius", 5), ("bias", 1.0), ("alpha", 1.0), ("beta", 0.5),
+                        ("norm_region", "ACROSS_CHANNELS")])
+AffineGrid = _primitive("AffineGrid", lambda self, theta, size: F.affine_grid(theta, size, self.align_corners),
+                        attrs=[("align_corners", False)])
+ChannelShuffle = _primitive("ChannelShuffle", lambda self, x: F.channel_shuffle(x, self.group), attrs=[("group", 1)])
+RmsNorm = _primitive("RmsNorm", lambda self, x, gamma: F.rms_norm(x, gamma, self.epsilon), attrs=[("epsilon", 1e-6)],
+                     doc="RmsNorm(epsilon=1e-6)(x, gamma) → (x · rsqrt(mean(x²) + ε) · gamma, rsqrt(...)).")
+MultiMarginLoss = _primitive("MultiMarginLoss", lambda self, x, target, weight=None: F.multi_margin_loss(
+    x, target, self.p, self.margin, weight, self.reduction), attrs=[("p", 1), ("margin", 1.0), ("reduction", "mean")])
+TripletMarginLoss = _primitive("TripletMarginLoss", lambda self, x, positive, negative, margin: F.triplet_margin_loss(
+    x, positive, negative, float(margin.asnumpy()) if isinstance(margin, Tensor) else margin, self.p, self.eps,
+    self.swap, self.reduction), attrs=[("p", 2), ("swap", False), ("eps", 1e-6), ("reduction", "mean")])
+
+
+def _multilabel_margin(self, x, target):
+    """(loss, is_target): MindSpore's primitive also returns which classes are targets of each sample."""
+    loss = F.multilabel_margin_loss(x, target, self.reduction)
+    tgt = np.atleast_2d(target.asnumpy()).astype(np.int64)
+    mask = np.zeros(np.atleast_2d(np.zeros(x.shape)).shape, np.int32)
+    for row in range(tgt.shape[0]):
+        for t in tgt[row]:
+            if t < 0:
+                break
+            mask[row, t] = 1
+    return loss, Tensor(mask.reshape(x.shape))
+
+
+MultilabelMarginLoss = _primitive("MultilabelMarginLoss", _multilabel_margin, attrs=[("reduction", "mean")])
+StandardLaplace = _primitive("StandardLaplace", lambda self, shape: F.standard_laplace(
+    tuple(shape.asnumpy().tolist()) if isinstance(shape, Tensor) else shape, self.seed or None),
+    attrs=[("seed", 0), ("seed2", 0)])
+
+
+def _padding(self, x):
+    if x.shape[-1] != 1:
+        raise ValueError(f"For 'Padding', the last dimension of x must be 1, but got shape {list(x.shape)}.")
+    return F.pad(x, (0, self.pad_dim_size - 1))
+
+
+Padding = _primitive("Padding", _padding, attrs=[("pad_dim_size", 8)],
+                     doc="Padding(pad_dim_size=8)(x): the last dimension (of size 1) zero-padded to pad_dim_size.")
+
 __all__ = sorted(n for n, v in list(globals().items())
                  if isinstance(v, type) and issubclass(v, _PythonPrimitive) and v is not _PythonPrimitive)

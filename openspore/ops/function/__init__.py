@@ -17,3 +17,4 @@ from .math_special_func import *  # noqa: F401,F403
 from .math_more_func import *  # noqa: F401,F403
 from .array_more_func import *  # noqa: F401,F403
 from .math_integer_func import *  # noqa: F401,F403
+from .nn_more_func import *  # noqa: F401,F403
