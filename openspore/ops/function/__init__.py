@@ -18,3 +18,5 @@ from .math_more_func import *  # noqa: F401,F403
 from .array_more_func import *  # noqa: F401,F403
 from .math_integer_func import *  # noqa: F401,F403
 from .nn_more_func import *  # noqa: F401,F403
+from .matrix_diag_func import *  # noqa: F401,F403
+from .linalg_more_func import *  # noqa: F401,F403
