@@ -160,6 +160,21 @@ def random_categorical(logits, num_sample, seed=0, dtype=mstype.int64):
 RandomCategorical = _primitive("RandomCategorical", lambda self, logits, num_sample, seed=0: random_categorical(
     logits, num_sample, seed, self.dtype), attrs=[("dtype", mstype.int64)])
 
+
+def _max_unpool2d(self, x, argmax):
+    if self.data_format != "NCHW":
+        raise ValueError(f"For 'MaxUnpool2D', only data_format 'NCHW' is supported, but got {self.data_format!r}.")
+    ksize = self.ksize[-2:] if isinstance(self.ksize, (tuple, list)) else self.ksize
+    strides = self.strides if self.strides else ksize
+    strides = strides[-2:] if isinstance(strides, (tuple, list)) else strides
+    pads = self.pads[-2:] if isinstance(self.pads, (tuple, list)) else self.pads
+    return F.max_unpool2d(x, argmax, ksize, strides, pads, self.output_shape or None)
+
+
+MaxUnpool2D = _primitive("MaxUnpool2D", _max_unpool2d, attrs=[("ksize", 2), ("strides", 0), ("pads", 0),
+                                                              ("output_shape", ()), ("data_format", "NCHW")],
+                         doc="MaxUnpool2D(ksize, strides=0, pads=0, output_shape=())(x, argmax): max_unpool2d.")
+
 __all__ = sorted(n for n, v in list(globals().items())
                  if isinstance(v, type) and issubclass(v, _PythonPrimitive) and v is not _PythonPrimitive) + [
     "unique_with_pad", "accumulate_n", "random_categorical"]

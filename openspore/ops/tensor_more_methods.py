@@ -24,7 +24,7 @@ _FORWARDED = (
     "inplace_update", "inv", "inverse", "invert", "is_complex", "is_floating_point", "isneginf", "isposinf", "isreal",
     "lcm", "ldexp", "lerp", "lgamma", "log_matrix_determinant", "logaddexp", "logaddexp2", "logcumsumexp", "logdet",
     "logit", "matrix_determinant", "matrix_power", "median", "moveaxis", "movedim", "msort", "multinomial",
-    "mvlgamma", "nan_to_num", "nanmean", "nanquantile", "nansum", "nextafter", "positive", "quantile", "rad2deg",
+    "mvlgamma", "nan_to_num", "nanmean", "nanmedian", "nanquantile", "nansum", "nextafter", "positive", "quantile", "rad2deg",
     "renorm", "reverse", "rot90", "scatter_div", "scatter_max", "scatter_min", "scatter_mul", "searchsorted",
     "select_scatter", "sgn", "signbit", "sinc", "slice_scatter", "slogdet", "soft_shrink", "t", "take",
     "tensor_split", "top_k", "type_as", "unbind", "unfold", "unique_consecutive", "unsorted_segment_max",

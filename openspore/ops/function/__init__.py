@@ -21,3 +21,4 @@ from .nn_more_func import *  # noqa: F401,F403
 from .matrix_diag_func import *  # noqa: F401,F403
 from .linalg_more_func import *  # noqa: F401,F403
 from .jacobian_func import *  # noqa: F401,F403
+from .nn_unpool_func import *  # noqa: F401,F403
