@@ -175,6 +175,102 @@ MaxUnpool2D = _primitive("MaxUnpool2D", _max_unpool2d, attrs=[("ksize", 2), ("st
                                                               ("output_shape", ()), ("data_format", "NCHW")],
                          doc="MaxUnpool2D(ksize, strides=0, pads=0, output_shape=())(x, argmax): max_unpool2d.")
 
+
+# ---- index bookkeeping, masked writes --------------------------------------------------------------------------------
+def _unravel_index(self, indices, dims):
+    shape = tuple(int(d) for d in (dims.asnumpy() if isinstance(dims, Tensor) else dims))
+    flat = np.asarray(indices.asnumpy()).astype(np.int64)
+    if flat.size and (flat.min() < 0 or flat.max() >= int(np.prod(shape))):
+        raise ValueError(f"For 'UnravelIndex', indices must lie in [0, {int(np.prod(shape))}) for dims {shape}.")
+    return Tensor(np.stack(np.unravel_index(flat, shape)).astype(indices.dtype.np_dtype))
+
+
+UnravelIndex = _primitive("UnravelIndex", _unravel_index,
+                          doc="UnravelIndex()(indices, dims): (len(dims), N) coordinates of flat indices.")
+
+
+def _list_diff(self, x, y):
+    xs, ys = x.asnumpy(), y.asnumpy()
+    keep = np.flatnonzero(~np.isin(xs, ys))
+    return Tensor(xs[keep]), Tensor(keep.astype(self.out_idx.np_dtype))
+
+
+ListDiff = _primitive("ListDiff", _list_diff, attrs=[("out_idx", mstype.int32)],
+                      doc="ListDiff(out_idx=int32)(x, y): (the values of x not in y, their positions in x).")
+
+
+def _index_put(self, x1, x2, indices):
+    coords = Tensor(np.stack([np.asarray(i.asnumpy()).astype(np.int64) for i in indices], -1))
+    values = F.broadcast_to(x2, (coords.shape[0],) + tuple(x1.shape[len(indices):]))
+    if self.accumulate:
+        return F.tensor_scatter_add(x1, coords, values)
+    return F.tensor_scatter_update(x1, coords, values)
+
+
+IndexPut = _primitive("IndexPut", _index_put, attrs=[("accumulate", 0)],
+                      doc="IndexPut(accumulate=0)(x1, x2, indices): x1 with x2 written (or added) at the index tuple.")
+
+
+def masked_scatter_values(x, mask, updates):
+    """x with its masked positions (mask broadcast to x) filled by the leading elements of updates, in order."""
+    m = np.broadcast_to(np.asarray(mask.asnumpy()).astype(bool), tuple(x.shape))
+    where = np.flatnonzero(m.reshape(-1))
+    if where.size > int(np.prod(updates.shape)):
+        raise ValueError(f"For 'masked_scatter', 'updates' has {int(np.prod(updates.shape))} elements but the mask "
+                         f"selects {where.size}.")
+    flat = F.reshape(x, (-1, 1)) if x.shape else F.reshape(x, (1, 1))
+    picked = F.narrow(F.reshape(updates, (-1,)), 0, 0, int(where.size))
+    out = F.tensor_scatter_update(F.reshape(flat, (-1,)), Tensor(where.reshape(-1, 1)), F.cast(picked, x.dtype))
+    return F.reshape(out, tuple(x.shape))
+
+
+MaskedScatter = _primitive("MaskedScatter", lambda self, x, mask, updates: masked_scatter_values(x, mask, updates))
+
+# ---- loops (Python control flow: unrolled while tracing, so they compile too) -----------------------------------------
+ForiLoop = _primitive("ForiLoop", lambda self, lower, upper, loop_func, init_val: _fori(lower, upper, loop_func,
+                                                                                         init_val),
+                      doc="ForiLoop()(lower, upper, loop_func, init_val): val = loop_func(i, val) for i in range.")
+
+
+def _fori(lower, upper, loop_func, val):
+    for i in range(int(lower), int(upper)):
+        val = loop_func(i, val)
+    return val
+
+
+def _while(self, cond_func, loop_func, init_val):
+    val = init_val
+    while bool(np.all(np.asarray(_concrete(cond_func(val))))):
+        val = loop_func(val)
+    return val
+
+
+def _concrete(value):
+    return value.asnumpy() if isinstance(value, Tensor) else value
+
+
+WhileLoop = _primitive("WhileLoop", _while,
+                       doc="WhileLoop()(cond_func, loop_func, init_val): val = loop_func(val) while cond_func(val).")
+
+
+def _scan(self, loop_func, init, xs, length=None, unroll=True):
+    if xs is None and length is None:
+        raise ValueError("For 'Scan', give 'xs' or 'length'.")
+    items = list(xs) if xs is not None else [None] * int(length)
+    carry, ys = init, []
+    for item in items:
+        carry, y = loop_func(carry, item)
+        ys.append(y)
+    return carry, ys
+
+
+Scan = _primitive("Scan", _scan, doc="Scan()(loop_func, init, xs, length=None): (carry, [y…]) of "
+                                     "carry, y = loop_func(carry, x) over xs.")
+Partial = _primitive("Partial", lambda self, func, *args: F.partial(func, *args))
+TensorDump = _primitive("TensorDump", lambda self, file, input_x: F.tensordump(file, input_x), attrs=[("input_output",
+                                                                                                     "out")])
+
 __all__ = sorted(n for n, v in list(globals().items())
                  if isinstance(v, type) and issubclass(v, _PythonPrimitive) and v is not _PythonPrimitive) + [
     "unique_with_pad", "accumulate_n", "random_categorical"]
+masked_scatter = masked_scatter_values

@@ -174,4 +174,21 @@ def _conjugate_transpose_2d(self):
 Tensor.H = property(_conjugate_transpose_2d)
 Tensor.index_fill_ = lambda self, axis, index, value: _inplace(self, F.index_fill(self, axis, index, value))
 
+
+def _masked_scatter(self, mask, source):
+    from .composite_primitives_misc import masked_scatter_values
+    return masked_scatter_values(self, mask, source)
+
+
+def _index_put(self, indices, values, accumulate=False):
+    from .composite_primitives_misc import IndexPut
+    return IndexPut(int(bool(accumulate)))(self, values, indices)
+
+
+Tensor.masked_scatter = _masked_scatter
+Tensor.masked_scatter_ = lambda self, mask, source: _inplace(self, _masked_scatter(self, mask, source))
+Tensor.index_put = _index_put
+Tensor.index_put_ = lambda self, indices, values, accumulate=False: _inplace(self, _index_put(self, indices, values,
+                                                                                             accumulate))
+
 _install_forwarded()
