@@ -270,6 +270,16 @@ Partial = _primitive("Partial", lambda self, func, *args: F.partial(func, *args)
 TensorDump = _primitive("TensorDump", lambda self, file, input_x: F.tensordump(file, input_x), attrs=[("input_output",
                                                                                                      "out")])
 
+# ---- resampling ----------------------------------------------------------------------------------------------------
+GridSampler2D = _primitive("GridSampler2D", lambda self, input_x, grid: F.grid_sample(
+    input_x, grid, self.interpolation_mode, self.padding_mode, self.align_corners),
+    attrs=[("interpolation_mode", "bilinear"), ("padding_mode", "zeros"), ("align_corners", False)])
+CropAndResize = _primitive("CropAndResize", lambda self, x, boxes, box_index, crop_size: F.crop_and_resize(
+    x, boxes, box_index, crop_size, self.method, self.extrapolation_value),
+    attrs=[("method", "bilinear"), ("extrapolation_value", 0.0)])
+AdaptiveAvgPool3D = _primitive("AdaptiveAvgPool3D", lambda self, x: F.adaptive_avg_pool3d(x, self.output_size),
+                               attrs=[("output_size", 1)])
+
 __all__ = sorted(n for n, v in list(globals().items())
                  if isinstance(v, type) and issubclass(v, _PythonPrimitive) and v is not _PythonPrimitive) + [
     "unique_with_pad", "accumulate_n", "random_categorical"]
