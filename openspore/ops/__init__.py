@@ -14,6 +14,14 @@ from . import tensor_math_methods as _tensor_math_methods  # noqa: F401  (and th
 from .composite import HyperMap, Map, MultitypeFuncGraph, add_flags, zip_operation  # noqa: F401
 from .primitive import constexpr, prim_attr_register  # noqa: F401
 from .composite_primitives import *  # noqa: F401,F403  (MindSpore Primitive classes computed as composites)
+from .composite_primitives_extra import *  # noqa: F401,F403
+from .composite_primitives_misc import *  # noqa: F401,F403
+from .optim_primitives import *  # noqa: F401,F403
+from .hooks import HookBackward, InsertGradientOf  # noqa: F401
+from . import operations as P  # noqa: F401  (MindSpore's ops.P)
+from ..communication.comm_func import ReduceOp  # noqa: F401
+from .resize_primitives import *  # noqa: F401,F403
+from . import tensor_more_methods as _tensor_more_methods  # noqa: F401,E402  (last: forwards to the names above)
 
 
 def __getattr__(name):

@@ -12,3 +12,16 @@ from .array_extra_func import *  # noqa: F401,F403
 from .linalg_func import *  # noqa: F401,F403
 from .nn_extra_func import *  # noqa: F401,F403
 from .scalar_func import *  # noqa: F401,F403
+from .scatter_reduce_func import *  # noqa: F401,F403
+from .math_special_func import *  # noqa: F401,F403
+from .math_more_func import *  # noqa: F401,F403
+from .array_more_func import *  # noqa: F401,F403
+from .math_integer_func import *  # noqa: F401,F403
+from .nn_more_func import *  # noqa: F401,F403
+from .matrix_diag_func import *  # noqa: F401,F403
+from .linalg_more_func import *  # noqa: F401,F403
+from .jacobian_func import *  # noqa: F401,F403
+from .nn_unpool_func import *  # noqa: F401,F403
+from .misc_more_func import *  # noqa: F401,F403
+from .sampling_func import *  # noqa: F401,F403
+from .taylor_func import *  # noqa: F401,F403

@@ -10,7 +10,8 @@ True
 from .. import operations as P
 from ._base_ops import F
 
-__all__ = ["inverse", "matrix_inverse", "cholesky", "cholesky_solve", "cholesky_inverse"]
+__all__ = ["inverse", "matrix_inverse", "cholesky", "cholesky_solve", "cholesky_inverse", "det", "matrix_determinant",
+           "slogdet", "log_matrix_determinant", "logdet"]
 
 
 def inverse(input):
@@ -40,3 +41,30 @@ def cholesky_inverse(input_x, upper=False):
     lower = F.swapaxes(input_x, -1, -2) if upper else input_x
     inv = P.MatrixInverse()(lower)
     return F.matmul(F.swapaxes(inv, -1, -2), inv)
+
+
+def det(input):
+    """The determinant of each square matrix over the last two axes."""
+    return P.MatrixDeterminant()(input)
+
+
+def matrix_determinant(input):
+    """The determinant of each square matrix over the last two axes (as `det`)."""
+    return P.MatrixDeterminant()(input)
+
+
+def slogdet(input):
+    """(sign, log|det|) of each square matrix over the last two axes."""
+    return P.LogMatrixDeterminant()(input)
+
+
+def log_matrix_determinant(input):
+    """(sign, log|det|) of each square matrix over the last two axes (as `slogdet`)."""
+    return P.LogMatrixDeterminant()(input)
+
+
+def logdet(input):
+    """log(det) of each square matrix: NaN where the determinant is negative, −inf where it is 0."""
+    sign, logabs = P.LogMatrixDeterminant()(input)
+    nan = F.full_like(logabs, float("nan"))
+    return F.where(sign < 0, nan, F.where(sign == 0, F.full_like(logabs, float("-inf")), logabs))
