@@ -9,7 +9,8 @@ from ._lambda_callback import LambdaCallback
 from ._history import History
 from ._lr_scheduler_callback import LearningRateScheduler
 from ._progress import ProgressBar
+from ._on_request_exit import OnRequestExit, BackupAndRestore
 
 __all__ = ["Callback", "RunContext", "CallbackList", "LossMonitor", "TimeMonitor", "CheckpointConfig",
            "ModelCheckpoint", "EarlyStopping", "ReduceLROnPlateau", "LambdaCallback", "History",
-           "LearningRateScheduler", "ProgressBar"]
+           "LearningRateScheduler", "ProgressBar", "OnRequestExit", "BackupAndRestore"]
