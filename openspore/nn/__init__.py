@@ -18,4 +18,14 @@ from .grad import Jvp, Vjp  # noqa: F401
 from .metrics import (Metric, Accuracy, Precision, Recall, F1, Fbeta, MAE, MSE, Loss,  # noqa: F401
                       TopKCategoricalAccuracy, Top1CategoricalAccuracy, Top5CategoricalAccuracy, ConfusionMatrix,
                       get_metric_fn, names, get_metrics, rearrange_inputs, Dice, Perplexity, CosineSimilarity,
-                      BleuScore, HausdorffDistance, MeanSurfaceDistance, RootMeanSquareDistance, ROC, auc)
+                      BleuScore, HausdorffDistance, MeanSurfaceDistance, RootMeanSquareDistance, ROC, auc,
+                      ConfusionMatrixMetric, OcclusionSensitivity)
+
+
+def __getattr__(name):
+    # `nn.Linear` is `mint.nn.Linear` (in_features, out_features, bias=True, ...); mint imports nn, so it is
+    # looked up on first use
+    if name == "Linear":
+        from ..mint.nn import Linear
+        return Linear
+    raise AttributeError(f"module 'openspore.nn' has no attribute {name!r}")
