@@ -6,9 +6,9 @@ stream of passes and runs `fn` once per batch.
 
 >>> import numpy as np, openspore as ms, openspore.dataset as ds
 >>> data = ds.NumpySlicesDataset({"x": np.arange(6, dtype=np.float32)}, shuffle=False).batch(2)
->>> sink = data_sink(lambda x: x.sum(), data, sink_size=2)
+>>> sink = data_sink(lambda x: x.sum(), data, sink_size=2)  # batches [0, 1], [2, 3], [4, 5], then again
 >>> float(sink().asnumpy()), float(sink().asnumpy())
-(5.0, 9.0)
+(5.0, 1.0)
 """
 import itertools
 
