@@ -191,12 +191,22 @@ _seed = {"global": None}
 
 
 def set_seed(seed):
-    """Global seed for random ops and initializers (a non-negative int)."""
+    """Global seed for random ops, initializers, `numpy.random` and the data pipeline (a non-negative int).
+
+    >>> import numpy as np
+    >>> set_seed(3); a = np.random.rand()
+    >>> set_seed(3); a == np.random.rand()
+    True
+    """
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise TypeError(f"For 'set_seed', the argument 'seed' must be int, but got {type(seed).__name__}.")
     if seed < 0:
         raise ValueError(f"For 'set_seed', the argument 'seed' must be a non-negative int, but got {seed}.")
     _seed["global"] = seed
+    # MindSpore's global seed also seeds numpy's legacy global stream (user code and Python transforms draw from
+    # it) and, through a listener, the data pipeline's seed (shuffles, samplers, random transforms).
+    import numpy as np
+    np.random.seed(seed % 2 ** 32)
     for listener in list(_listeners):
         listener("seed", seed)
 

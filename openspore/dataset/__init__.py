@@ -12,7 +12,7 @@ from . import text, audio  # noqa: F401  (mindspore.dataset.text / .audio)
 from .engine import (BatchInfo, Dataset, DistributedSampler, RandomSampler, Sampler, SequentialSampler,  # noqa: F401
                      Shuffle, SubsetRandomSampler, SubsetSampler, WeightedRandomSampler)
 from .engine import profiling  # noqa: F401
-from .engine.samplers import BuiltinSampler  # noqa: F401
+from .engine.samplers import BuiltinSampler, PKSampler  # noqa: F401
 from .sources import (Cifar10Dataset, Cifar100Dataset, FashionMnistDataset, GeneratorDataset,  # noqa: F401
                       ImageFolderDataset, MappableDataset, MnistDataset, NumpySlicesDataset, Schema)
 from .sources import CSVDataset, MindDataset, TextFileDataset  # noqa: F401
@@ -29,4 +29,4 @@ def zip(datasets):  # noqa: A001 - MindSpore's name
 __all__ = ["config", "transforms", "vision", "zip", "DatasetCache", "BatchInfo", "Dataset", "MappableDataset", "GeneratorDataset",
            "NumpySlicesDataset", "MnistDataset", "FashionMnistDataset", "Cifar10Dataset", "Cifar100Dataset",
            "ImageFolderDataset", "CSVDataset", "TextFileDataset", "MindDataset", "Schema", "Sampler", "BuiltinSampler", "DistributedSampler", "RandomSampler",
-           "SequentialSampler", "SubsetRandomSampler", "SubsetSampler", "WeightedRandomSampler", "Shuffle"]
+           "SequentialSampler", "SubsetRandomSampler", "SubsetSampler", "WeightedRandomSampler", "Shuffle", "PKSampler"]

@@ -56,6 +56,13 @@ def set_seed(seed):
     _op_rng[0] = np.random.default_rng([seed, 0x5EED])
 
 
+def _on_global_seed(key, value):
+    """`mindspore.set_seed(n)` also sets the pipeline seed (MindSpore's `ds.config.get_seed()` reports n after it),
+    so a seeded script shuffles and augments the same way each run."""
+    if key == "seed" and 0 <= value <= 2 ** 32 - 1:
+        set_seed(value)
+
+
 def get_seed():
     """`get_seed()`: the seed set by `set_seed`, else MindSpore's default 5489."""
     return _state["seed"]
@@ -279,3 +286,13 @@ def _restore(snapshot):
     _state.update(snapshot)
     if _state["seed_set"]:
         _op_rng[0] = np.random.default_rng([_state["seed"], 0x5EED])
+
+
+def _follow_global_seed():
+    from .. import context
+    context.add_listener(_on_global_seed)
+    if context.get_seed() is not None:  # the global seed was set before the data pipeline was imported
+        _on_global_seed("seed", context.get_seed())
+
+
+_follow_global_seed()

@@ -6,6 +6,7 @@ from . import loss, wrap  # noqa: F401
 from .loss import *  # noqa: F401,F403
 from .wrap import *  # noqa: F401,F403
 from .optim import Optimizer, Momentum, SGD, Adam, AdamWeightDecay, RMSProp, Adagrad, Lamb  # noqa: F401
+from .optim import ASGD, Adadelta, AdaMax, Rprop, ProximalAdagrad, FTRL, LazyAdam, AdamOffload, LARS  # noqa: F401
 from .learning_rate_schedule import (LearningRateSchedule, ExponentialDecayLR, NaturalExpDecayLR,  # noqa: F401
                                      InverseDecayLR, CosineDecayLR, PolynomialDecayLR, WarmUpLR)
 from .dynamic_lr import (piecewise_constant_lr, exponential_decay_lr, natural_exp_decay_lr,  # noqa: F401
@@ -17,4 +18,14 @@ from .grad import Jvp, Vjp  # noqa: F401
 from .metrics import (Metric, Accuracy, Precision, Recall, F1, Fbeta, MAE, MSE, Loss,  # noqa: F401
                       TopKCategoricalAccuracy, Top1CategoricalAccuracy, Top5CategoricalAccuracy, ConfusionMatrix,
                       get_metric_fn, names, get_metrics, rearrange_inputs, Dice, Perplexity, CosineSimilarity,
-                      BleuScore, HausdorffDistance, MeanSurfaceDistance, RootMeanSquareDistance, ROC, auc)
+                      BleuScore, HausdorffDistance, MeanSurfaceDistance, RootMeanSquareDistance, ROC, auc,
+                      ConfusionMatrixMetric, OcclusionSensitivity)
+
+
+def __getattr__(name):
+    # `nn.Linear` is `mint.nn.Linear` (in_features, out_features, bias=True, ...); mint imports nn, so it is
+    # looked up on first use
+    if name == "Linear":
+        from ..mint.nn import Linear
+        return Linear
+    raise AttributeError(f"module 'openspore.nn' has no attribute {name!r}")

@@ -208,6 +208,8 @@ class Model:
 
     def _train_epochs(self, epoch, initial_epoch, feeder, list_callback, cb_params, run_context, valid):
         list_callback.on_train_begin(run_context)
+        # a callback restoring an interrupted run (BackupAndRestore) moves the counters on: continue from there
+        initial_epoch = max(initial_epoch, cb_params.cur_epoch_num)
         for cur_epoch in range(initial_epoch + 1, epoch + 1):
             cb_params.cur_epoch_num = cur_epoch
             cb_params.metrics, cb_params.eval_results = None, {}  # set again by this epoch's evaluation, if any

@@ -5,4 +5,4 @@ from .iterators import DictIterator, TupleIterator  # noqa: F401
 from .ops import (ConcatDataset, FilterDataset, MapDataset, ProjectDataset, RenameDataset, RepeatDataset,  # noqa: F401
                   ShuffleDataset, SkipDataset, TakeDataset, ZipDataset)
 from .samplers import (BuiltinSampler, DistributedSampler, RandomSampler, Sampler, SequentialSampler,  # noqa: F401
-                       Shuffle, SubsetRandomSampler, SubsetSampler, WeightedRandomSampler)
+                       Shuffle, SubsetRandomSampler, SubsetSampler, WeightedRandomSampler, PKSampler)

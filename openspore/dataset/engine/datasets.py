@@ -112,6 +112,19 @@ class Dataset:
         return BatchDataset(self, batch_size, drop_remainder, num_parallel_workers,
                             pad_info=pad_info if pad_info is not None else {})
 
+    def bucket_batch_by_length(self, column_names, bucket_boundaries, bucket_batch_sizes,
+                               element_length_function=None, pad_info=None, pad_to_bucket_boundary=False,
+                               drop_remainder=False):
+        """Batch rows of similar length together: see `engine.bucket.BucketBatchByLengthDataset`."""
+        from .bucket import BucketBatchByLengthDataset
+        return BucketBatchByLengthDataset(self, column_names, bucket_boundaries, bucket_batch_sizes,
+                                          element_length_function, pad_info, pad_to_bucket_boundary, drop_remainder)
+
+    def save(self, file_name, num_files=1, file_type="mindrecord"):
+        """`save(file_name, num_files=1, file_type='mindrecord')`: write the rows of one pass as MindRecord."""
+        from .bucket import save
+        save(self, file_name, num_files, file_type)
+
     def shuffle(self, buffer_size):
         """`shuffle(buffer_size)`: a random order drawn through a buffer of `buffer_size` rows."""
         from .ops import ShuffleDataset

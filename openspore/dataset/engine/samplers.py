@@ -187,6 +187,43 @@ class WeightedRandomSampler(BuiltinSampler):
         return rng.choice(self.weights.size, size=k, replace=self.replacement, p=self.weights / self.weights.sum())
 
 
+class PKSampler(BuiltinSampler):
+    """`PKSampler(num_val, num_class=None, shuffle=False, class_column='label', num_samples=None)`: `num_val`
+    rows of each class (P classes, K = num_val rows each), class by class in ascending label order (a random
+    order of the classes, and of the rows within each, with shuffle). A class with fewer rows repeats them;
+    `num_class` keeps only that many classes. The dataset's `class_column` gives the labels."""
+
+    def __init__(self, num_val, num_class=None, shuffle=False, class_column="label", num_samples=None):
+        if isinstance(num_val, bool) or not isinstance(num_val, int) or num_val <= 0:
+            raise ValueError(f"For 'PKSampler', 'num_val' must be a positive int, but got {num_val!r}.")
+        if num_class is not None:
+            raise NotImplementedError("For 'PKSampler', 'num_class' is not supported (MindSpore does not support it "
+                                      "either); leave it None.")
+        if not isinstance(shuffle, bool):
+            raise TypeError(f"For 'PKSampler', 'shuffle' must be a bool, but got {shuffle!r}.")
+        if not isinstance(class_column, str):
+            raise TypeError(f"For 'PKSampler', 'class_column' must be a str, but got {class_column!r}.")
+        super().__init__(num_samples)
+        self.num_val, self.num_class, self.shuffle, self.class_column = num_val, num_class, shuffle, class_column
+        self._labels = None  # set by the source that reads through this sampler (MappableDataset)
+
+    def _own(self, n, rng, pass_no):
+        if self._labels is None:
+            raise RuntimeError("For 'PKSampler', the dataset did not provide its labels: use it with a mappable "
+                               "source that has a label column.")
+        labels = self._labels()
+        classes = np.unique(labels)
+        if self.shuffle:
+            classes = rng.permutation(classes)
+        out = []
+        for c in classes:
+            rows = np.flatnonzero(labels == c)
+            if self.shuffle:
+                rows = rng.permutation(rows)
+            out.append(rows[np.arange(self.num_val) % len(rows)])
+        return np.concatenate(out) if out else np.zeros(0, np.int64)
+
+
 class _IterableSampler(Sampler):
     """Wraps a user iterable of indices (anything with `__iter__`) passed as `sampler=`."""
 

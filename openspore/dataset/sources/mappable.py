@@ -41,10 +41,31 @@ class MappableDataset(Dataset):
 
     # --- shared behaviour -------------------------------------------------------------------------------------------
     def _size(self):
+        self._bind_samplers()
         return self.sampler._count(self._num_rows())
+
+    def _class_labels(self, column):
+        """The labels of every row (for PKSampler), read once."""
+        cache = self.__dict__.setdefault("_label_cache", {})
+        if column not in cache:
+            names = self.get_col_names()
+            if column not in names:
+                raise RuntimeError(f"For '{self._where}', PKSampler needs the class column '{column}', but the "
+                                   f"columns are {names}.")
+            k = names.index(column)
+            cache[column] = np.array([np.asarray(self._read(i)[k]).reshape(-1)[0] for i in range(self._num_rows())])
+        return cache[column]
+
+    def _bind_samplers(self):
+        sampler = self.sampler
+        while sampler is not None:  # a PKSampler anywhere in the chain reads this source's labels
+            if hasattr(sampler, "class_column") and hasattr(sampler, "_labels"):
+                sampler._labels = lambda column=sampler.class_column: self._class_labels(column)
+            sampler = sampler.child_sampler
 
     def _epoch_indices(self, ctx):
         n = self._num_rows()
+        self._bind_samplers()
         key, pass_no = ctx.key(self), ctx.next_pass(self)
         idx = self.sampler._indices(n, config._rng(key, pass_no), pass_no)
         if idx.size and (idx.min() < 0 or idx.max() >= n):

@@ -12,7 +12,13 @@ from .rnns import *  # noqa: F401,F403
 from . import activation, basic, conv, pooling, normalization, embedding, attention, transformer, rnn_cells, rnns
 from .extra import *  # noqa: F401,F403  (padding layers, Threshold, PixelShuffle, Moments, ...)
 from . import extra
+from .more import (BiDense, TimeDistributed, Upsample, LPPool1d, LPPool2d, RReLU, SyncBatchNorm,  # noqa: F401
+                   Conv2dBnAct, DenseBnAct, ParameterUpdate, EmbeddingLookup, MicroBatchInterleaved,
+                   GradAccumulationCell)
+from . import more
+from .image import PSNR, SSIM  # noqa: F401
+from . import image
 
 __all__ = (activation.__all__ + basic.__all__ + conv.__all__ + pooling.__all__ + normalization.__all__
            + embedding.__all__ + attention.__all__ + transformer.__all__ + rnn_cells.__all__ + rnns.__all__
-           + extra.__all__)
+           + extra.__all__ + more.__all__ + image.__all__)

@@ -6,5 +6,7 @@ from .adam import Adam, AdamWeightDecay
 from .rmsprop import RMSProp
 from .adagrad import Adagrad
 from .lamb import Lamb
+from .more import ASGD, Adadelta, AdaMax, Rprop, ProximalAdagrad, FTRL, LazyAdam, AdamOffload, LARS
 
-__all__ = ["Optimizer", "Momentum", "SGD", "Adam", "AdamWeightDecay", "RMSProp", "Adagrad", "Lamb"]
+__all__ = ["Optimizer", "Momentum", "SGD", "Adam", "AdamWeightDecay", "RMSProp", "Adagrad", "Lamb", "ASGD", "Adadelta",
+           "AdaMax", "Rprop", "ProximalAdagrad", "FTRL", "LazyAdam", "AdamOffload", "LARS"]

@@ -10,7 +10,8 @@ from ._history import History
 from ._lr_scheduler_callback import LearningRateScheduler
 from ._progress import ProgressBar
 from ._summary_collector import SummaryCollector
+from ._on_request_exit import OnRequestExit, BackupAndRestore
 
 __all__ = ["Callback", "RunContext", "CallbackList", "LossMonitor", "TimeMonitor", "CheckpointConfig",
            "ModelCheckpoint", "EarlyStopping", "ReduceLROnPlateau", "LambdaCallback", "History",
-           "LearningRateScheduler", "ProgressBar", "SummaryCollector"]
+           "LearningRateScheduler", "ProgressBar", "SummaryCollector", "OnRequestExit", "BackupAndRestore"]

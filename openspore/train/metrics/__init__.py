@@ -18,11 +18,13 @@ from .perplexity import Perplexity
 from .similarity import CosineSimilarity, BleuScore
 from .distance import HausdorffDistance, MeanSurfaceDistance, RootMeanSquareDistance
 from .roc import ROC, auc
+from .confusion_matrix_metric import ConfusionMatrixMetric, OcclusionSensitivity
 
 __all__ = ["Metric", "EvaluationBase", "rearrange_inputs", "Accuracy", "Precision", "Recall", "Fbeta", "F1",
            "MAE", "MSE", "TopKCategoricalAccuracy", "Top1CategoricalAccuracy", "Top5CategoricalAccuracy", "Loss",
            "ConfusionMatrix", "Dice", "Perplexity", "names", "get_metric_fn", "get_metrics", "CosineSimilarity",
-           "BleuScore", "HausdorffDistance", "MeanSurfaceDistance", "RootMeanSquareDistance", "ROC", "auc"]
+           "BleuScore", "HausdorffDistance", "MeanSurfaceDistance", "RootMeanSquareDistance", "ROC", "auc",
+           "ConfusionMatrixMetric", "OcclusionSensitivity"]
 
 __factory__ = {
     "F1": F1,

@@ -1,0 +1,86 @@
+"""Image quality measures as Cells: PSNR and SSIM of image batches (N, C, H, W).
+
+>>> import numpy as np, openspore as ms
+>>> a = ms.Tensor(np.full((1, 1, 4, 4), 0.5, np.float32)); b = ms.Tensor(np.full((1, 1, 4, 4), 0.6, np.float32))
+>>> PSNR()(a, b).asnumpy().round(3).tolist()
+[20.0]
+"""
+import math
+
+import numpy as np
+
+from ... import ops
+from ...common import dtype as mstype
+from ...core.tensor import Tensor
+from ..cell import Cell
+
+__all__ = ["PSNR", "SSIM"]
+
+
+def _check_images(img1, img2, where):
+    if img1.ndim != 4 or img1.shape != img2.shape:
+        raise ValueError(f"For '{where}', both images must be (N, C, H, W) of the same shape, but got {img1.shape} "
+                         f"and {img2.shape}.")
+
+
+def _max_val(max_val, where):
+    if isinstance(max_val, bool) or not isinstance(max_val, (int, float)) or max_val <= 0:
+        raise ValueError(f"For '{where}', 'max_val' must be a positive number, but got {max_val!r}.")
+    return float(max_val)
+
+
+class PSNR(Cell):
+    """`PSNR(max_val=1.0)(img1, img2)`: 10 * log10(max_val^2 / MSE) per image (the mean over C, H, W), shape (N,)."""
+
+    def __init__(self, max_val=1.0):
+        super().__init__()
+        self.max_val = _max_val(max_val, "PSNR")
+
+    def construct(self, img1, img2):
+        _check_images(img1, img2, "PSNR")
+        diff = ops.cast(img1, mstype.float32) - ops.cast(img2, mstype.float32)
+        mse = ops.mean(diff * diff, (1, 2, 3))
+        return 10.0 * ops.log(self.max_val * self.max_val / mse) / math.log(10.0)
+
+
+def _gaussian(size, sigma):
+    coords = np.arange(size, dtype=np.float64) - (size - 1) / 2.0
+    g = np.exp(-coords ** 2 / (2.0 * sigma * sigma))
+    g /= g.sum()
+    return np.outer(g, g).astype(np.float32)
+
+
+class SSIM(Cell):
+    """`SSIM(max_val=1.0, filter_size=11, filter_sigma=1.5, k1=0.01, k2=0.03)(img1, img2)`: structural similarity
+    per image (N,): local means, variances and covariance under a Gaussian window (valid positions only, per
+    channel), SSIM = ((2 mu1 mu2 + c1)(2 cov + c2)) / ((mu1^2 + mu2^2 + c1)(var1 + var2 + c2)), averaged over
+    channels and positions; c1 = (k1 max_val)^2, c2 = (k2 max_val)^2."""
+
+    def __init__(self, max_val=1.0, filter_size=11, filter_sigma=1.5, k1=0.01, k2=0.03):
+        super().__init__()
+        self.max_val = _max_val(max_val, "SSIM")
+        if isinstance(filter_size, bool) or not isinstance(filter_size, int) or filter_size < 1:
+            raise ValueError(f"For 'SSIM', 'filter_size' must be a positive int, but got {filter_size!r}.")
+        if not isinstance(filter_sigma, (int, float)) or filter_sigma <= 0:
+            raise ValueError(f"For 'SSIM', 'filter_sigma' must be a positive number, but got {filter_sigma!r}.")
+        self.filter_size, self.filter_sigma, self.k1, self.k2 = filter_size, float(filter_sigma), float(k1), float(k2)
+        self._window = Tensor(_gaussian(filter_size, self.filter_sigma)[None, None])
+
+    def _filter(self, x):
+        n, c, h, w = x.shape
+        out = ops.conv2d(ops.reshape(x, (n * c, 1, h, w)), self._window)
+        return ops.reshape(out, (n, c) + tuple(out.shape[2:]))
+
+    def construct(self, img1, img2):
+        _check_images(img1, img2, "SSIM")
+        if min(img1.shape[2:]) < self.filter_size:
+            raise ValueError(f"For 'SSIM', the images ({img1.shape[2]}x{img1.shape[3]}) must be at least "
+                             f"filter_size={self.filter_size} on each side.")
+        x, y = ops.cast(img1, mstype.float32), ops.cast(img2, mstype.float32)
+        c1, c2 = (self.k1 * self.max_val) ** 2, (self.k2 * self.max_val) ** 2
+        mu1, mu2 = self._filter(x), self._filter(y)
+        var1 = self._filter(x * x) - mu1 * mu1
+        var2 = self._filter(y * y) - mu2 * mu2
+        cov = self._filter(x * y) - mu1 * mu2
+        ssim = ((2 * mu1 * mu2 + c1) * (2 * cov + c2)) / ((mu1 * mu1 + mu2 * mu2 + c1) * (var1 + var2 + c2))
+        return ops.mean(ssim, (1, 2, 3))

@@ -1,0 +1,40 @@
+import numpy as np
+import mindspore.dataset.vision as V
+rs = np.random.RandomState(0)
+img = rs.randint(0, 256, (9, 11, 3)).astype(np.uint8)
+f = rs.rand(3, 5, 6).astype(np.float32)
+
+
+def show(name, out):
+    out = np.asarray(out)
+    print(name, out.shape, out.dtype, round(float(out.astype(np.float64).sum()), 3), out.reshape(-1)[:6].tolist())
+
+
+show("bright", V.AdjustBrightness(1.3)(img))
+show("contrast", V.AdjustContrast(0.6)(img))
+show("sharp", V.AdjustSharpness(2.0)(img))
+show("sharp0", V.AdjustSharpness(0.0)(img))
+show("equal", V.Equalize()(img))
+show("poster", V.Posterize(3)(img))
+show("solar", V.Solarize(100)(img))
+show("solar2", V.Solarize((50, 150))(img))
+show("blur", V.GaussianBlur(3, 1.0)(img))
+show("blurd", V.GaussianBlur((3, 5))(img))
+show("hsv", V.RgbToHsv()(f))
+show("rgb", V.HsvToRgb()(f))
+show("hsv_hwc", V.RgbToHsv(is_hwc=True)(f.transpose(1, 2, 0)))
+show("conv", V.ConvertColor(V.ConvertMode.COLOR_RGB2GRAY)(img))
+show("conv2", V.ConvertColor(V.ConvertMode.COLOR_RGB2BGR)(img))
+show("conv3", V.ConvertColor(V.ConvertMode.COLOR_RGB2RGBA)(img))
+show("pad", V.PadToSize((12, 14))(img))
+show("padoff", V.PadToSize((12, 14), offset=(1, 2), fill_value=7)(img))
+show("slice", np.stack(V.SlicePatches(2, 3)(img)))
+show("slice_drop", np.stack(V.SlicePatches(2, 3, V.SliceMode.DROP)(img)))
+show("erase", V.Erase(1, 2, 3, 4, (1, 2, 3))(img))
+show("rcrop", V.ResizedCrop(1, 1, 6, 7, (4, 4))(img))
+show("affine", V.Affine(30, (0.1, -0.2), 1.1, (5.0, 0.0))(img))
+show("affine_rot", V.Affine(90, (0, 0), 1.0, 0.0)(img))
+show("shear", V.Affine(0, (0, 0), 1.0, (20.0, 0.0))(img))
+show("sheary", V.Affine(0, (0, 0), 1.0, (0.0, 20.0))(img))
+show("lin", V.LinearTransformation(np.eye(12) * 2, np.ones(12))(f[:, :2, :2].copy()))
+print(V.get_image_size(img), V.get_image_num_channels(img), V.get_image_num_channels(img[:, :, 0]))
