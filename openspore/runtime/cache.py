@@ -73,7 +73,8 @@ class GraphCache:
         arg_key, leaves = flatten_call(args, kwargs)
         backend = backends.current()
         key = (arg_key, backend.name, str(getattr(backend, "device", "")), self.level_of(), self._owner_state(),
-               events.generation, context.get_context("memory_optimize_level"))
+               events.generation, (context.get_context("memory_optimize_level"),
+                                   context.get_context("max_device_memory")))
         entry = self.entries.get(key)
         if entry is None:
             entry = self._compile(key, args, kwargs, backend)
@@ -114,11 +115,15 @@ class GraphCache:
         graph = run_pipeline(traced.graph, level=key[3], dump=dump)  # verified under debug_level="DEBUG"
         t2 = time.perf_counter()
         plans = None
-        if dump is not None or context.get_context("memory_optimize_level") == "O1":
+        level, cap = key[6]
+        capped = cap != context.default("max_device_memory")
+        if dump is not None or level == "O1" or capped:
             from ..compiler.pipeline import plan_memory
             plans = plan_memory(graph)
             if dump is not None:
                 dump.write_plan(graph, plans)
+            if capped:  # before anything runs: a refused step leaves every Parameter as it was
+                check_memory_cap(self.name, graph, plans, cap)
         t3 = time.perf_counter()
         compiled = compile_graph(graph, backend, events.graph_observer() if events.generation else None)
         t4 = time.perf_counter()
@@ -140,7 +145,7 @@ class GraphCache:
         if old[3] != new[3]:
             reasons.append(f"jit_level {old[3]} -> {new[3]}")
         if old[6] != new[6]:
-            reasons.append(f"memory_optimize_level {old[6]} -> {new[6]}")
+            reasons.append(f"memory settings (memory_optimize_level, max_device_memory) {old[6]} -> {new[6]}")
         if old[4] != new[4] and old[4] is not None and new[4] is not None:
             reasons.extend(self._owner_reasons(old[4], new[4]))
         return reasons or ["a new signature"]
@@ -159,6 +164,36 @@ class GraphCache:
     @property
     def compile_time(self):
         return self.last_entry.compile_time if self.last_entry is not None else None
+
+
+def check_memory_cap(name, graph, plans, cap):
+    """Raise MemoryError when the graph's Parameters, inputs and planned arenas need more than `cap` bytes."""
+    allowed = context.memory_size_bytes(cap)
+    seen, params = set(), 0
+    for g in graph.all_graphs():
+        for n in g.nodes:
+            if n.op == "weight" and id(n.value) not in seen:
+                seen.add(id(n.value))
+                params += _abstract_bytes(getattr(n, "abstract", None))
+    inputs = sum(_abstract_bytes(n.abstract) for n in graph.inputs)
+    arena = sum(p.peak for p in plans)  # subgraph arenas are nested inside the top graph's run
+    needed = params + inputs + arena
+    if needed > allowed:
+        raise MemoryError(
+            f"For '{name}', the compiled graph needs {needed} bytes ({needed / 2**20:.1f} MB: Parameters {params} B, "
+            f"inputs {inputs} B, planned activations {arena} B, lower bound {sum(p.lower_bound for p in plans)} B) "
+            f"but max_device_memory allows {allowed} bytes ({cap!r}); nothing was run. Raise max_device_memory "
+            "(set_context or ms.runtime.set_memory(max_size=...)), lower the batch, or recompute cells "
+            "(Cell.recompute()).")
+
+
+def _abstract_bytes(abstract):
+    from ..core.primitive import AbstractTensor
+    if isinstance(abstract, AbstractTensor) and getattr(abstract.dtype, "itemsize", None):
+        return abstract.size * abstract.dtype.itemsize
+    if isinstance(abstract, tuple):
+        return sum(_abstract_bytes(a) for a in abstract)
+    return 0
 
 
 def _weak(obj):

@@ -23,6 +23,8 @@ last reference (`del` after the last use, executor.py), so the plan mirrors what
 """
 from ...core.primitive import AbstractTensor
 
+# primitives whose kernels return one of their inputs as it is: no new array (Depend(value, expr) -> value)
+_RETURNS_INPUT = {"Depend": 0}
 ALIGNMENT = 512  # bytes; SOMAS aligns every tensor to 512 B (kDefaultAlignmentSize)
 
 
@@ -83,6 +85,8 @@ def tensor_lifetimes(graph, alignment=ALIGNMENT):
             whole = carried.get(node.inputs[0].id, ())
             index = int(node.index)
             carried[node.id] = whole[index] if isinstance(whole, tuple) and index < len(whole) else whole
+        elif node.is_primitive and node.op_name in _RETURNS_INPUT:
+            carried[node.id] = carried.get(node.inputs[_RETURNS_INPUT[node.op_name]].id, ())
         elif node.is_primitive or node.op in ("if", "while", "call"):
             carried[node.id] = _produce(node, pos, tensors, alignment)
     for key in _flat(carried.get(graph.output.id, ())):
