@@ -19,6 +19,7 @@ from .executor import compile_graph
 from .signature import describe_change, flatten_call, leaf_array, replace_mutables
 
 logger = logging.getLogger("openspore.jit")
+PLANS_CHECKED = [0]  # memory plans verified under debug_level="DEBUG" (a count, for test runs that check them)
 
 
 class Entry:
@@ -120,6 +121,11 @@ class GraphCache:
         if dump is not None or level == "O1" or capped:
             from ..compiler.pipeline import plan_memory
             plans = plan_memory(graph)
+            if context.get_context("debug_level") == "DEBUG":  # like the IR verifier after each pass
+                from ..compiler.memory import check_plan
+                for plan in plans:
+                    check_plan(plan)
+                PLANS_CHECKED[0] += len(plans)
             if dump is not None:
                 dump.write_plan(graph, plans)
             if capped:  # before anything runs: a refused step leaves every Parameter as it was
