@@ -115,6 +115,15 @@ class GPT(nn.Cell):
         return self.head(self.ln(x)).reshape(-1, self.vocab)
 
 
+class Encoder(GPT):
+    """A BERT-style encoder (bidirectional attention: an all-zero mask) with a token-prediction head; the
+    memory benchmark's training graph: 4 layers, d=256, 4 heads, seq 128."""
+
+    def __init__(self, vocab=512, d=256, layers=4, heads=4, seq=128):
+        super().__init__(vocab, d, layers, heads, seq)
+        self.mask = ms.Tensor(np.zeros((seq, seq), np.float32))
+
+
 class FlatLabels(nn.Cell):
     """Loss wrapper flattening (batch, seq) labels for the language model."""
 
@@ -126,7 +135,7 @@ class FlatLabels(nn.Cell):
         return self.loss(logits, labels.reshape(-1))
 
 
-def build(name):
+def build(name, batch=8):
     ms.set_seed(0)
     rng = np.random.default_rng(0)
     if name == "mlp":
@@ -140,6 +149,9 @@ def build(name):
     elif name == "gpt":
         net = GPT()
         x, y = rng.integers(0, 512, (8, 64)).astype(np.int32), rng.integers(0, 512, (8, 64)).astype(np.int32)
+    elif name == "encoder":
+        net = Encoder()
+        x, y = rng.integers(0, 512, (batch, 128)).astype(np.int32), rng.integers(0, 512, (batch, 128)).astype(np.int32)
     else:
         raise ValueError(name)
     return net, ms.Tensor(x), ms.Tensor(y)

@@ -66,6 +66,23 @@ def block_size_bytes(text):
     return int(float(match.group(1)) * (1 << 30))
 
 
+_UNITS = {"B": 1, "KB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30, "TB": 1 << 40}
+
+
+def memory_size_bytes(text, name="max_device_memory", where="context.set_context", allow_zero=False):
+    """'1024GB' / '512MB' / '1.5GB' -> bytes (`max_device_memory`, `runtime.set_memory(max_size=...)`)."""
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?B)\s*", text) if isinstance(text, str) else None
+    if match is None or float(match.group(1)) < 0 or (float(match.group(1)) == 0 and not allow_zero):
+        raise ValueError(f"For '{where}', the argument '{name}' should be a string like '1024GB' or '512MB' "
+                         f"(a positive number of B, KB, MB, GB or TB), but got {text!r}.")
+    return int(float(match.group(1)) * _UNITS[match.group(2)])
+
+
+def _check_memory_size(v):
+    memory_size_bytes(v)
+    return v
+
+
 def _check_block_size(v):
     block_size_bytes(v)
     return v
@@ -90,7 +107,7 @@ _SPEC = {
     "enable_compile_cache": (False, _check_type("enable_compile_cache", bool)),
     "compile_cache_path": ("", _check_type("compile_cache_path", str)),
     "memory_optimize_level": ("O0", _check_choice("memory_optimize_level", ("O0", "O1"))),
-    "max_device_memory": ("1024GB", _check_type("max_device_memory", str)),
+    "max_device_memory": ("1024GB", _check_memory_size),
     "mempool_block_size": ("1GB", _check_block_size),
     "variable_memory_max_size": ("", _check_type("variable_memory_max_size", str)),
     "op_timeout": (900, _check_nonneg_int("op_timeout")),
@@ -161,6 +178,11 @@ def _notify(changes):
     for key, value in changes.items():
         for listener in list(_listeners):
             listener(key, value)
+
+
+def default(attr_key):
+    """The default value of a context key (what `set_context` starts from)."""
+    return _SPEC[attr_key][0]
 
 
 def get_context(attr_key):

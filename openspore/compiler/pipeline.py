@@ -5,6 +5,10 @@
         algebraic_simplify, cse, dce, dense_fusion, layout_channels_last
     O2  O1's simplification, then a second round on what the first round exposed
 
+After the passes, the static memory planner (compiler/memory, `plan_memory`) gives every tensor of the final graph
+and of each control-flow subgraph an offset in one arena per graph: run under `memory_optimize_level="O1"` and
+written by `save_graphs` next to the IR dumps.
+
 Every pass is a pure function Graph -> Graph (openspore/compiler/passes/, one per file, each written with
 `ir.rewrite.rewrite`). Layers emit the fused primitives themselves (Dense, argmax-keeping max pooling,
 ForeachApplyMomentum / ForeachAdam) in PyNative and in captured graphs alike, so no pass has to undo a layer's
@@ -44,6 +48,7 @@ from .passes.dead_branch import dead_branch
 from .passes.dense_fusion import dense_fusion
 from .passes.inline import inline
 from .passes.layout_channels_last import layout_channels_last
+from .memory import plan_memory  # noqa: F401  (the step after the passes; runtime/cache.py calls it)
 
 _SIMPLIFY = [
     ("dead_branch", dead_branch),

@@ -366,6 +366,37 @@ def custom_bprop_call(fn, bprop, args, params=()):
     return out
 
 
+def recompute_call(fn, args, params=()):
+    """Run fn(*args) keeping none of its intermediate values for the backward (`Cell.recompute()`).
+
+    The forward runs unrecorded; the backward runs it again from the saved inputs and takes its vjp there. The
+    inputs of the second run pass through `Depend(input, dout)`, so in a compiled graph the recomputed ops
+    follow the output gradient (they run in the backward) and CSE cannot merge them with the first run."""
+    from .grad_api import vjp
+    positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+
+    def rerun(*tensors):
+        full = list(args)
+        for i, t in zip(positions, tensors):
+            full[i] = t
+        return fn(*full)
+
+    def bprop(*a):
+        dout = a[-1]
+        anchor = _flatten_tensors(dout)
+        depend = registry.prim("Depend")
+        inputs = [depend(a[i], anchor[0]) if anchor else a[i] for i in positions]
+        _, pull = vjp(rerun, *inputs, weights=list(params) or None)
+        grads = pull(dout)
+        in_grads, w_grads = grads if params else (grads, ())
+        dx = [None] * len(args)
+        for i, g in zip(positions, in_grads):
+            dx[i] = g
+        return tuple(dx), {p: g for p, g in zip(params, w_grads)}
+
+    return custom_bprop_call(fn, bprop, args, params)
+
+
 def normalize_weights(weights):
     if weights is None:
         return ()

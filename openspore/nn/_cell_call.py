@@ -142,6 +142,10 @@ def complex_call(cell, args, kwargs):
                 raise TypeError(f"For '{cell.cls_name}', a cell with a custom 'bprop' takes positional inputs only, "
                                 f"but got keyword inputs {sorted(kwargs)}.")
             output = autograd.custom_bprop_call(cell.construct, cell.bprop, args, tuple(cell.trainable_params()))
+        elif d["_recompute_kwargs"] is not None and autograd.ACTIVE:
+            construct = cell.construct
+            output = autograd.recompute_call(lambda *a: construct(*a, **kwargs), args,
+                                             tuple(cell.trainable_params()))
         else:
             output = cell.construct(*args, **kwargs)
     except Exception:

@@ -40,8 +40,29 @@ class CellCompatMixin:
         return dict(self._jit_config_dict)
 
     def recompute(self, **kwargs):
-        """Mark the cell for recomputation in backward (a memory optimisation; results are unchanged)."""
+        """`recompute(*, use_reentrant=True, output_recompute=False, early_stop=True, context_fn=None, **kwargs)`:
+        keep none of this cell's intermediate values for the backward; the backward runs the cell again from
+        its inputs (autograd.recompute_call), in PyNative and in compiled graphs alike, lowering the peak memory
+        of a training step. Results are unchanged except for random ops (drawn again) — and side effects inside
+        the cell (BatchNorm statistics) run twice, as MindSpore warns.
+
+        >>> import numpy as np, openspore as ms
+        >>> from openspore import nn
+        >>> net = nn.SequentialCell(nn.Dense(3, 4), nn.ReLU())
+        >>> net.recompute()
+        >>> x = ms.Tensor(np.ones((2, 3), np.float32))
+        >>> grads = ms.grad(lambda v: net(v).sum(), weights=net.trainable_params())(x)
+        >>> len(grads[1]) == 2
+        True
+        """
+        allowed = {"use_reentrant", "output_recompute", "early_stop", "context_fn", "mp_comm_recompute",
+                   "parallel_optimizer_comm_recompute", "recompute_slice_activation"}
+        unknown = sorted(set(kwargs) - allowed)
+        if unknown:
+            raise TypeError(f"For 'Cell.recompute', got unexpected keyword arguments {unknown}; "
+                            f"expected some of {sorted(allowed)}.")
         self.__dict__["_recompute_kwargs"] = dict(kwargs)
+        self._refresh_call_path()
 
     def shard(self, in_strategy, out_strategy=None, parameter_plan=None, device="Ascend", level=0):
         """Record a parallel sharding strategy; single-device execution is unaffected. Returns self."""

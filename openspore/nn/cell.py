@@ -91,7 +91,8 @@ class Cell(CellCompatMixin):
     def _refresh_call_path(self):
         d = self.__dict__
         d["_plain_call"] = not (d["_has_bprop"] or d["_mixed_dtype"] is not None or d["_forward_pre_hooks"]
-                                or d["_forward_hooks"] or d["_backward_hooks"] or d["_backward_pre_hooks"])
+                                or d["_forward_hooks"] or d["_backward_hooks"] or d["_backward_pre_hooks"]
+                                or d["_recompute_kwargs"] is not None)
 
     def register_forward_pre_hook(self, hook_fn, *, prepend=False, with_kwargs=False):
         """`hook_fn(cell, inputs)` (or `(cell, args, kwargs)`) runs before construct; may return new inputs."""

@@ -2,6 +2,7 @@
 entry points. `install_cell_runner` wires GRAPH_MODE into `nn.Cell` (done by `import openspore`)."""
 from .executor import compile_graph, CompiledGraph  # noqa: F401
 from .signature import mutable  # noqa: F401
+from .memory import set_memory, get_memory  # noqa: F401
 from .jit import jit, JitConfig, jit_class, lazy_inline, no_inline, make_cell_runner  # noqa: F401
 
 

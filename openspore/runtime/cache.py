@@ -19,12 +19,14 @@ from .executor import compile_graph
 from .signature import describe_change, flatten_call, leaf_array, replace_mutables
 
 logger = logging.getLogger("openspore.jit")
+PLANS_CHECKED = [0]  # memory plans verified under debug_level="DEBUG" (a count, for test runs that check them)
 
 
 class Entry:
     """One compiled graph: `compiled` (a CompiledGraph), the frontend's `unflatten`, output dtypes."""
 
-    __slots__ = ("compiled", "unflatten", "out_dtypes", "compile_time", "times", "graph", "traced", "vjp")
+    __slots__ = ("compiled", "unflatten", "out_dtypes", "compile_time", "times", "graph", "traced", "vjp",
+                 "memory_plan")
 
     def __init__(self, compiled, traced, graph, times):
         self.compiled, self.traced, self.graph, self.times = compiled, traced, graph, times
@@ -32,6 +34,7 @@ class Entry:
         self.out_dtypes = compiled.out_dtypes
         self.compile_time = sum(times.values())
         self.vjp = None  # the compiled backward of this graph, made on the first call under a grad transform
+        self.memory_plan = None  # GraphPlans (compiler/memory) under memory_optimize_level O1 or save_graphs
 
     def run(self, leaves, backend):
         return self.unflatten(self.run_flat(leaves, backend))
@@ -71,7 +74,8 @@ class GraphCache:
         arg_key, leaves = flatten_call(args, kwargs)
         backend = backends.current()
         key = (arg_key, backend.name, str(getattr(backend, "device", "")), self.level_of(), self._owner_state(),
-               events.generation)
+               events.generation, (context.get_context("memory_optimize_level"),
+                                   context.get_context("max_device_memory")))
         entry = self.entries.get(key)
         if entry is None:
             entry = self._compile(key, args, kwargs, backend)
@@ -111,10 +115,29 @@ class GraphCache:
             dump("trace", traced.graph)
         graph = run_pipeline(traced.graph, level=key[3], dump=dump)  # verified under debug_level="DEBUG"
         t2 = time.perf_counter()
-        compiled = compile_graph(graph, backend, events.graph_observer() if events.generation else None)
+        plans = None
+        level, cap = key[6]
+        capped = cap != context.default("max_device_memory")
+        if dump is not None or level == "O1" or capped:
+            from ..compiler.pipeline import plan_memory
+            plans = plan_memory(graph)
+            if context.get_context("debug_level") == "DEBUG":  # like the IR verifier after each pass
+                from ..compiler.memory import check_plan
+                for plan in plans:
+                    check_plan(plan)
+                PLANS_CHECKED[0] += len(plans)
+            if dump is not None:
+                dump.write_plan(graph, plans)
+            if capped:  # before anything runs: a refused step leaves every Parameter as it was
+                check_memory_cap(self.name, graph, plans, cap)
         t3 = time.perf_counter()
-        times.update(frontend=t1 - t0, passes=t2 - t1, codegen=t3 - t2)
+        compiled = compile_graph(graph, backend, events.graph_observer() if events.generation else None)
+        t4 = time.perf_counter()
+        times.update(frontend=t1 - t0, passes=t2 - t1, codegen=t4 - t3)
+        if plans is not None:
+            times["memory_plan"] = t3 - t2
         entry = Entry(compiled, traced, graph, times)
+        entry.memory_plan = plans
         self.entries[key] = entry
         logger.debug("compiled %s in %.3f s (frontend %.3f s, passes %.3f s, codegen %.3f s): %d nodes",
                      self.name, entry.compile_time, times["frontend"], times["passes"], times["codegen"],
@@ -127,6 +150,8 @@ class GraphCache:
             reasons.append(f"backend {old[1]}/{old[2]} -> {new[1]}/{new[2]}")
         if old[3] != new[3]:
             reasons.append(f"jit_level {old[3]} -> {new[3]}")
+        if old[6] != new[6]:
+            reasons.append(f"memory settings (memory_optimize_level, max_device_memory) {old[6]} -> {new[6]}")
         if old[4] != new[4] and old[4] is not None and new[4] is not None:
             reasons.extend(self._owner_reasons(old[4], new[4]))
         return reasons or ["a new signature"]
@@ -145,6 +170,36 @@ class GraphCache:
     @property
     def compile_time(self):
         return self.last_entry.compile_time if self.last_entry is not None else None
+
+
+def check_memory_cap(name, graph, plans, cap):
+    """Raise MemoryError when the graph's Parameters, inputs and planned arenas need more than `cap` bytes."""
+    allowed = context.memory_size_bytes(cap)
+    seen, params = set(), 0
+    for g in graph.all_graphs():
+        for n in g.nodes:
+            if n.op == "weight" and id(n.value) not in seen:
+                seen.add(id(n.value))
+                params += _abstract_bytes(getattr(n, "abstract", None))
+    inputs = sum(_abstract_bytes(n.abstract) for n in graph.inputs)
+    arena = sum(p.peak for p in plans)  # subgraph arenas are nested inside the top graph's run
+    needed = params + inputs + arena
+    if needed > allowed:
+        raise MemoryError(
+            f"For '{name}', the compiled graph needs {needed} bytes ({needed / 2**20:.1f} MB: Parameters {params} B, "
+            f"inputs {inputs} B, planned activations {arena} B, lower bound {sum(p.lower_bound for p in plans)} B) "
+            f"but max_device_memory allows {allowed} bytes ({cap!r}); nothing was run. Raise max_device_memory "
+            "(set_context or ms.runtime.set_memory(max_size=...)), lower the batch, or recompute cells "
+            "(Cell.recompute()).")
+
+
+def _abstract_bytes(abstract):
+    from ..core.primitive import AbstractTensor
+    if isinstance(abstract, AbstractTensor) and getattr(abstract.dtype, "itemsize", None):
+        return abstract.size * abstract.dtype.itemsize
+    if isinstance(abstract, tuple):
+        return sum(_abstract_bytes(a) for a in abstract)
+    return 0
 
 
 def _weak(obj):
@@ -175,3 +230,10 @@ class _Dumper:
         path = os.path.join(self.dir, f"{name}_{self.count:02d}_{pass_name}.ir")
         self.count += 1
         write_atomic(path, [(print_graph(graph) + "\n").encode("utf-8")], read_only=False)
+
+    def write_plan(self, graph, plans):
+        """`<graph name>_memory_plan.txt`: each planned graph's figures and tensor offsets (compiler/memory)."""
+        name = "".join(c if c.isalnum() or c in "_-" else "_" for c in graph.name)
+        path = os.path.join(self.dir, f"{name}_memory_plan.txt")
+        text = "\n".join(p.to_text() for p in plans)
+        write_atomic(path, [text.encode("utf-8")], read_only=False)

@@ -199,10 +199,13 @@ def test_save_graphs_writes_ir_after_each_pass(tmp_path):
     finally:
         ms.set_context(save_graphs=False, save_graphs_path=".")
     files = sorted(os.listdir(tmp_path))
+    plans = [f for f in files if f.endswith("_memory_plan.txt")]  # the memory plan is dumped beside the IR
+    files = [f for f in files if f not in plans]
     assert files and all(f.endswith(".ir") for f in files)
     assert files[0].endswith("_00_trace.ir") and len(files) >= 2
     text = (tmp_path / files[-1]).read_text()
     assert text.startswith("graph @") and "ReLU" in text
+    assert len(plans) == 1 and "lower bound" in (tmp_path / plans[0]).read_text()
 
 
 def test_compile_is_timed_and_logged(caplog):
