@@ -76,7 +76,7 @@ class HWC2CHW(TensorOperation):
             return img
         if img.ndim != 3:
             raise ValueError(f"For 'HWC2CHW', the input must be <H, W> or <H, W, C>, but got shape {img.shape}.")
-        return np.ascontiguousarray(img.transpose(2, 0, 1))
+        return K.hwc_to_chw(img)
 
 
 class Rescale(TensorOperation):
