@@ -182,3 +182,22 @@ def test_random_transforms_follow_the_dataset_seed():
     b = [vision.RandomCrop(4)(img) for _ in range(5)]
     assert all(np.array_equal(p, q) for p, q in zip(a, b))
     assert len({p.tobytes() for p in a}) > 1
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.int32, np.float32, np.float64, np.float16, np.int64])
+def test_hwc2chw_equals_transpose_for_every_dtype_and_channel_count(dtype):
+    rng = np.random.default_rng(0)
+    for channels in (1, 2, 3, 4, 6):
+        img = (rng.random((5, 7, channels)) * 100).astype(dtype)
+        for x in (img, img[:, ::2]):  # contiguous and strided inputs
+            out = vision.HWC2CHW()(x)
+            assert out.dtype == x.dtype and out.flags.c_contiguous
+            np.testing.assert_array_equal(out, x.transpose(2, 0, 1))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int16])
+def test_normalize_non_uint8_hwc_equals_broadcast_formula(dtype):
+    img = (np.random.default_rng(2).random((9, 11, 3)) * 255).astype(dtype)
+    mean, std = np.float32([123.675, 116.28, 103.53]), np.float32([58.395, 57.12, 57.375])
+    expected = (img.astype(np.float32) - mean) / std
+    np.testing.assert_array_equal(vision.Normalize(mean.tolist(), std.tolist())(img), expected)

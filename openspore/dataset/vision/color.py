@@ -50,8 +50,15 @@ class Normalize(TensorOperation):
             if self.is_hwc:
                 return K.lut_map(img, table, chw=False)
             return K.lut_map(np.ascontiguousarray(img.transpose(1, 2, 0)), table, chw=True)
-        shape = (-1,) if self.is_hwc or img.ndim == 2 else (-1, 1, 1)
         out = img.astype(np.float32)
+        if self.is_hwc and img.ndim == 3 and out.size:
+            # over whole rows with the per-channel values tiled: numpy's inner loop then runs W*C long, not C long
+            h, w, c = out.shape
+            rows = out.reshape(h, w * c)
+            rows -= np.tile(np.broadcast_to(self.mean, (c,)), w)
+            rows /= np.tile(np.broadcast_to(self.std, (c,)), w)
+            return out
+        shape = (-1,) if self.is_hwc or img.ndim == 2 else (-1, 1, 1)
         out -= self.mean.reshape(shape)
         out /= self.std.reshape(shape)
         return out
@@ -76,7 +83,7 @@ class HWC2CHW(TensorOperation):
             return img
         if img.ndim != 3:
             raise ValueError(f"For 'HWC2CHW', the input must be <H, W> or <H, W, C>, but got shape {img.shape}.")
-        return np.ascontiguousarray(img.transpose(2, 0, 1))
+        return K.hwc_to_chw(img)
 
 
 class Rescale(TensorOperation):
