@@ -84,9 +84,13 @@ def _device_worker(args):
             if fl_id in dropping:
                 continue
             first = min(first, time.time())
-            r = conn.post("/updateModel", {"fl_name": "bench", "fl_id": f"d{fl_id}", "iteration": it,
-                                           "token": token, "feature_map": fmap})
-            local["requests"] += 1
+            while True:   # SucNotReady: startFLJob is still filling up with other processes' devices
+                r = conn.post("/updateModel", {"fl_name": "bench", "fl_id": f"d{fl_id}", "iteration": it,
+                                               "token": token, "feature_map": fmap})
+                local["requests"] += 1
+                if r["retcode"] != 201:
+                    break
+                time.sleep(0.05)
             local["uploads" if r["retcode"] == 200 else "refused"] += 1
             last = time.time()
         with lock:
@@ -151,7 +155,10 @@ def scale_run(registered, participants, iterations, drop, procs, threads, window
                 t0 = time.perf_counter()
                 parts = pool.map(_device_worker, [(host, port, ids[k::procs], dropping, it, threads)
                                                   for k in range(procs)])
-                while _state(host, port)["model_iteration"] < it + 1 and server.poll() is None:
+                while server.poll() is None:     # the iteration ends (on its window when devices vanished)
+                    now = _state(host, port)["iteration"]
+                    if now is None or now > it + 1:
+                        break
                     time.sleep(0.02)
                 times.append(time.perf_counter() - t0)
                 reqs += sum(p["requests"] for p in parts)

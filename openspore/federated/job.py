@@ -275,10 +275,19 @@ class FLJob:
                                          "sign_dim_out": c.sign_dim_out}}}
 
     def _model_payload(self, msg):
+        """The global model as a reply field, encoded once per model version (every device of an iteration gets
+        the same bytes)."""
         wanted = msg.get("download_compress_types", [])
-        if self.ctx.download_compress_type == "QUANT" and isinstance(wanted, list) and "QUANT" in wanted:
-            return {"download_compress_type": "QUANT", "compress_feature_map": compression.quantize_map(self.weights)}
-        return {"download_compress_type": "NO_COMPRESS", "feature_map": encode_feature_map(self.weights)}
+        quant = self.ctx.download_compress_type == "QUANT" and isinstance(wanted, list) and "QUANT" in wanted
+        key = (self.model_iteration, quant)
+        cache = getattr(self, "_payload_cache", {})
+        if key not in cache:
+            cache = {key: {"download_compress_type": "QUANT", "compress_feature_map":
+                           compression.quantize_map(self.weights)} if quant else
+                     {"download_compress_type": "NO_COMPRESS", "feature_map": encode_feature_map(self.weights)}}
+            cache.update({k: v for k, v in getattr(self, "_payload_cache", {}).items() if k[0] == key[0]})
+            self._payload_cache = cache
+        return dict(cache[key])
 
     def _checked_weights(self, weights, where):
         if set(weights) != set(self.weights):
