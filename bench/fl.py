@@ -7,8 +7,8 @@ time per iteration, server memory vs fleet size; and time per round vs participa
 Scale part: the server runs as its own process (`python -m openspore.federated.server`), so its memory (VmRSS,
 VmHWM from /proc) is its alone. Devices are stateless ids drawn each iteration from the registered fleet (ids
 0..R-1, so 1,000,000 registered devices cost the server nothing until they call); `--drop` of each iteration's
-participants vanish after startFLJob, so every round ends on its update_model_time_window with the survivors
-(update_model_ratio = 1 - drop). Devices upload a LeNet5-sized model (61,706 float32) and are load-generator
+participants vanish after startFLJob; update_model_ratio = 1 - drop, so a round completes with the survivors' uploads
+(a round that falls short ends on its update_model_time_window). Devices upload a LeNet5-sized model (61,706 float32) and are load-generator
 processes speaking the HTTP protocol directly (no training: this measures the server). Rounds part: real
 FLClients (PW_ENCRYPT: keys, Shamir shares, masks) with a no-op trainer, in threads against an in-process
 server. The machine is shared with other work: figures are medians of the iterations, wall-clock.
@@ -228,7 +228,7 @@ def main(argv=None):
     ap.add_argument("--drop", type=float, default=0.3)
     ap.add_argument("--procs", type=int, default=2)
     ap.add_argument("--threads", type=int, default=16)
-    ap.add_argument("--window-ms", type=int, default=3000)
+    ap.add_argument("--window-ms", type=int, default=300000)
     ap.add_argument("--round-sizes", type=int, nargs="+", default=[10, 30, 100])
     ap.add_argument("--scale-only", action="store_true")
     ap.add_argument("--rounds-only", action="store_true")

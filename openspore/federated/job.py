@@ -7,7 +7,8 @@ One iteration (sync federated learning) is a sequence of rounds; each round has 
     (getKeys, getSecrets, getClientList answer SucNotReady until the round they read from has closed)
 
 A round closes early once everyone expected has answered (startFLJob: once `start_fl_job_threshold` clients are
-in); when its window ends it goes on with whoever answered if that meets the round's threshold, else the iteration
+in; updateModel: once ⌈start_fl_job_threshold × update_model_ratio⌉ have uploaded, as in MindSpore — later uploads
+get OutOfTime); when its window ends it goes on with whoever answered if that meets the round's threshold, else the iteration
 fails and the next one starts with the same model. State kept per device lives only inside the current
 iteration and is dropped when it ends: devices are stateless, and the server's memory does not grow with the
 number of devices that ever took part.
@@ -108,7 +109,7 @@ class FLJob:
             need = min(c.update_model_threshold, len(pool))
             if self._pw:
                 need = max(need, self._t() + 1)  # each secret needs t shares from the *other* survivors
-            return len(pool), need, len(it.updated)
+            return need, need, len(it.updated)   # MindSpore's rule: the round completes at its threshold
         if it.phase == "reconstructSecrets":
             return len(it.updated), self._t() + 1, len(it.reconstructions)
         raise AssertionError(it.phase)
