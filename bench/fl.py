@@ -7,8 +7,8 @@ time per iteration, server memory vs fleet size; and time per round vs participa
 Scale part: the server runs as its own process (`python -m openspore.federated.server`), so its memory (VmRSS,
 VmHWM from /proc) is its alone. Devices are stateless ids drawn each iteration from the registered fleet (ids
 0..R-1, so 1,000,000 registered devices cost the server nothing until they call); `--drop` of each iteration's
-participants vanish after startFLJob, so every round ends on its update_model_time_window with the survivors
-(update_model_ratio = 1 - drop). Devices upload a LeNet5-sized model (61,706 float32) and are load-generator
+participants vanish after startFLJob; update_model_ratio = 1 - drop, so a round completes with the survivors' uploads
+(a round that falls short ends on its update_model_time_window). Devices upload a LeNet5-sized model (61,706 float32) and are load-generator
 processes speaking the HTTP protocol directly (no training: this measures the server). Rounds part: real
 FLClients (PW_ENCRYPT: keys, Shamir shares, masks) with a no-op trainer, in threads against an in-process
 server. The machine is shared with other work: figures are medians of the iterations, wall-clock.
@@ -84,9 +84,13 @@ def _device_worker(args):
             if fl_id in dropping:
                 continue
             first = min(first, time.time())
-            r = conn.post("/updateModel", {"fl_name": "bench", "fl_id": f"d{fl_id}", "iteration": it,
-                                           "token": token, "feature_map": fmap})
-            local["requests"] += 1
+            while True:   # SucNotReady: startFLJob is still filling up with other processes' devices
+                r = conn.post("/updateModel", {"fl_name": "bench", "fl_id": f"d{fl_id}", "iteration": it,
+                                               "token": token, "feature_map": fmap})
+                local["requests"] += 1
+                if r["retcode"] != 201:
+                    break
+                time.sleep(0.05)
             local["uploads" if r["retcode"] == 200 else "refused"] += 1
             last = time.time()
         with lock:
@@ -151,7 +155,10 @@ def scale_run(registered, participants, iterations, drop, procs, threads, window
                 t0 = time.perf_counter()
                 parts = pool.map(_device_worker, [(host, port, ids[k::procs], dropping, it, threads)
                                                   for k in range(procs)])
-                while _state(host, port)["model_iteration"] < it + 1 and server.poll() is None:
+                while server.poll() is None:     # the iteration ends (on its window when devices vanished)
+                    now = _state(host, port)["iteration"]
+                    if now is None or now > it + 1:
+                        break
                     time.sleep(0.02)
                 times.append(time.perf_counter() - t0)
                 reqs += sum(p["requests"] for p in parts)
@@ -221,7 +228,7 @@ def main(argv=None):
     ap.add_argument("--drop", type=float, default=0.3)
     ap.add_argument("--procs", type=int, default=2)
     ap.add_argument("--threads", type=int, default=16)
-    ap.add_argument("--window-ms", type=int, default=3000)
+    ap.add_argument("--window-ms", type=int, default=300000)
     ap.add_argument("--round-sizes", type=int, nargs="+", default=[10, 30, 100])
     ap.add_argument("--scale-only", action="store_true")
     ap.add_argument("--rounds-only", action="store_true")

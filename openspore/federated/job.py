@@ -7,7 +7,8 @@ One iteration (sync federated learning) is a sequence of rounds; each round has 
     (getKeys, getSecrets, getClientList answer SucNotReady until the round they read from has closed)
 
 A round closes early once everyone expected has answered (startFLJob: once `start_fl_job_threshold` clients are
-in); when its window ends it goes on with whoever answered if that meets the round's threshold, else the iteration
+in; updateModel: once ⌈start_fl_job_threshold × update_model_ratio⌉ have uploaded, as in MindSpore — later uploads
+get OutOfTime); when its window ends it goes on with whoever answered if that meets the round's threshold, else the iteration
 fails and the next one starts with the same model. State kept per device lives only inside the current
 iteration and is dropped when it ends: devices are stateless, and the server's memory does not grow with the
 number of devices that ever took part.
@@ -108,7 +109,7 @@ class FLJob:
             need = min(c.update_model_threshold, len(pool))
             if self._pw:
                 need = max(need, self._t() + 1)  # each secret needs t shares from the *other* survivors
-            return len(pool), need, len(it.updated)
+            return need, need, len(it.updated)   # MindSpore's rule: the round completes at its threshold
         if it.phase == "reconstructSecrets":
             return len(it.updated), self._t() + 1, len(it.reconstructions)
         raise AssertionError(it.phase)
@@ -275,10 +276,19 @@ class FLJob:
                                          "sign_dim_out": c.sign_dim_out}}}
 
     def _model_payload(self, msg):
+        """The global model as a reply field, encoded once per model version (every device of an iteration gets
+        the same bytes)."""
         wanted = msg.get("download_compress_types", [])
-        if self.ctx.download_compress_type == "QUANT" and isinstance(wanted, list) and "QUANT" in wanted:
-            return {"download_compress_type": "QUANT", "compress_feature_map": compression.quantize_map(self.weights)}
-        return {"download_compress_type": "NO_COMPRESS", "feature_map": encode_feature_map(self.weights)}
+        quant = self.ctx.download_compress_type == "QUANT" and isinstance(wanted, list) and "QUANT" in wanted
+        key = (self.model_iteration, quant)
+        cache = getattr(self, "_payload_cache", {})
+        if key not in cache:
+            cache = {key: {"download_compress_type": "QUANT", "compress_feature_map":
+                           compression.quantize_map(self.weights)} if quant else
+                     {"download_compress_type": "NO_COMPRESS", "feature_map": encode_feature_map(self.weights)}}
+            cache.update({k: v for k, v in getattr(self, "_payload_cache", {}).items() if k[0] == key[0]})
+            self._payload_cache = cache
+        return dict(cache[key])
 
     def _checked_weights(self, weights, where):
         if set(weights) != set(self.weights):

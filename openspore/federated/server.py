@@ -47,8 +47,9 @@ class _TooLarge(Exception):
 
 
 class FLServer:
-    def __init__(self, ctx, weights=None, clock=time.time):
-        self.ctx = ctx.copy()
+    def __init__(self, ctx=None, weights=None, clock=time.time):
+        from .context import fl_context
+        self.ctx = (ctx if ctx is not None else fl_context()).copy()   # default: what set_fl_context set
         if self.ctx.encrypt_type == "PW_ENCRYPT" and self.ctx.upload_compress_type != "NO_COMPRESS":
             raise ValueError("FLServer: PW_ENCRYPT masks whole uploads; upload_compress_type must be NO_COMPRESS.")
         restored = self._restore() if self.ctx.checkpoint_dir else None

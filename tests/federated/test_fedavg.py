@@ -78,7 +78,7 @@ def test_pw_encrypt_survives_30_percent_dropping_after_share_secrets(mlp_model, 
 
 
 def test_too_few_survivors_fail_the_iteration_and_the_next_one_runs(mlp_model, digits_parts):
-    ctx = _ctx(encrypt_type="PW_ENCRYPT", start_fl_job_threshold=5, update_model_ratio=0.6,
+    ctx = _ctx(encrypt_type="PW_ENCRYPT", start_fl_job_threshold=5, update_model_ratio=1.0,
                update_model_time_window=1500, fl_iteration_num=2, reconstruct_secrets_threshold=3)
     srv = FLServer(ctx, mlp_model[1]).start()
     try:

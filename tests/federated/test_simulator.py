@@ -31,5 +31,6 @@ def test_fleet_with_drop_outs_keeps_iterating(mlp_model, digits_parts):
                            on_iteration=lambda rec, st, dt: seen.append(sorted(st.values())))
         assert srv.job.finished and srv.job.it is None    # nothing per device is left once the job ends
     assert [r["status"] for r in records] == ["succeeded"] * 3
-    assert [r["updates"] for r in records] == [4] * 3 and [r["participants"] for r in records] == [6] * 3
-    assert all(s.count("dropped") == 2 and s.count("done") == 4 for s in seen), seen
+    # updateModel completes at its threshold ⌈6 × 0.5⌉ = 3; a fourth survivor, if slower, gets OutOfTime
+    assert [r["updates"] for r in records] == [3] * 3 and [r["participants"] for r in records] == [6] * 3
+    assert all(s.count("dropped") == 2 and s.count("done") + s.count("out_of_time") == 4 for s in seen), seen
