@@ -28,6 +28,7 @@ from .nn import _WS, _conv_prim, activate
 
 
 _PIXEL_MAJOR_MIN_C = 4  # below this many input channels the columns are copied K-major (see _windows)
+_ROW_GEMMS = True  # stride-1 convolutions as kh row GEMMs (see NHWCConv.plan)
 
 
 class _Plans(threading.local):
@@ -59,8 +60,18 @@ class NHWCConv:
             padded = np.zeros((n, h + top + bottom, w + left + right, c), x.dtype)
             plan.interior = padded[:, top:top + h, left:left + w]
             pixel_major = c >= _PIXEL_MAJOR_MIN_C
-            plan.windows = _windows(padded, kh, kw, sh, sw, dh, dw, oh, ow, pixel_major)
-            plan.cols_shape = (n, oh, ow, kh, kw, c) if pixel_major else (kh, kw, c, n, oh, ow)
+            if _ROW_GEMMS and pixel_major and 1 < kh <= 3 and sh == 1 and dh == 1:
+                # row columns: (N, padded H, ow, kw·C); the rows of kernel row i are one contiguous block per
+                # image, so the convolution is kh GEMMs of K = kw·C over views — a third of the copying of 3×3
+                # im2col: ResNet20 15 % faster here; with 5 rows (LeNet) the smaller GEMMs lose 25 %
+                sn, sy, sx, sc = padded.strides
+                plan.windows = np.lib.stride_tricks.as_strided(
+                    padded, (n, padded.shape[1], ow, kw, c), (sn, sy, sx * sw, sx * dw, sc), writeable=False)
+                plan.cols_shape = (n, padded.shape[1], ow, kw, c)
+                plan.row_k = kw * c
+            else:
+                plan.windows = _windows(padded, kh, kw, sh, sw, dh, dw, oh, ow, pixel_major)
+                plan.cols_shape = (n, oh, ow, kh, kw, c) if pixel_major else (kh, kw, c, n, oh, ow)
         self.plans.by_shape[(x.shape, x.dtype)] = plan
         return plan
 
@@ -74,10 +85,22 @@ class NHWCConv:
             sh, sw = self.stride
             n, oh, ow = plan.out
             a = (x if sh == sw == 1 else x[:, ::sh, ::sw]).reshape(n * oh * ow, x.shape[3])
+        elif plan.row_k:
+            np.copyto(plan.interior, x)
+            rows, k = plan.columns(x.dtype), plan.row_k
+            n, oh, ow = plan.out
+            y = np.matmul(rows[:, :oh * ow], w[:k])
+            if plan.tmp is None or plan.tmp.shape != y.shape:
+                plan.tmp = np.empty_like(y)
+            for i in range(1, self.kh):
+                np.matmul(rows[:, i * ow:i * ow + oh * ow], w[i * k:(i + 1) * k], out=plan.tmp)
+                y += plan.tmp
+            y = y.reshape(n * oh * ow, -1)
         else:
             np.copyto(plan.interior, x)
             a = plan.columns(x.dtype)
-        y = a @ w
+        if not plan.row_k:
+            y = a @ w
         if self.has_bias:
             y += rest[0]
         if self.has_residual:
@@ -89,11 +112,12 @@ class _Plan:
     """Per input shape: the padded input buffer (`interior`: where x goes), the strided `windows` over it, and the
     column matrix in the shared per-thread workspace, as the (pixels, K) operand of the GEMM (`matrix`)."""
 
-    __slots__ = ("out", "interior", "windows", "cols_shape", "base", "cols", "matrix")
+    __slots__ = ("out", "interior", "windows", "cols_shape", "base", "cols", "matrix", "row_k", "tmp")
 
     def __init__(self, out):
         self.out = out
-        self.interior = self.windows = self.cols_shape = self.base = self.cols = self.matrix = None
+        self.interior = self.windows = self.cols_shape = self.base = self.cols = self.matrix = self.tmp = None
+        self.row_k = 0  # K of each of the kh row GEMMs (row columns), 0 for one im2col GEMM
 
     def columns(self, dtype):
         """Copy the windows into the column matrix and return it as (pixels, K). The workspace view is cached
@@ -102,7 +126,9 @@ class _Plan:
             self.cols = _WS.get("nhwc_cols", self.cols_shape, dtype)
             self.base = _WS.buffers[("nhwc_cols", dtype)]
             pixels = self.out[0] * self.out[1] * self.out[2]
-            if self.cols_shape[0] == self.out[0]:
+            if self.row_k:  # (N, padded H · ow, kw·C): kernel row i reads rows [i·ow, i·ow + oh·ow) of each image
+                self.matrix = self.cols.reshape(self.out[0], -1, self.row_k)
+            elif self.cols_shape[0] == self.out[0]:
                 self.matrix = self.cols.reshape(pixels, -1)
             else:  # K-major columns (few channels): their transpose is the (pixels, K) matrix
                 self.matrix = self.cols.reshape(-1, pixels).T
