@@ -174,7 +174,7 @@ def tiling_pool(attrs):
 def pool_nhwc(op, prim):
     """MaxPool/AvgPool over NHWC input; non-overlapping tiling windows take one elementwise op per offset,
     any other geometry runs the primitive's NCHW kernel between two transposes."""
-    k, s = tuple(prim.kernel_size)[-2:], tuple(prim.strides)[-2:]
+    k = tuple(prim.kernel_size)[-2:]
     combine = np.maximum if op.type == "MaxPool" else np.add
     fallback = type(prim).numpy
     tiles = tiling_pool(op.attrs)
