@@ -97,7 +97,7 @@ def pair(args, x, out):
     got = model.predict(inputs)[0].get_data_to_numpy()
     out["max_abs_diff"] = float(abs(got - sess.run(None, {name: x})[0]).max())
     times = {k: [] for k in steps}
-    for k, f in steps.items():
+    for f in steps.values():
         for _ in range(10):
             f()
     for _ in range(args.repeats * 2):
