@@ -22,8 +22,9 @@ def torchrun_env(rank, size, port, **extra):
                      LOCAL_RANK=str(rank), LOCAL_WORLD_SIZE=str(size), MS_TOPO_TIMEOUT="60", **extra)
 
 
-def run_workers(script, size, out_dir, *args, env_for=torchrun_env, **extra):
-    """Runs `python script out_dir args...` as `size` ranks; returns each rank's JSON result (worker_<r>.json)."""
+def run_workers(script, size, out_dir, *args, env_for=torchrun_env, timeout=WORKER_TIMEOUT_S, **extra):
+    """Runs `python script out_dir args...` as `size` ranks, each given `timeout` seconds; returns each rank's
+    JSON result (worker_<r>.json)."""
     port = free_port()
     procs = []
     try:
@@ -31,7 +32,7 @@ def run_workers(script, size, out_dir, *args, env_for=torchrun_env, **extra):
             env = env_for(rank, size, port, **extra)
             procs.append(subprocess.Popen([sys.executable, os.path.join(HERE, script), str(out_dir), *args],
                                           env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
-        outputs = [p.communicate(timeout=WORKER_TIMEOUT_S)[0] for p in procs]
+        outputs = [p.communicate(timeout=timeout)[0] for p in procs]
     finally:
         for p in procs:
             if p.poll() is None:

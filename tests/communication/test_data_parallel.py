@@ -1,39 +1,64 @@
-"""Data parallel over 2 real processes equals one process on the full batch: Model/TrainOneStepCell insert the
-gradient AllReduce (gradients_mean=True), each rank reads its shard (num_shards/shard_id), and
-parameter_broadcast makes ranks that start from different weights agree; PyNative and GRAPH_MODE."""
+"""Data parallel over 2 and 4 real processes equals one process on the full batch: Model/TrainOneStepCell insert
+the gradient AllReduce (gradients_mean=True), each rank reads its shard (num_shards/shard_id), and
+parameter_broadcast makes ranks that start from different weights agree; an MLP and LeNet5, 20 steps each,
+PyNative and GRAPH_MODE."""
 import numpy as np
 import pytest
 
 from .launch import run_workers
 from tests.conftest import child_env
 
+LENET_TIMEOUT_S = 400  # 4 LeNet ranks x 2 modes on 2 shared cores took ~2 min; leave room for a loaded machine
+
 
 def _single_env(rank, size, port):
     return child_env()  # no launcher variables: a job of one process
 
 
-def _weights(out_dir, mode, size, rank):
-    with np.load(out_dir / f"weights_{mode}_{size}_{rank}.npz") as f:
+def _weights(out_dir, net, mode, size, rank):
+    with np.load(out_dir / f"weights_{net}_{mode}_{size}_{rank}.npz") as f:
         return dict(f)
 
 
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory):
-    out = tmp_path_factory.mktemp("dp1")
-    run_workers("worker_dp.py", 1, out, env_for=_single_env)
-    return out
+    """The 1-process runs on the full batch, one folder per network, each made on first use."""
+    made = {}
+
+    def get(net):
+        if net not in made:
+            made[net] = tmp_path_factory.mktemp(f"dp1_{net}")
+            run_workers("worker_dp.py", 1, made[net], net, env_for=_single_env, timeout=LENET_TIMEOUT_S)
+        return made[net]
+    return get
+
+
+def _check_matches_reference(out_dir, ref_dir, net, size, atol):
+    for mode in ("pynative", "graph"):
+        ref = _weights(ref_dir, net, mode, 1, 0)
+        for rank in range(size):
+            got = _weights(out_dir, net, mode, size, rank)
+            assert got.keys() == ref.keys()
+            for name in ref:
+                np.testing.assert_allclose(got[name], ref[name], rtol=0, atol=atol,
+                                           err_msg=f"{net}, {mode}, rank {rank} of {size}, {name}")
+    pynative, graph = (_weights(ref_dir, net, m, 1, 0) for m in ("pynative", "graph"))
+    assert max(np.abs(pynative[n] - graph[n]).max() for n in pynative) < 1e-5  # both modes train the same
 
 
 @pytest.mark.parametrize("fusion", ["", "fusion"])
 def test_two_process_data_parallel_matches_one_process(tmp_path, reference, fusion):
-    run_workers("worker_dp.py", 2, tmp_path, fusion)
-    for mode in ("pynative", "graph"):
-        ref = _weights(reference, mode, 1, 0)
-        for rank in (0, 1):
-            got = _weights(tmp_path, mode, 2, rank)
-            assert got.keys() == ref.keys()
-            for name in ref:
-                np.testing.assert_allclose(got[name], ref[name], rtol=0, atol=1e-6,
-                                           err_msg=f"{mode}, rank {rank}, {name}")
-        apart = max(np.abs(ref[n] - _weights(reference, "pynative", 1, 0)[n]).max() for n in ref)
-        assert apart < 1e-5  # PyNative and Graph train the same weights
+    run_workers("worker_dp.py", 2, tmp_path, "mlp", fusion)
+    _check_matches_reference(tmp_path, reference("mlp"), "mlp", 2, atol=1e-6)
+
+
+def test_four_process_data_parallel_matches_one_process(tmp_path, reference):
+    run_workers("worker_dp.py", 4, tmp_path, "mlp", "fusion")
+    _check_matches_reference(tmp_path, reference("mlp"), "mlp", 4, atol=1e-6)
+
+
+@pytest.mark.slow  # LeNet5 in 2-4 processes, both modes: ~2 min each on a loaded 2-core machine
+@pytest.mark.parametrize("size", [2, 4])
+def test_lenet_data_parallel_matches_one_process(tmp_path, reference, size):
+    run_workers("worker_dp.py", size, tmp_path, "lenet", timeout=LENET_TIMEOUT_S)
+    _check_matches_reference(tmp_path, reference("lenet"), "lenet", size, atol=1e-5)

@@ -1,5 +1,6 @@
 """Pipeline parallel: 2 stages x 4 micro-batches over 2 real processes (1F1B, Send/Receive of activations and
-gradients) gives the same losses and weights as one process running the same PipelineCell."""
+gradients) gives the same losses and weights as one process running the same PipelineCell, in PyNative and
+GRAPH_MODE."""
 import numpy as np
 import pytest
 
@@ -12,14 +13,15 @@ from tests.conftest import child_env
 OWNED = {0: ("0.weight", "0.bias"), 1: ("2.weight", "2.bias", "4.weight", "4.bias")}
 
 
-def test_two_stage_pipeline_matches_one_process(tmp_path):
-    run_workers("worker_pipeline.py", 1, tmp_path, env_for=lambda rank, size, port: child_env())
-    run_workers("worker_pipeline.py", 2, tmp_path)
-    with np.load(tmp_path / "pipe_1_0.npz") as f:
+@pytest.mark.parametrize("mode", ["pynative", "graph"])
+def test_two_stage_pipeline_matches_one_process(tmp_path, mode):
+    run_workers("worker_pipeline.py", 1, tmp_path, mode, env_for=lambda rank, size, port: child_env())
+    run_workers("worker_pipeline.py", 2, tmp_path, mode)
+    with np.load(tmp_path / f"pipe_{mode}_1_0.npz") as f:
         ref = dict(f)
     assert ref["loss"][-1] < ref["loss"][0]
     for rank in (0, 1):
-        with np.load(tmp_path / f"pipe_2_{rank}.npz") as f:
+        with np.load(tmp_path / f"pipe_{mode}_2_{rank}.npz") as f:
             got = dict(f)
         np.testing.assert_allclose(got["loss"], ref["loss"], rtol=1e-6, atol=1e-6, err_msg=f"rank {rank} loss")
         for name in OWNED[rank]:

@@ -203,6 +203,13 @@ class TrainOneStepCell(Cell):
         else:
             self._value_and_grad = value_and_grad(self.network, None, self.weights)
 
+    def __call__(self, *inputs, **kwargs):
+        # A multi-process pipeline step is a host-driven 1F1B schedule (blocking Send/Receive between stages per
+        # micro-batch), which a single compiled graph cannot express: in GRAPH_MODE it runs from the host too.
+        if self.__dict__.get("_pipeline") is not None and context.get_context("mode") == context.GRAPH_MODE:
+            return self.construct(*inputs, **kwargs)
+        return super().__call__(*inputs, **kwargs)
+
     def _sens_like(self, loss):
         sens = self._sens_tensors.get(loss.dtype)
         if sens is None:
