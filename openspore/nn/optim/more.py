@@ -6,7 +6,7 @@ LARS (layer-wise trust ratio around another optimizer).
 >>> w = ms.Parameter(ms.Tensor(np.array([1.0, -2.0], np.float32)), name="w")
 >>> opt = AdaMax([w], learning_rate=0.1)
 >>> _ = opt((ms.Tensor(np.array([0.5, -0.5], np.float32)),))
->>> w.asnumpy().round(4).tolist()
+>>> [round(v, 4) for v in w.asnumpy().tolist()]
 [0.9, -1.9]
 """
 from ... import ops
