@@ -35,6 +35,7 @@ def test_file_name_framing_and_version_event(tmp_path):
     with ms.SummaryRecord(str(tmp_path)) as rec:
         rec.add_value("scalar", "loss", ms.Tensor(np.float32(0.5)))
         assert rec.record(1)
+        rec.flush()  # the writer thread creates the file on its first record
         assert rec.log_dir == _summary_file(tmp_path)
     name = os.path.basename(_summary_file(tmp_path))
     assert re.fullmatch(r"events\.out\.events\.summary\.\d{10}\.0\.[A-Za-z0-9_.\-]+_MS", name)
