@@ -13,6 +13,26 @@ def _as_tensor(array, do_copy):
     return Tensor.from_numpy(array)
 
 
+def _connect_caches(dataset):
+    """Connect each DatasetCache of the pipeline now, as MindSpore does when it launches the tree for an iterator:
+    the transport's import and the handshake are set-up, not part of the first epoch. A server that cannot be
+    reached is left to the pass itself, which reports it (or reads uncached with `fallback=True`)."""
+    stack, seen = [dataset], set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        cache = getattr(node, "cache", None)
+        if cache is not None:
+            from ..cache.client import ServerLost
+            try:
+                cache._connection()
+            except ServerLost:
+                pass
+        stack.extend(getattr(node, "children", ()))
+
+
 class TupleIterator:
     """`for row in iterator` yields one row; each full pass is an epoch, at most `num_epochs` of them (-1: unlimited)."""
 
@@ -22,6 +42,7 @@ class TupleIterator:
         if isinstance(num_epochs, bool) or not isinstance(num_epochs, int) or (num_epochs < 1 and num_epochs != -1):
             raise ValueError(f"For 'create_tuple_iterator', 'num_epochs' must be -1 or a positive int, but got {num_epochs!r}.")
         dataset._check_tree()
+        _connect_caches(dataset)
         self.dataset = dataset
         names = dataset.get_col_names()
         if columns is not None:
