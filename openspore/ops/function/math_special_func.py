@@ -16,7 +16,8 @@ from ...core.tensor import Tensor
 from ._base_ops import F
 
 __all__ = ["lgamma", "digamma", "polygamma", "zeta", "erfinv", "mvlgamma", "i0", "bessel_i0", "bessel_i0e",
-           "bessel_i1", "bessel_i1e", "bessel_j0", "bessel_j1"]
+           "bessel_i1", "bessel_i1e", "bessel_j0", "bessel_j1", "bessel_k0", "bessel_k0e", "bessel_k1", "bessel_k1e",
+           "bessel_y0", "bessel_y1"]
 
 
 def _tensor(op, name, value, like=None):
@@ -45,6 +46,12 @@ bessel_i1 = _unary("BesselI1", "bessel_i1")
 bessel_i1e = _unary("BesselI1e", "bessel_i1e")
 bessel_j0 = _unary("BesselJ0", "bessel_j0")
 bessel_j1 = _unary("BesselJ1", "bessel_j1")
+bessel_k0 = _unary("BesselK0", "bessel_k0")
+bessel_k0e = _unary("BesselK0e", "bessel_k0e")
+bessel_k1 = _unary("BesselK1", "bessel_k1")
+bessel_k1e = _unary("BesselK1e", "bessel_k1e")
+bessel_y0 = _unary("BesselY0", "bessel_y0")
+bessel_y1 = _unary("BesselY1", "bessel_y1")
 i0 = _unary("BesselI0", "i0")
 
 
