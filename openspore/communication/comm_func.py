@@ -7,15 +7,7 @@ run in PyNative and in compiled graphs and differentiate like the primitives.
 [1.0, 2.0]
 """
 from ..ops.defs import _comm_world as world
-from ..ops.defs.comm import WORLD, AllGather, AllReduce, Broadcast, Receive, ReduceScatter, Send
-
-
-class ReduceOp:
-    """Reduction names for `all_reduce` / `reduce_scatter_tensor` (MindSpore's constants)."""
-    SUM = "sum"
-    MAX = "max"
-    MIN = "min"
-    PROD = "prod"
+from ..ops.defs.comm import WORLD, AllGather, AllReduce, Broadcast, Receive, ReduceOp, ReduceScatter, Send  # noqa: F401
 
 
 def all_reduce(tensor, op=ReduceOp.SUM, group=WORLD):

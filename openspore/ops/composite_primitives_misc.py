@@ -279,6 +279,31 @@ CropAndResize = _primitive("CropAndResize", lambda self, x, boxes, box_index, cr
     attrs=[("method", "bilinear"), ("extrapolation_value", 0.0)])
 AdaptiveAvgPool3D = _primitive("AdaptiveAvgPool3D", lambda self, x: F.adaptive_avg_pool3d(x, self.output_size),
                                attrs=[("output_size", 1)])
+MaxPool3D = _primitive("MaxPool3D", lambda self, x: F.max_pool3d(x, self.kernel_size, self.strides, self.pads,
+                                                                   1, self.ceil_mode),
+                       attrs=[("kernel_size", 1), ("strides", 1), ("pad_mode", "VALID"), ("pad_list", 0),
+                              ("ceil_mode", None), ("data_format", "NCDHW")])
+MaxPool3D.pads = property(lambda self: _explicit_pads(self, "MaxPool3D"))
+AvgPool3D = _primitive("AvgPool3D", lambda self, x: F.avg_pool3d(x, self.kernel_size, self.strides,
+                                                                 _explicit_pads(self, "AvgPool3D"), bool(self.ceil_mode),
+                                                                 self.count_include_pad, self.divisor_override),
+                       attrs=[("kernel_size", 1), ("strides", 1), ("pad_mode", "valid"), ("pad", 0),
+                              ("ceil_mode", False), ("count_include_pad", True), ("divisor_override", 0),
+                              ("data_format", "NCDHW")])
+
+
+def _explicit_pads(self, op):
+    mode = str(self.pad_mode).upper()
+    pads = getattr(self, "pad_list", getattr(self, "pad", 0))
+    if mode == "VALID":
+        return 0
+    if mode == "PAD":
+        values = tuple(pads) if isinstance(pads, (tuple, list)) else (pads,) * 6
+        if len(values) == 6 and values[0::2] != values[1::2]:
+            raise ValueError(f"For '{op}', only symmetric pads are supported, but got {values}.")
+        return tuple(values[0::2]) if len(values) == 6 else values
+    raise ValueError(f"For '{op}', pad_mode {self.pad_mode!r} is not supported in openspore (use 'VALID' or 'PAD').")
+
 
 __all__ = sorted(n for n, v in list(globals().items())
                  if isinstance(v, type) and issubclass(v, _PythonPrimitive) and v is not _PythonPrimitive) + [

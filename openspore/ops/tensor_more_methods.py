@@ -21,7 +21,7 @@ _FORWARDED = (
     "count_nonzero", "cov", "cross", "cummax", "cummin", "deg2rad", "det", "diagflat", "diagonal", "diagonal_scatter",
     "diff", "digamma", "dot", "dsplit", "erfinv", "fliplr", "flipud", "float_power", "fmax", "fmin", "fold", "frac",
     "gather_nd", "gcd", "ger", "hardshrink", "heaviside", "histc", "hsplit", "hypot", "i0", "index_fill",
-    "inplace_update", "inv", "inverse", "invert", "is_complex", "is_floating_point", "isneginf", "isposinf", "isreal",
+    "igamma", "igammac", "inplace_update", "inv", "inverse", "invert", "is_complex", "is_floating_point", "isneginf", "isposinf", "isreal",
     "lcm", "ldexp", "lerp", "lgamma", "log_matrix_determinant", "logaddexp", "logaddexp2", "logcumsumexp", "logdet",
     "logit", "matrix_determinant", "matrix_power", "median", "moveaxis", "movedim", "msort", "multinomial",
     "mvlgamma", "nan_to_num", "nanmean", "nanmedian", "nanquantile", "nansum", "nextafter", "positive", "quantile", "rad2deg",

@@ -24,6 +24,14 @@ from ._export import not_exportable
 from ._util import check_tensor, normalize_axis, prim, rand_float, rand_positive, same_as
 
 WORLD = "hccl_world_group"
+
+
+class ReduceOp:
+    """Reduction names for the collectives (MindSpore's constants; `ops.ReduceOp`, `comm_func.ReduceOp`)."""
+    SUM = "sum"
+    MAX = "max"
+    MIN = "min"
+    PROD = "prod"
 # Export: a collective needs the live process group of a training job; an exported (inference) model runs in
 # one process, so these are not exportable (marked at the end of this file).
 COLLECTIVE = "a collective needs the process group of a running distributed job; export the single-rank model"

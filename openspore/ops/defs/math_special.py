@@ -149,6 +149,123 @@ def _np_bessel_j(np, nu, x):
     return np.where(x < 0, -out, out) if nu == 1 else out
 
 
+_EULER_GAMMA = 0.5772156649015329
+
+
+def _series_log_terms(np, z, nu, count=60):
+    """Σ_k c_k (z/2)^(2k+nu) / (k! (k+nu)!) with c_k = ψ(k+1) + ψ(k+nu+1) (ψ at integers: harmonic sums)."""
+    half = z / 2.0
+    term = half ** nu / _math.factorial(nu)
+    total = np.zeros_like(z)
+    psi_a, psi_b = -_EULER_GAMMA, -_EULER_GAMMA + sum(1.0 / i for i in range(1, nu + 1))
+    for k in range(count):
+        total = total + (psi_a + psi_b) * term
+        term = term * half * half / ((k + 1) * (k + 1 + nu))
+        psi_a, psi_b = psi_a + 1.0 / (k + 1), psi_b + 1.0 / (k + 1 + nu)
+    return total
+
+
+def _np_bessel_k_scaled(np, nu, x):
+    """e^x K_ν(x) for ν = 0, 1 and x > 0: the log series below x = 2 (A&S 9.6.13), above it the integral
+    e^x K_ν(x) = ∫₀^∞ exp(−x (cosh t − 1)) cosh(νt) dt by the trapezoid rule, which converges geometrically for
+    this smooth, fast-decaying integrand (the series would lose digits to cancellation there)."""
+    x = x.astype(np.float64)
+    with np.errstate(all="ignore"):
+        zs = np.clip(x, 1e-300, 2.0)
+        i_nu = _np_bessel_i_scaled(np, nu, zs) * np.exp(zs)
+        if nu == 0:
+            small = -np.log(zs / 2.0) * i_nu + 0.5 * _series_log_terms(np, zs, 0)
+        else:
+            small = 1.0 / zs + np.log(zs / 2.0) * i_nu - 0.5 * _series_log_terms(np, zs, 1)
+        small = small * np.exp(zs)
+        zl = np.maximum(x, 2.0)
+        t = np.arange(0.0, 7.0, 0.02)                     # exp(−2 (cosh 7 − 1)) underflows: the tail is nothing
+        weights = np.full(t.shape, 0.02)
+        weights[0] = 0.01
+        integrand = np.exp(-zl[..., None] * (np.cosh(t) - 1.0)) * np.cosh(nu * t)
+        big = (integrand * weights).sum(-1)
+        out = np.where(x < 2.0, small, big)
+    out = np.where(x == 0, np.inf, out)
+    return np.where(x < 0, np.nan, out)
+
+
+def _np_bessel_y(np, nu, x):
+    """Y_ν(x) for ν = 0, 1 and x > 0: the log series below x = 12, Hankel's expansion above."""
+    x = x.astype(np.float64)
+    with np.errstate(all="ignore"):
+        zs = np.clip(x, 1e-300, 12.0)
+        j = _np_bessel_j(np, nu, zs)
+        half = zs / 2.0
+        if nu == 0:
+            term, total, harmonic = np.ones_like(zs), np.zeros_like(zs), 0.0
+            for k in range(1, 70):
+                term = -term * half * half / (k * k)
+                harmonic += 1.0 / k
+                total = total - harmonic * term
+            small = 2.0 / _math.pi * ((np.log(half) + _EULER_GAMMA) * j + total)
+        else:
+            alternating = _alternating_log_terms(np, zs)
+            small = -2.0 / (_math.pi * zs) + 2.0 / _math.pi * np.log(half) * j - alternating / _math.pi
+        zl = np.maximum(x, 12.0)
+        terms = _asymptotic_terms(nu, zl, 20)
+        p = sum((-1) ** (k // 2) * t for k, t in enumerate(terms) if k % 2 == 0)
+        q = sum((-1) ** (k // 2) * t for k, t in enumerate(terms) if k % 2 == 1)
+        chi = zl - (nu / 2.0 + 0.25) * _math.pi
+        big = np.sqrt(2.0 / (_math.pi * zl)) * (p * np.sin(chi) + q * np.cos(chi))
+        out = np.where(x < 12.0, small, big)
+    out = np.where(x == 0, -np.inf, out)
+    return np.where(x < 0, np.nan, out)
+
+
+def _alternating_log_terms(np, z, count=70):
+    """Σ_k (−1)^k (ψ(k+1) + ψ(k+2)) (z/2)^(2k+1) / (k! (k+1)!)."""
+    half = z / 2.0
+    term, total = half.copy(), np.zeros_like(z)
+    psi_a, psi_b = -_EULER_GAMMA, 1.0 - _EULER_GAMMA
+    for k in range(count):
+        total = total + (psi_a + psi_b) * term
+        term = -term * half * half / ((k + 1) * (k + 2))
+        psi_a, psi_b = psi_a + 1.0 / (k + 1), psi_b + 1.0 / (k + 2)
+    return total
+
+
+def _np_gammainc(np, a, x):
+    """(P(a, x), Q(a, x)), the regularized incomplete gamma functions (a > 0, x ≥ 0): the power series where
+    x < a + 1, the continued fraction for Q (modified Lentz) elsewhere, each in float64."""
+    a, x = np.broadcast_arrays(a.astype(np.float64), x.astype(np.float64))
+    lgam = _np_lgamma(np, a)
+    with np.errstate(all="ignore"):
+        log_prefix = a * np.log(x) - x - lgam
+        # series: P = e^{−x} x^a / Γ(a + 1) · Σ_n x^n / ((a + 1)…(a + n))
+        term = 1.0 / a
+        total = term.copy()
+        for n in range(1, 300):
+            term = term * x / (a + n)
+            total = total + term
+        p_series = np.exp(log_prefix) * total
+        # continued fraction for Q
+        tiny = 1e-300
+        b = x + 1.0 - a
+        c = np.full_like(x, 1.0 / tiny)
+        d = 1.0 / np.where(b == 0, tiny, b)
+        h = d.copy()
+        for i in range(1, 300):
+            an = -i * (i - a)
+            b = b + 2.0
+            d = an * d + b
+            d = 1.0 / np.where(np.abs(d) < tiny, tiny, d)
+            c = b + an / np.where(np.abs(c) < tiny, tiny, c)
+            h = h * d * c
+        q_cf = np.exp(log_prefix) * h
+    use_series = x < a + 1.0
+    p = np.where(use_series, p_series, 1.0 - q_cf)
+    q = np.where(use_series, 1.0 - p_series, q_cf)
+    p = np.where(x == 0, 0.0, p)
+    q = np.where(x == 0, 1.0, q)
+    bad = (a <= 0) | (x < 0)
+    return np.where(bad, np.nan, p), np.where(bad, np.nan, q)
+
+
 # ---- gradients ----------------------------------------------------------------------------------------------------
 def _over_x_or_half(value, x):
     """value / x, with its limit 1/2 at x = 0 (I1(x)/x and J1(x)/x both tend to 1/2)."""
@@ -198,20 +315,46 @@ BesselJ1 = _unary("BesselJ1", lambda np, x: _np_bessel_j(np, 1, x), lambda torch
                   lambda x, out, dout: _mul(dout, prim("Sub")(BesselJ0()(x), _over_x_or_half(out, x))),
                   domain=(-4.0, 4.0), kinds=_KINDS, doc="BesselJ1()(x): the Bessel function of the first kind J₁.")
 
+BesselK0e = _unary("BesselK0e", lambda np, x: _np_bessel_k_scaled(np, 0, x),
+                   lambda torch, x: torch.special.scaled_modified_bessel_k0(x),
+                   lambda x, out, dout: _mul(dout, prim("Sub")(out, BesselK1e()(x))), domain=(0.3, 4.0),
+                   kinds=_KINDS, doc="BesselK0e()(x): e^x K₀(x), x > 0.")
+BesselK1e = _unary("BesselK1e", lambda np, x: _np_bessel_k_scaled(np, 1, x),
+                   lambda torch, x: torch.special.scaled_modified_bessel_k1(x),
+                   lambda x, out, dout: _mul(dout, prim("Sub")(prim("Sub")(out, prim("Div")(out, x)), BesselK0e()(x))),
+                   domain=(0.3, 4.0), kinds=_KINDS, doc="BesselK1e()(x): e^x K₁(x), x > 0.")
+BesselK0 = _unary("BesselK0", lambda np, x: _np_bessel_k_scaled(np, 0, x) * np.exp(-x.astype(np.float64)),
+                  lambda torch, x: torch.special.modified_bessel_k0(x),
+                  lambda x, out, dout: prim("Neg")(_mul(dout, BesselK1()(x))), domain=(0.3, 4.0), kinds=_KINDS,
+                  doc="BesselK0()(x): the modified Bessel function of the second kind K₀, x > 0.")
+BesselK1 = _unary("BesselK1", lambda np, x: _np_bessel_k_scaled(np, 1, x) * np.exp(-x.astype(np.float64)),
+                  lambda torch, x: torch.special.modified_bessel_k1(x),
+                  lambda x, out, dout: prim("Neg")(_mul(dout, prim("Add")(BesselK0()(x), prim("Div")(out, x)))),
+                  domain=(0.3, 4.0), kinds=_KINDS,
+                  doc="BesselK1()(x): the modified Bessel function of the second kind K₁, x > 0.")
+BesselY0 = _unary("BesselY0", lambda np, x: _np_bessel_y(np, 0, x), lambda torch, x: torch.special.bessel_y0(x),
+                  lambda x, out, dout: prim("Neg")(_mul(dout, BesselY1()(x))), domain=(0.3, 6.0), kinds=_KINDS,
+                  doc="BesselY0()(x): the Bessel function of the second kind Y₀, x > 0.")
+BesselY1 = _unary("BesselY1", lambda np, x: _np_bessel_y(np, 1, x), lambda torch, x: torch.special.bessel_y1(x),
+                  lambda x, out, dout: _mul(dout, prim("Sub")(BesselY0()(x), prim("Div")(out, x))),
+                  domain=(0.3, 6.0), kinds=_KINDS, doc="BesselY1()(x): the Bessel function of the second kind Y₁, x > 0.")
 
-def _large_argument_samples(cls):
-    """Bessel records also sample |x| in the large-argument branch of the numpy kernels."""
+
+def _large_argument_samples(cls, signs):
+    """Bessel records also sample |x| in the large-argument branch of the numpy kernels (K and Y: x > 0 only)."""
     base = cls.samples.__func__
 
     def samples(inner_cls, rng):
         yield from base(inner_cls, rng)
-        yield Sample(rand_float(rng, (6,), 14.0, 30.0, np.float64) * np.array([1, -1, 1, -1, 1, -1]),
-                     name="large", rtol=1e-6, atol=1e-9)
+        yield Sample(rand_float(rng, (6,), 14.0, 30.0, np.float64) * np.array(signs), name="large", rtol=1e-6,
+                     atol=1e-9)
     cls.samples = classmethod(samples)
 
 
 for _cls in (BesselI0e, BesselI1e, BesselJ0, BesselJ1):
-    _large_argument_samples(_cls)
+    _large_argument_samples(_cls, [1, -1, 1, -1, 1, -1])
+for _cls in (BesselK0e, BesselK1e, BesselY0, BesselY1):
+    _large_argument_samples(_cls, [1] * 6)
 
 
 # ---- binary records -----------------------------------------------------------------------------------------------
@@ -283,6 +426,47 @@ class Zeta(_Binary):
                      grad=(1,), name="broadcast64")
 
 
-_ALL = (Lgamma, Digamma, Erfinv, BesselI0, BesselI1, BesselI0e, BesselI1e, BesselJ0, BesselJ1, Polygamma, Zeta)
+class _IncompleteGamma(_Binary):
+    """Shared by Igamma / Igammac: inputs (a, x), differentiable in x (d/dx P(a, x) = e^−x x^(a−1) / Γ(a); the
+    derivative in a is not provided)."""
+    input_names = ("a", "x")
+    upper = False
+
+    def numpy(self, np, a, x):
+        out_dtype = x.dtype if x.dtype.kind == "f" else np.float32
+        return _np_gammainc(np, a, x)[1 if self.upper else 0].astype(out_dtype)
+
+    def torch(self, torch, a, x):
+        x = x if x.is_floating_point() else x.to(torch.float32)
+        a = a.to(x.dtype)
+        return torch.special.gammaincc(a, x) if self.upper else torch.special.gammainc(a, x)
+
+    def bprop(self, a, x, out, dout):
+        # e^{−x} x^{a−1} / Γ(a) = exp((a − 1) log x − x − lgamma(a))
+        log_density = prim("Sub")(prim("Sub")(_mul(prim("Sub")(a, prim("OnesLike")(a)), prim("Log")(x)), x),
+                                  Lgamma()(a))
+        density = _mul(dout, prim("Exp")(log_density))
+        return None, (prim("Neg")(density) if self.upper else density)
+
+    @classmethod
+    def samples(cls, rng):
+        yield Sample(rand_float(rng, (3, 4), 0.5, 4.0), rand_float(rng, (3, 4), 0.1, 6.0), grad=(1,), rtol=1e-5)
+        yield Sample(rand_float(rng, (4,), 0.5, 3.0, np.float64), rand_float(rng, (2, 4), 0.1, 8.0, np.float64),
+                     grad=(1,), name="broadcast64")
+
+
+@register
+class Igamma(_IncompleteGamma):
+    """Igamma()(a, x): the regularized lower incomplete gamma function P(a, x)."""
+
+
+@register
+class Igammac(_IncompleteGamma):
+    """Igammac()(a, x): the regularized upper incomplete gamma function Q(a, x) = 1 − P(a, x)."""
+    upper = True
+
+
+_ALL = (Igamma, Igammac, Lgamma, Digamma, Erfinv, BesselI0, BesselI1, BesselI0e, BesselI1e, BesselJ0, BesselJ1, BesselK0, BesselK1,
+        BesselK0e, BesselK1e, BesselY0, BesselY1, Polygamma, Zeta)
 not_exportable(NO_MINDIR, *_ALL, formats=("MINDIR",))
 not_exportable(NO_ONNX, *_ALL, formats=("ONNX",))

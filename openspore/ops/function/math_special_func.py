@@ -16,7 +16,8 @@ from ...core.tensor import Tensor
 from ._base_ops import F
 
 __all__ = ["lgamma", "digamma", "polygamma", "zeta", "erfinv", "mvlgamma", "i0", "bessel_i0", "bessel_i0e",
-           "bessel_i1", "bessel_i1e", "bessel_j0", "bessel_j1"]
+           "bessel_i1", "bessel_i1e", "bessel_j0", "bessel_j1", "bessel_k0", "bessel_k0e", "bessel_k1", "bessel_k1e",
+           "bessel_y0", "bessel_y1", "igamma", "igammac"]
 
 
 def _tensor(op, name, value, like=None):
@@ -45,6 +46,12 @@ bessel_i1 = _unary("BesselI1", "bessel_i1")
 bessel_i1e = _unary("BesselI1e", "bessel_i1e")
 bessel_j0 = _unary("BesselJ0", "bessel_j0")
 bessel_j1 = _unary("BesselJ1", "bessel_j1")
+bessel_k0 = _unary("BesselK0", "bessel_k0")
+bessel_k0e = _unary("BesselK0e", "bessel_k0e")
+bessel_k1 = _unary("BesselK1", "bessel_k1")
+bessel_k1e = _unary("BesselK1e", "bessel_k1e")
+bessel_y0 = _unary("BesselY0", "bessel_y0")
+bessel_y1 = _unary("BesselY1", "bessel_y1")
 i0 = _unary("BesselI0", "i0")
 
 
@@ -71,3 +78,19 @@ def mvlgamma(input, p):
     for i in range(1, p):
         total = total + lgamma(x - i / 2.0)
     return total + p * (p - 1) / 4.0 * _math.log(_math.pi)
+
+
+def _incomplete_gamma(name, op, input, other):
+    a = _tensor(op, "input", input, other if isinstance(other, Tensor) else None)
+    x = _tensor(op, "other", other, a)
+    return PRIMITIVES[name]()(F.cast(a, x.dtype) if a.dtype is not x.dtype else a, x)
+
+
+def igamma(input, other):
+    """The regularized lower incomplete gamma function P(input, other), elementwise with broadcasting."""
+    return _incomplete_gamma("Igamma", "igamma", input, other)
+
+
+def igammac(input, other):
+    """The regularized upper incomplete gamma function Q(input, other) = 1 − P(input, other)."""
+    return _incomplete_gamma("Igammac", "igammac", input, other)
