@@ -112,3 +112,26 @@ def test_eval_lineage_from_model_eval(tmp_path):
     lineage = SummaryIndex(str(tmp_path)).run("./ev").lineage
     assert lineage["metric"] == {"acc": pytest.approx(result["acc"])}
     assert lineage["test_dataset_count"] == 32
+
+
+class _TensorLeNet(summary_runs.SummaryLeNet):
+    """SummaryLeNet that also records its logits with TensorSummary."""
+
+    def __init__(self):
+        super().__init__()
+        self.tensor_summary = ms.ops.TensorSummary()
+
+    def construct(self, x):
+        out = super().construct(x)
+        self.tensor_summary("logits_tensor", out)
+        return out
+
+
+@pytest.mark.parametrize("tensor_freq, steps", [(3, [1, 3, 6]), (None, list(range(1, 9)))])
+def test_collect_tensor_freq_thins_tensor_summaries_only(tmp_path, tensor_freq, steps):
+    # 2 epochs x 4 steps, collect_freq=1; by default tensors follow ceil(8 / 20) = 1 (never above collect_freq)
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    summary_runs.train_lenet(str(tmp_path / "t"), network=_TensorLeNet(), collect_tensor_freq=tensor_freq)
+    run = SummaryIndex(str(tmp_path)).run("./t")
+    assert [item["step"] for item in run.tensors["logits_tensor"]] == steps
+    assert [s for s, _ in run.scalars["loss/auto"]] == list(range(1, 9))  # the other summaries are untouched

@@ -12,7 +12,12 @@ histograms `<param>/auto` of the first five optimizer parameters (or those match
 first dataset column as image `input_data/auto` when it is 4-D; the train graph once; at the end, the train
 lineage, the dataset graph and `custom_lineage_data` in the `_lineage` file. Loss landscapes are not computed
 (`collect_landscape` is accepted and ignored, with a warning when asked for explicitly).
+
+`TensorSummary` values are written at step 1 and every `collect_tensor_freq` steps; by default at most about 20
+times in the run (every ceil(total steps / 20) steps) but never more often than the other summaries
+(`collect_freq`), as MindSpore documents: tensors are large.
 """
+import math
 import json
 import logging
 import os
@@ -68,6 +73,7 @@ class SummaryCollector(Callback):
         self._graph_written = False
         self._last_loss = None
         self._input_checked = False
+        self._tensor_freq = collect_tensor_freq or collect_freq
 
     # ---- constructor checks -----------------------------------------------------------------------------
     @staticmethod
@@ -149,6 +155,10 @@ class SummaryCollector(Callback):
                              "allowed.")
         if self._record is None:  # used outside Model.train's `with`: open here
             self.__enter__()
+        if self.collect_tensor_freq is None:
+            epochs, per_epoch = cb.get("epoch_num"), cb.get("batch_num")
+            if isinstance(epochs, int) and isinstance(per_epoch, int) and epochs > 0 and per_epoch > 0:
+                self._tensor_freq = max(self.collect_freq, math.ceil(epochs * per_epoch / 20))
         if self.collect_specified_data["collect_dataset_graph"] and cb.get("train_dataset") is not None:
             self._record.add_value("dataset_graph", "train_dataset", dataset_graph(cb.train_dataset))
         if self.custom_lineage_data:
@@ -158,10 +168,12 @@ class SummaryCollector(Callback):
     def step_end(self, run_context):
         cb = run_context.original_args()
         step = cb.cur_step_num
+        tensors_now = step == 1 or step % self._tensor_freq == 0
         if step != 1 and step % self.collect_freq:
-            self._record.record(step, plugin_filter=lambda p: p not in ("scalar", "image", "histogram"))
+            self._record.record(step, plugin_filter=lambda p: p not in ("scalar", "image", "histogram")
+                                and (tensors_now or p != "tensor"))
             return
-        self._collect(cb, step)
+        self._collect(cb, step, tensors_now)
 
     def epoch_end(self, run_context):
         cb = run_context.original_args()
@@ -201,7 +213,7 @@ class SummaryCollector(Callback):
         self._record.flush()
 
     # ---- collecting -------------------------------------------------------------------------------------
-    def _collect(self, cb, step):
+    def _collect(self, cb, step, tensors_now=True):
         record = self._record
         spec = self.collect_specified_data
         if spec["collect_graph"] and not self._graph_written:
@@ -219,7 +231,7 @@ class SummaryCollector(Callback):
             self._add_input(cb)
         for name, param in self._params_for_histograms(cb.get("optimizer"), cb.get("train_network")):
             record.add_value("histogram", f"{name}/auto", param)
-        record.record(step)
+        record.record(step, plugin_filter=None if tensors_now else (lambda p: p != "tensor"))
 
     def _add_graph(self, cb):
         from ..summary._graph_of import network_graph
