@@ -51,11 +51,15 @@ def test_nhwc_program_matches_nchw_and_fuses(onnx_path):
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)
     ops = nhwc.main.ops
+    assert [op.type for op in ops].count("LiteConv2D") == 3
     convs = [op for op in ops if op.type == "LiteConv2D"]
     assert len(convs) == 3 and all(op.attrs["layout"] == "NHWC" for op in convs)
     assert any(op.attrs.get("has_residual") and op.attrs["activation"] == "relu" for op in convs)
     assert "Add" not in {op.type for op in ops}
-    assert all(op.attrs.get("layout") == "NHWC" for op in ops if op.type in ("MaxPool", "AvgPool"))
+    # the max pool after c1 runs inside it; the average pool stays an NHWC operator
+    assert [op.attrs.get("pool") for op in convs] == [(2, 2), None, None]
+    assert "MaxPool" not in {op.type for op in ops}
+    assert all(op.attrs.get("layout") == "NHWC" for op in ops if op.type == "AvgPool")
     # in once (the input), out twice: the second output `h` and the flatten before the Linear
     perms = [tuple(op.attrs["perm"]) for op in ops if op.type == "LiteLayout"]
     assert sorted(perms) == [(0, 2, 3, 1), (0, 3, 1, 2), (0, 3, 1, 2)]

@@ -39,8 +39,9 @@ class _Plans(threading.local):
 class NHWCConv:
     """One channels-last convolution (group 1): `__call__(x, w, bias=None, residual=None)`."""
 
-    def __init__(self, prim, act, has_bias, has_residual):
+    def __init__(self, prim, act, has_bias, has_residual, pool=None):
         self.prim, self.act = prim, act
+        self.pool = tuple(pool) if pool else None  # a fused tiling MaxPool's window (see plan)
         self.kh, self.kw = prim.kernel_size
         self.stride = tuple(prim.stride[2:])
         self.dilation = tuple(prim.dilation[2:])
@@ -54,6 +55,8 @@ class NHWCConv:
         top, bottom, left, right = pads
         kh, kw, (sh, sw), (dh, dw) = self.kh, self.kw, self.stride, self.dilation
         plan = _Plan((n, oh, ow))
+        if self.pool:
+            return self._pooled_plan(x, plan, pads)
         if any(pads) or kh * kw > 1:
             # x is copied into a buffer kept per input shape (its zero border written once), so the window view
             # over it is built once, not at every call
@@ -72,6 +75,32 @@ class NHWCConv:
             else:
                 plan.windows = _windows(padded, kh, kw, sh, sw, dh, dw, oh, ow, pixel_major)
                 plan.cols_shape = (n, oh, ow, kh, kw, c) if pixel_major else (kh, kw, c, n, oh, ow)
+        self.plans.by_shape[(x.shape, x.dtype)] = plan
+        return plan
+
+    def _pooled_plan(self, x, plan, pads):
+        """A convolution followed by a tiling MaxPool of window (ph, pw): the column rows are ordered
+        (window offset, pooled pixel), so the GEMM output is ph·pw blocks of the pooled shape and the pool is one
+        elementwise max-reduction over the blocks. Bias and ReLU/ReLU6 (monotonic, per channel) commute with the
+        max and run after it on the smaller result. Pixels the pool drops (odd sizes) are never computed."""
+        n, h, w, c = x.shape
+        top, bottom, left, right = pads
+        kh, kw, (sh, sw), (dh, dw) = self.kh, self.kw, self.stride, self.dilation
+        ph, pw = self.pool
+        qh, qw = plan.out[1] // ph, plan.out[2] // pw
+        padded = np.zeros((n, h + top + bottom, w + left + right, c), x.dtype)
+        plan.interior = padded[:, top:top + h, left:left + w]
+        sn, sy, sx, sc = padded.strides
+        pixel = ((ph, sy * sh), (pw, sx * sw), (n, sn), (qh, sy * sh * ph), (qw, sx * sw * pw))
+        window = ((kh, sy * dh), (kw, sx * dw), (c, sc))
+        dims = pixel + window if c >= _PIXEL_MAJOR_MIN_C else window + pixel  # K-major copy for few channels
+        plan.windows = np.lib.stride_tricks.as_strided(padded, tuple(d for d, _ in dims),
+                                                       tuple(s for _, s in dims), writeable=False)
+        plan.cols_shape = plan.windows.shape
+        plan.k_major = c < _PIXEL_MAJOR_MIN_C
+        plan.pixels = ph * pw * n * qh * qw
+        plan.blocks = (ph * pw, n * qh * qw, -1)
+        plan.out = (n, qh, qw)
         self.plans.by_shape[(x.shape, x.dtype)] = plan
         return plan
 
@@ -101,6 +130,8 @@ class NHWCConv:
             a = plan.columns(x.dtype)
         if not plan.row_k:
             y = a @ w
+        if plan.blocks is not None:
+            y = np.maximum.reduce(y.reshape(plan.blocks), axis=0)
         if self.has_bias:
             y += rest[0]
         if self.has_residual:
@@ -112,11 +143,15 @@ class _Plan:
     """Per input shape: the padded input buffer (`interior`: where x goes), the strided `windows` over it, and the
     column matrix in the shared per-thread workspace, as the (pixels, K) operand of the GEMM (`matrix`)."""
 
-    __slots__ = ("out", "interior", "windows", "cols_shape", "base", "cols", "matrix", "row_k", "tmp")
+    __slots__ = ("out", "interior", "windows", "cols_shape", "base", "cols", "matrix", "row_k", "tmp", "k_major",
+                 "pixels", "blocks")
 
     def __init__(self, out):
         self.out = out
         self.interior = self.windows = self.cols_shape = self.base = self.cols = self.matrix = self.tmp = None
+        self.blocks = None  # fused MaxPool: the (window offsets, pooled pixels, O) view of the GEMM output
+        self.pixels = out[0] * out[1] * out[2]  # rows of the column matrix
+        self.k_major = False
         self.row_k = 0  # K of each of the kh row GEMMs (row columns), 0 for one im2col GEMM
 
     def columns(self, dtype):
@@ -125,10 +160,12 @@ class _Plan:
         if self.base is None or _WS.buffers.get(("nhwc_cols", dtype)) is not self.base:
             self.cols = _WS.get("nhwc_cols", self.cols_shape, dtype)
             self.base = _WS.buffers[("nhwc_cols", dtype)]
-            pixels = self.out[0] * self.out[1] * self.out[2]
-            if self.row_k:  # (N, padded H · ow, kw·C): kernel row i reads rows [i·ow, i·ow + oh·ow) of each image
+            pixels = self.pixels
+            if self.k_major:
+                self.matrix = self.cols.reshape(-1, pixels).T
+            elif self.row_k:  # (N, padded H · ow, kw·C): kernel row i reads rows [i·ow, i·ow + oh·ow) of each image
                 self.matrix = self.cols.reshape(self.out[0], -1, self.row_k)
-            elif self.cols_shape[0] == self.out[0]:
+            elif self.blocks is not None or self.cols_shape[0] == self.out[0]:
                 self.matrix = self.cols.reshape(pixels, -1)
             else:  # K-major columns (few channels): their transpose is the (pixels, K) matrix
                 self.matrix = self.cols.reshape(-1, pixels).T
@@ -156,7 +193,11 @@ def make_conv(op):
     act = op.attrs.get("activation")
     if act not in (None, "relu", "relu6"):
         raise ValueError(f"LiteConv2D (node '{op.name}'): unknown activation {act!r}.")
-    return NHWCConv(prim, act, bool(op.attrs.get("has_bias")), bool(op.attrs.get("has_residual")))
+    pool = op.attrs.get("pool")
+    if pool is not None and (op.attrs.get("has_residual") or len(tuple(pool)) != 2):
+        raise ValueError(f"LiteConv2D (node '{op.name}'): a fused pool needs a (ph, pw) window and no residual, "
+                         f"got pool={pool!r}, has_residual={op.attrs.get('has_residual')}.")
+    return NHWCConv(prim, act, bool(op.attrs.get("has_bias")), bool(op.attrs.get("has_residual")), pool)
 
 
 @register("LiteLayout")

@@ -9,7 +9,8 @@ tensor id with the permuted shape), or both:
 * everything else reads NCHW: an NHWC result is transposed back (once) before its first NCHW reader, and
   before the block returns it, so the model's outputs stay NCHW.
 Then a residual `Add` of an NHWC convolution's output (its sole reader) and another NHWC tensor of that shape,
-with the ReLU/ReLU6 that may follow, is fused into the convolution (ResNet's shortcut).
+with the ReLU/ReLU6 that may follow, is fused into the convolution (ResNet's shortcut), and a tiling NHWC
+`MaxPool` that is the sole reader of a convolution without residual becomes its `pool` attribute (LeNet).
 Programs with control flow are left as they are; quantized weights are not packed (quantization works per
 output channel of the NCHW weight).
 """
@@ -30,7 +31,7 @@ def to_nhwc(program):
         return program
     p = program.copy_structure()
     relayout = _Relayout(p)
-    p.main = _fuse_residual(p, relayout.block(p.main), relayout.computed)
+    p.main = _fuse_pool(_fuse_residual(p, relayout.block(p.main), relayout.computed))
     return eliminate_dead(p)  # the NCHW weights are no longer read
 
 
@@ -152,6 +153,37 @@ def _fuse_residual(p, b, nhwc):
         fused_at[id(members[-1])] = fused  # placed where the last member was: the residual is computed by then
     ops = [fused_at.get(id(op), op) for op in b.ops if id(op) not in absorbed or id(op) in fused_at]
     return Block(ops, b.inputs, b.outputs)
+
+
+def _fuse_pool(b):
+    """NHWC conv (no residual) → tiling NHWC MaxPool, its sole reader, into one conv with `pool=(ph, pw)`."""
+    readers = _readers(b)
+    fused_at, absorbed = {}, set()
+    for op in b.ops:
+        if op.type != "LiteConv2D" or op.attrs.get("layout") != "NHWC" or op.attrs.get("has_residual") \
+                or op.attrs.get("pool"):
+            continue
+        pool = _sole(readers, op.outputs[0])
+        if pool is None or pool.type != "MaxPool" or pool.attrs.get("layout") != "NHWC" \
+                or not tiling_pool(pool.attrs):
+            continue
+        window = tuple(int(k) for k in tuple(pool.attrs.get("kernel_size", (1,)))[-2:])
+        if len(window) != 2:
+            continue
+        fused_at[id(pool)] = Op("LiteConv2D", dict(op.attrs, pool=window), op.inputs, pool.outputs, op.name)
+        absorbed.add(id(op))
+    ops = [fused_at.get(id(op), op) for op in b.ops if id(op) not in absorbed]
+    return Block(ops, b.inputs, b.outputs)
+
+
+def _readers(b):
+    readers = {}
+    for op in b.ops:
+        for i in op.tensor_inputs():
+            readers.setdefault(i, []).append(op)
+    for i in b.outputs:
+        readers.setdefault(i, []).append(None)
+    return readers
 
 
 def _sole(readers, tid):
