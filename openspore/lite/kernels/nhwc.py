@@ -55,9 +55,12 @@ class NHWCConv:
         top, bottom, left, right = pads
         kh, kw, (sh, sw), (dh, dw) = self.kh, self.kw, self.stride, self.dilation
         plan = _Plan((n, oh, ow))
-        if self.pool:
+        if self.pool and c >= _PIXEL_MAJOR_MIN_C:
             return self._pooled_plan(x, plan, pads)
-        if any(pads) or kh * kw > 1:
+        if self.pool:  # few channels: K-major columns in image order, the pool after the GEMM (_max_tiles)
+            plan.tiles, plan.conv_out = self.pool, plan.out
+            plan.out = (n, oh // self.pool[0], ow // self.pool[1])
+        if self.pool or any(pads) or kh * kw > 1:
             # x is copied into a buffer kept per input shape (its zero border written once), so the window view
             # over it is built once, not at every call
             padded = np.zeros((n, h + top + bottom, w + left + right, c), x.dtype)
@@ -72,9 +75,24 @@ class NHWCConv:
                     padded, (n, padded.shape[1], ow, kw, c), (sn, sy, sx * sw, sx * dw, sc), writeable=False)
                 plan.cols_shape = (n, padded.shape[1], ow, kw, c)
                 plan.row_k = kw * c
+            elif pixel_major:
+                plan.windows = _windows(padded, kh, kw, sh, sw, dh, dw, oh, ow)
+                plan.cols_shape = (n, oh, ow, kh, kw, c)
             else:
-                plan.windows = _windows(padded, kh, kw, sh, sw, dh, dw, oh, ow, pixel_major)
-                plan.cols_shape = (n, oh, ow, kh, kw, c) if pixel_major else (kh, kw, c, n, oh, ow)
+                # two copies that each run along long contiguous stretches, where one copy of the 6-D window
+                # view runs ow floats at a time: the (kw, C, N, padded H, ow) column-shifted rows, then from
+                # them each kernel offset's (oh, ow) block, contiguous when the stride is 1 (LeNet's 1-channel
+                # layer: 5× less copy time)
+                sn, sy, sx, sc = padded.strides
+                shape = (kw, c, n, padded.shape[1], ow)
+                plan.stage_src = np.lib.stride_tricks.as_strided(padded, shape, (sx * dw, sc, sn, sy, sx * sw),
+                                                                 writeable=False)
+                plan.stage = np.empty(shape, x.dtype)
+                rk, rc, rn, ry, rx = plan.stage.strides
+                plan.windows = np.lib.stride_tricks.as_strided(
+                    plan.stage, (kh, kw, c, n, oh, ow), (ry * dh, rk, rc, rn, ry * sh, rx), writeable=False)
+                plan.cols_shape = (kh, kw, c, n, oh, ow)
+                plan.k_major = True
         self.plans.by_shape[(x.shape, x.dtype)] = plan
         return plan
 
@@ -93,11 +111,10 @@ class NHWCConv:
         sn, sy, sx, sc = padded.strides
         pixel = ((ph, sy * sh), (pw, sx * sw), (n, sn), (qh, sy * sh * ph), (qw, sx * sw * pw))
         window = ((kh, sy * dh), (kw, sx * dw), (c, sc))
-        dims = pixel + window if c >= _PIXEL_MAJOR_MIN_C else window + pixel  # K-major copy for few channels
+        dims = pixel + window
         plan.windows = np.lib.stride_tricks.as_strided(padded, tuple(d for d, _ in dims),
                                                        tuple(s for _, s in dims), writeable=False)
         plan.cols_shape = plan.windows.shape
-        plan.k_major = c < _PIXEL_MAJOR_MIN_C
         plan.pixels = ph * pw * n * qh * qw
         plan.blocks = (ph * pw, n * qh * qw, -1)
         plan.out = (n, qh, qw)
@@ -132,6 +149,8 @@ class NHWCConv:
             y = a @ w
         if plan.blocks is not None:
             y = np.maximum.reduce(y.reshape(plan.blocks), axis=0)
+        elif plan.tiles is not None:
+            y = _max_tiles(y, plan.conv_out, plan.tiles)
         if self.has_bias:
             y += rest[0]
         if self.has_residual:
@@ -144,7 +163,7 @@ class _Plan:
     column matrix in the shared per-thread workspace, as the (pixels, K) operand of the GEMM (`matrix`)."""
 
     __slots__ = ("out", "interior", "windows", "cols_shape", "base", "cols", "matrix", "row_k", "tmp", "k_major",
-                 "pixels", "blocks")
+                 "pixels", "blocks", "tiles", "conv_out", "stage", "stage_src")
 
     def __init__(self, out):
         self.out = out
@@ -152,6 +171,8 @@ class _Plan:
         self.blocks = None  # fused MaxPool: the (window offsets, pooled pixels, O) view of the GEMM output
         self.pixels = out[0] * out[1] * out[2]  # rows of the column matrix
         self.k_major = False
+        self.tiles = self.conv_out = None  # fused MaxPool after the GEMM: window, unpooled (N, oh, ow)
+        self.stage = self.stage_src = None  # two-step K-major columns: the row buffer and its source view
         self.row_k = 0  # K of each of the kh row GEMMs (row columns), 0 for one im2col GEMM
 
     def columns(self, dtype):
@@ -169,21 +190,36 @@ class _Plan:
                 self.matrix = self.cols.reshape(pixels, -1)
             else:  # K-major columns (few channels): their transpose is the (pixels, K) matrix
                 self.matrix = self.cols.reshape(-1, pixels).T
+        if self.stage is not None:
+            np.copyto(self.stage, self.stage_src)
         np.copyto(self.cols, self.windows)
         return self.matrix
 
 
-def _windows(xp, kh, kw, sh, sw, dh, dw, oh, ow, pixel_major=True):
-    """The (N, oh, ow, kh, kw, C) strided view of the windows of NHWC `xp` (no copy), or with pixel_major=False
-    the (kh, kw, C, N, oh, ow) view, whose copy runs along image rows: the faster one when C is small (LeNet's
-    first layer has C = 1, where the pixel-major copy moves one float at a time)."""
+def _max_tiles(y, conv_out, tiles):
+    """The (N·qh·qw, O) max over the (ph, pw) tiles of the (N·oh·ow, O) GEMM output in image order (rows of a
+    tile first, each slice whole image rows; trailing rows and columns the pool drops are cropped)."""
+    n, oh, ow = conv_out
+    (ph, pw), o = tiles, y.shape[1]
+    qh, qw = oh // ph, ow // pw
+    rows = y.reshape(n, oh, ow * o)[:, :qh * ph, :qw * pw * o].reshape(n, qh, ph, qw * pw * o)
+    z = np.maximum(rows[:, :, 0], rows[:, :, 1]) if ph > 1 else np.ascontiguousarray(rows[:, :, 0])
+    for i in range(2, ph):
+        np.maximum(z, rows[:, :, i], out=z)
+    cols = z.reshape(n * qh * qw, pw * o)
+    if pw == 1:
+        return cols
+    u = np.maximum(cols[:, :o], cols[:, o:2 * o])
+    for j in range(2, pw):
+        np.maximum(u, cols[:, j * o:(j + 1) * o], out=u)
+    return u
+
+
+def _windows(xp, kh, kw, sh, sw, dh, dw, oh, ow):
+    """The (N, oh, ow, kh, kw, C) strided view of the windows of NHWC `xp` (no copy)."""
     sn, sy, sx, sc = xp.strides
-    n, c = xp.shape[0], xp.shape[3]
-    if pixel_major:
-        return np.lib.stride_tricks.as_strided(xp, (n, oh, ow, kh, kw, c),
-                                               (sn, sy * sh, sx * sw, sy * dh, sx * dw, sc), writeable=False)
-    return np.lib.stride_tricks.as_strided(xp, (kh, kw, c, n, oh, ow),
-                                           (sy * dh, sx * dw, sc, sn, sy * sh, sx * sw), writeable=False)
+    return np.lib.stride_tricks.as_strided(xp, (xp.shape[0], oh, ow, kh, kw, xp.shape[3]),
+                                           (sn, sy * sh, sx * sw, sy * dh, sx * dw, sc), writeable=False)
 
 
 def make_conv(op):
