@@ -152,10 +152,19 @@ class NHWCConv:
         elif plan.tiles is not None:
             y = _max_tiles(y, plan.conv_out, plan.tiles)
         if self.has_bias:
-            y += rest[0]
+            b = rest[0]
+            if plan.bias_src is not b:  # an inference model's weights are replaced (update_weights), not written
+                plan.bias_src, plan.bias_rows = b, np.ascontiguousarray(np.broadcast_to(b, y.shape))
+            y += plan.bias_rows  # numpy's broadcast add of an O-vector runs O floats at a time: 5× slower here
         if self.has_residual:
             y += rest[-1].reshape(y.shape)
-        return activate(y, self.act).reshape(plan.out + (w.shape[1],))
+        if self.act == "relu":
+            if plan.zeros is None:
+                plan.zeros = np.zeros(y.shape, y.dtype)
+            np.maximum(y, plan.zeros, out=y)  # numpy 2's maximum with a scalar is 5× slower than with an array
+        elif self.act is not None:
+            activate(y, self.act)
+        return y.reshape(plan.out + (w.shape[1],))
 
 
 class _Plan:
@@ -163,7 +172,7 @@ class _Plan:
     column matrix in the shared per-thread workspace, as the (pixels, K) operand of the GEMM (`matrix`)."""
 
     __slots__ = ("out", "interior", "windows", "cols_shape", "base", "cols", "matrix", "row_k", "tmp", "k_major",
-                 "pixels", "blocks", "tiles", "conv_out", "stage", "stage_src")
+                 "pixels", "blocks", "tiles", "conv_out", "stage", "stage_src", "bias_src", "bias_rows", "zeros")
 
     def __init__(self, out):
         self.out = out
@@ -173,6 +182,7 @@ class _Plan:
         self.k_major = False
         self.tiles = self.conv_out = None  # fused MaxPool after the GEMM: window, unpooled (N, oh, ow)
         self.stage = self.stage_src = None  # two-step K-major columns: the row buffer and its source view
+        self.bias_src = self.bias_rows = self.zeros = None  # the bias repeated per output pixel, ReLU's zeros
         self.row_k = 0  # K of each of the kh row GEMMs (row columns), 0 for one im2col GEMM
 
     def columns(self, dtype):
