@@ -1,0 +1,58 @@
+"""The channels-last convolution kernel with a fused max pool (kernels/nhwc.py) against the NCHW convolution
+followed by a reference max pool, and the lite ReduceMean against the primitive's kernel."""
+import numpy as np
+import pytest
+
+from openspore.core.primitive import PRIMITIVES
+from openspore.lite import kernels
+from openspore.lite.kernels.nhwc import make_conv
+from openspore.lite.kernels.nn import _conv_prim, conv2d
+from openspore.lite.program import Op
+
+
+def _max_pool(y, ph, pw):
+    n, o, h, w = y.shape
+    qh, qw = h // ph, w // pw
+    return y[:, :, :qh * ph, :qw * pw].reshape(n, o, qh, ph, qw, pw).max(axis=(3, 5))
+
+
+@pytest.mark.parametrize("c, hw, kernel, pad, pool, act, bias", [
+    (1, 12, 5, 0, (2, 2), "relu", True),     # few channels: K-major columns, the pool after the GEMM
+    (2, 11, 3, 1, (2, 2), "relu6", False),   # odd size: the last row and column are dropped by the pool
+    (6, 14, 5, 0, (2, 2), "relu", True),     # column rows ordered by window offset, one max-reduction
+    (5, 13, 3, 1, (3, 2), None, True),       # non-square window, odd size
+])
+def test_fused_pool_matches_conv_then_pool(c, hw, kernel, pad, pool, act, bias):
+    rng = np.random.default_rng(c)
+    o = 4
+    attrs = {"kernel_size": (kernel, kernel), "pad_mode": "pad" if pad else "valid", "pad": (pad,) * 4,
+             "out_channel": o, "activation": act, "has_bias": bias}
+    x = rng.standard_normal((2, c, hw, hw)).astype(np.float32)
+    w = rng.standard_normal((o, c, kernel, kernel)).astype(np.float32)
+    b = rng.standard_normal(o).astype(np.float32)
+    want = _max_pool(conv2d(_conv_prim(Op("LiteConv2D", attrs, [0, 1], [2])), x, w, b if bias else None, act),
+                     *pool)
+    conv = make_conv(Op("LiteConv2D", dict(attrs, layout="NHWC", pool=pool), [0, 1], [2]))
+    packed = np.ascontiguousarray(w.transpose(2, 3, 1, 0).reshape(-1, o))
+    args = (packed, b) if bias else (packed,)
+    for _ in range(2):  # the second call reuses the plan and its buffers
+        got = conv(np.ascontiguousarray(x.transpose(0, 2, 3, 1)), *args)
+        np.testing.assert_allclose(got.transpose(0, 3, 1, 2), want, rtol=1e-5, atol=1e-5)
+
+
+def test_fused_pool_refuses_a_residual():
+    with pytest.raises(ValueError, match="fused pool"):
+        make_conv(Op("LiteConv2D", {"kernel_size": (3, 3), "out_channel": 2, "layout": "NHWC", "pool": (2, 2),
+                                    "has_residual": True}, [0, 1, 2], [3], name="c"))
+
+
+@pytest.mark.parametrize("keep", [True, False])
+@pytest.mark.parametrize("shape, axis", [((1, 6, 4, 4), (2, 3)), ((2, 3, 4), (1,)), ((2, 3, 4), -1),
+                                         ((2, 3, 4), ()), ((5, 7), (0, 1))])
+def test_reduce_mean_matches_the_primitive(keep, shape, axis):
+    x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    prim = PRIMITIVES["ReduceMean"](keep_dims=keep)
+    want = type(prim).numpy(prim, np, x, axis)
+    got = kernels.make(Op("ReduceMean", {"keep_dims": keep}, [0, None], [1]))(x, axis)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
