@@ -16,6 +16,8 @@ from .engine.samplers import BuiltinSampler, PKSampler  # noqa: F401
 from .sources import (Cifar10Dataset, Cifar100Dataset, FashionMnistDataset, GeneratorDataset,  # noqa: F401
                       ImageFolderDataset, MappableDataset, MnistDataset, NumpySlicesDataset, Schema)
 from .sources import CSVDataset, MindDataset, TextFileDataset  # noqa: F401
+from .sources import (AGNewsDataset, AmazonReviewDataset, DBpediaDataset, EnWik9Dataset, IMDBDataset,  # noqa: F401
+                      PennTreebankDataset, SogouNewsDataset, WikiTextDataset, YahooAnswersDataset, YelpReviewDataset)
 from .sources.synthetic import EMnistDataset, FakeImageDataset, KMnistDataset, PaddedDataset  # noqa: F401
 
 
@@ -29,4 +31,6 @@ def zip(datasets):  # noqa: A001 - MindSpore's name
 __all__ = ["config", "transforms", "vision", "zip", "DatasetCache", "BatchInfo", "Dataset", "MappableDataset", "GeneratorDataset",
            "NumpySlicesDataset", "MnistDataset", "FashionMnistDataset", "Cifar10Dataset", "Cifar100Dataset",
            "ImageFolderDataset", "CSVDataset", "TextFileDataset", "MindDataset", "Schema", "Sampler", "BuiltinSampler", "DistributedSampler", "RandomSampler",
-           "SequentialSampler", "SubsetRandomSampler", "SubsetSampler", "WeightedRandomSampler", "Shuffle", "PKSampler"]
+           "SequentialSampler", "SubsetRandomSampler", "SubsetSampler", "WeightedRandomSampler", "Shuffle", "PKSampler",
+           "AGNewsDataset", "AmazonReviewDataset", "DBpediaDataset", "EnWik9Dataset", "IMDBDataset",
+           "PennTreebankDataset", "SogouNewsDataset", "WikiTextDataset", "YahooAnswersDataset", "YelpReviewDataset"]

@@ -5,3 +5,5 @@ from .vision_files import (Cifar10Dataset, Cifar100Dataset, FashionMnistDataset,
                            MnistDataset)
 from .text_files import CSVDataset, TextFileDataset  # noqa: F401
 from .mindrecord import MindDataset  # noqa: F401
+from .corpora import (AGNewsDataset, AmazonReviewDataset, DBpediaDataset, EnWik9Dataset, IMDBDataset,  # noqa: F401
+                      PennTreebankDataset, SogouNewsDataset, WikiTextDataset, YahooAnswersDataset, YelpReviewDataset)
