@@ -18,6 +18,7 @@ from .sources import (Cifar10Dataset, Cifar100Dataset, FashionMnistDataset, Gene
 from .sources import CSVDataset, MindDataset, TextFileDataset  # noqa: F401
 from .sources import (AGNewsDataset, AmazonReviewDataset, DBpediaDataset, EnWik9Dataset, IMDBDataset,  # noqa: F401
                       PennTreebankDataset, SogouNewsDataset, WikiTextDataset, YahooAnswersDataset, YelpReviewDataset)
+from .sources import SemeionDataset, STL10Dataset  # noqa: F401
 from .sources.synthetic import EMnistDataset, FakeImageDataset, KMnistDataset, PaddedDataset  # noqa: F401
 
 
@@ -33,4 +34,5 @@ __all__ = ["config", "transforms", "vision", "zip", "DatasetCache", "BatchInfo",
            "ImageFolderDataset", "CSVDataset", "TextFileDataset", "MindDataset", "Schema", "Sampler", "BuiltinSampler", "DistributedSampler", "RandomSampler",
            "SequentialSampler", "SubsetRandomSampler", "SubsetSampler", "WeightedRandomSampler", "Shuffle", "PKSampler",
            "AGNewsDataset", "AmazonReviewDataset", "DBpediaDataset", "EnWik9Dataset", "IMDBDataset",
-           "PennTreebankDataset", "SogouNewsDataset", "WikiTextDataset", "YahooAnswersDataset", "YelpReviewDataset"]
+           "PennTreebankDataset", "SogouNewsDataset", "WikiTextDataset", "YahooAnswersDataset", "YelpReviewDataset",
+           "SemeionDataset", "STL10Dataset"]

@@ -7,3 +7,4 @@ from .text_files import CSVDataset, TextFileDataset  # noqa: F401
 from .mindrecord import MindDataset  # noqa: F401
 from .corpora import (AGNewsDataset, AmazonReviewDataset, DBpediaDataset, EnWik9Dataset, IMDBDataset,  # noqa: F401
                       PennTreebankDataset, SogouNewsDataset, WikiTextDataset, YahooAnswersDataset, YelpReviewDataset)
+from .digit_files import SemeionDataset, STL10Dataset  # noqa: F401
