@@ -16,6 +16,7 @@ from .image_io import (ImageReadMode, encode_jpeg, encode_png, read_file, read_i
                        write_jpeg, write_png)
 from .utils import Border, ImageBatchFormat, Inter  # noqa: F401
 from . import utils  # noqa: F401
+from ..transforms.base import not_random  # noqa: F401
 
 __all__ = ["CenterCrop", "Crop", "Decode", "Grayscale", "HorizontalFlip", "HWC2CHW", "Invert", "Normalize", "Pad",
            "RandomColorAdjust", "RandomCrop", "RandomHorizontalFlip", "RandomResizedCrop", "RandomRotation",
