@@ -19,6 +19,7 @@ from .sources import CSVDataset, MindDataset, TextFileDataset  # noqa: F401
 from .sources import (AGNewsDataset, AmazonReviewDataset, DBpediaDataset, EnWik9Dataset, IMDBDataset,  # noqa: F401
                       PennTreebankDataset, SogouNewsDataset, WikiTextDataset, YahooAnswersDataset, YelpReviewDataset)
 from .sources import SemeionDataset, STL10Dataset  # noqa: F401
+from .engine.callbacks import DSCallback  # noqa: F401
 from .sources.synthetic import EMnistDataset, FakeImageDataset, KMnistDataset, PaddedDataset  # noqa: F401
 
 
@@ -35,4 +36,4 @@ __all__ = ["config", "transforms", "vision", "zip", "DatasetCache", "BatchInfo",
            "SequentialSampler", "SubsetRandomSampler", "SubsetSampler", "WeightedRandomSampler", "Shuffle", "PKSampler",
            "AGNewsDataset", "AmazonReviewDataset", "DBpediaDataset", "EnWik9Dataset", "IMDBDataset",
            "PennTreebankDataset", "SogouNewsDataset", "WikiTextDataset", "YahooAnswersDataset", "YelpReviewDataset",
-           "SemeionDataset", "STL10Dataset"]
+           "SemeionDataset", "STL10Dataset", "DSCallback"]
