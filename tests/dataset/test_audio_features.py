@@ -85,3 +85,43 @@ def test_mfcc_in_a_pipeline():
     data = data.map(audio.MFCC(n_mfcc=4, melkwargs=MEL_KWARGS), input_columns="audio")
     rows = [r["audio"] for r in data.create_dict_iterator(output_numpy=True)]
     assert [r.shape for r in rows] == [(4, 26), (4, 26)]
+
+
+def test_spectral_centroid_matches_mindspore():
+    out = audio.SpectralCentroid(16000, n_fft=64, hop_length=32)(_wave())
+    assert out.shape == (1, 26) and out.dtype == np.float32
+    np.testing.assert_allclose(out[0, :4], [600.7289, 346.42932, 415.15915, 349.91794], rtol=1e-5)
+    hamming = audio.SpectralCentroid(16000, n_fft=64, win_length=48, hop_length=16, pad=3,
+                                     window=audio.WindowType.HAMMING)(_wave())
+    assert hamming.shape == (1, 51)
+    np.testing.assert_allclose(hamming[0, :4], [607.38086, 531.7597, 512.3583, 484.3785], rtol=1e-5)
+
+
+def test_mask_along_axis():
+    spec = np.arange(24, dtype=np.float32).reshape(1, 4, 6)
+    out = audio.MaskAlongAxis(1, 2, -1.0, 2)(spec)
+    assert (out[..., 1:3] == -1).all() and np.array_equal(np.delete(out, [1, 2], axis=-1),
+                                                          np.delete(spec, [1, 2], axis=-1))
+    out = audio.MaskAlongAxis(0, 3, 9.0, 1)(spec)
+    assert (out[0, :3] == 9).all() and out[0, 3].tolist() == [18, 19, 20, 21, 22, 23]
+    with pytest.raises(ValueError, match="must not exceed"):
+        audio.MaskAlongAxis(5, 3, 0.0, 2)(spec)
+    with pytest.raises(ValueError, match="axis"):
+        audio.MaskAlongAxis(0, 2, 0.0, 0)
+    with pytest.raises(ValueError, match="mask_width"):
+        audio.MaskAlongAxis(0, 0, 0.0, 2)
+
+
+def test_mask_along_axis_iid_is_seeded_and_contiguous():
+    import openspore.dataset as ds
+    spec = np.ones((2, 5, 40), np.float32)
+    ds.config.set_seed(11)
+    first = [audio.MaskAlongAxisIID(10, 0.0, 2)(spec) for _ in range(8)]
+    ds.config.set_seed(11)
+    again = [audio.MaskAlongAxisIID(10, 0.0, 2)(spec) for _ in range(8)]
+    assert all(np.array_equal(a, b) for a, b in zip(first, again))
+    for out in first:
+        masked = np.flatnonzero(out[0, 0] == 0)
+        assert len(masked) <= 10 and (len(masked) == 0 or np.all(np.diff(masked) == 1))
+        assert (out == out[:, :1, :]).all()  # the same time steps in every frequency row
+    assert len({int((o == 0).sum()) for o in first}) > 1

@@ -2,8 +2,8 @@
 pitch/vad effects and the file datasets are not here yet)."""
 from .filters import (AllpassBiquad, BandBiquad, BandpassBiquad, BandrejectBiquad, BassBiquad, Biquad,  # noqa: F401
                       DeemphBiquad, EqualizerBiquad, Filtfilt, HighpassBiquad, LFilter, LowpassBiquad, TrebleBiquad)
-from .features import (Angle, ComputeDeltas, LFCC, MFCC, create_dct, linear_fbanks,  # noqa: F401
-                       melscale_fbanks)
+from .features import (Angle, ComputeDeltas, LFCC, MaskAlongAxis, MaskAlongAxisIID, MFCC,  # noqa: F401
+                       SpectralCentroid, create_dct, linear_fbanks, melscale_fbanks)
 from .transforms import (AmplitudeToDB, BorderType, ComplexNorm, Contrast, DBToAmplitude, DCShift, Fade,  # noqa: F401
                          FadeShape, FrequencyMasking, Gain, GainType, Magphase, MelScale, MelSpectrogram, MelType,
                          MuLawDecoding, MuLawEncoding, NormMode, NormType, ScaleType, Spectrogram, TimeMasking, Vol,
@@ -14,4 +14,5 @@ __all__ = ["AmplitudeToDB", "BorderType", "ComplexNorm", "Contrast", "DBToAmplit
            "MuLawDecoding", "MuLawEncoding", "NormMode", "NormType", "ScaleType", "Spectrogram", "TimeMasking", "Vol",
            "WindowType", "AllpassBiquad", "BandBiquad", "BandpassBiquad", "BandrejectBiquad", "BassBiquad", "Biquad",
            "DeemphBiquad", "EqualizerBiquad", "Filtfilt", "HighpassBiquad", "LFilter", "LowpassBiquad", "TrebleBiquad",
-           "Angle", "ComputeDeltas", "LFCC", "MFCC", "create_dct", "linear_fbanks", "melscale_fbanks"]
+           "Angle", "ComputeDeltas", "LFCC", "MFCC", "create_dct", "linear_fbanks", "melscale_fbanks",
+           "MaskAlongAxis", "MaskAlongAxisIID", "SpectralCentroid"]

@@ -1,5 +1,5 @@
 """Cepstral features and their building blocks (`mindspore.dataset.audio`): filter banks, the DCT matrix, MFCC,
-LFCC, deltas over time and the angle of complex pairs.
+LFCC, deltas over time, the spectral centroid, masks along an axis and the angle of complex pairs.
 
 >>> import numpy as np
 >>> from openspore.dataset import audio
@@ -10,7 +10,7 @@ LFCC, deltas over time and the angle of complex pairs.
 """
 import numpy as np
 
-from ..transforms.base import TensorOperation
+from ..transforms.base import TensorOperation, rng
 from .transforms import (AmplitudeToDB, BorderType, MelSpectrogram, MelType, NormMode, NormType, ScaleType,
                          Spectrogram, WindowType, _float, mel_filterbank)
 
@@ -163,3 +163,72 @@ class LFCC(TensorOperation):
         spec = self.spectrogram(x).astype(np.float64)
         bands = np.swapaxes(np.swapaxes(spec, -1, -2) @ self._bank.astype(np.float64), -1, -2)
         return _cepstrum(bands, self._dct, self.log_lf)
+
+
+class SpectralCentroid(TensorOperation):
+    """`SpectralCentroid(sample_rate, n_fft=400, win_length=None, hop_length=None, pad=0, window=WindowType.HANN)`:
+    the magnitude-weighted mean frequency (Hz) of each frame of a (..., time) waveform → (..., 1, frames)."""
+
+    def __init__(self, sample_rate, n_fft=400, win_length=None, hop_length=None, pad=0, window=WindowType.HANN):
+        _positive_int(sample_rate, "sample_rate", "SpectralCentroid")
+        self.sample_rate = sample_rate
+        self.spectrogram = Spectrogram(n_fft, win_length, hop_length, pad, window, power=1.0)
+
+    def _execute(self, x):
+        spec = self.spectrogram(x).astype(np.float64)
+        freqs = np.linspace(0, self.sample_rate // 2, spec.shape[-2])[:, None]
+        centroid = (freqs * spec).sum(axis=-2, keepdims=True) / spec.sum(axis=-2, keepdims=True)
+        return centroid.astype(np.float32)
+
+
+def _mask_axis(axis, where):
+    if axis not in (1, 2):
+        raise ValueError(f"For '{where}', 'axis' must be 1 (frequency) or 2 (time), but got {axis!r}.")
+    return -2 if axis == 1 else -1
+
+
+def _apply_mask(spec, dim, start, width, value, where):
+    spec = _float(spec).copy()
+    if spec.ndim < 2:
+        raise ValueError(f"For '{where}', the input must have shape (..., freq, time), but got {spec.shape}.")
+    if start + width > spec.shape[dim]:
+        raise ValueError(f"For '{where}', mask_start + mask_width ({start + width}) must not exceed the length "
+                         f"{spec.shape[dim]} of the masked axis.")
+    index = [slice(None)] * spec.ndim
+    index[dim] = slice(start, start + width)
+    spec[tuple(index)] = value
+    return spec
+
+
+class MaskAlongAxis(TensorOperation):
+    """`MaskAlongAxis(mask_start, mask_width, mask_value, axis)`: set [mask_start, mask_start + mask_width) of a
+    (..., freq, time) spectrogram to mask_value along axis 1 (frequency) or 2 (time)."""
+
+    def __init__(self, mask_start, mask_width, mask_value, axis):
+        if isinstance(mask_start, bool) or not isinstance(mask_start, int) or mask_start < 0:
+            raise ValueError(f"For 'MaskAlongAxis', 'mask_start' must be a non-negative int, but got {mask_start!r}.")
+        _positive_int(mask_width, "mask_width", "MaskAlongAxis")
+        self.mask_start, self.mask_width, self.mask_value = mask_start, mask_width, float(mask_value)
+        self.axis, self._dim = axis, _mask_axis(axis, "MaskAlongAxis")
+
+    def _execute(self, spec):
+        return _apply_mask(spec, self._dim, self.mask_start, self.mask_width, self.mask_value, "MaskAlongAxis")
+
+
+class MaskAlongAxisIID(TensorOperation):
+    """`MaskAlongAxisIID(mask_param, mask_value, axis)`: mask a run whose width is drawn uniformly from
+    [0, mask_param] and whose start is drawn uniformly where it fits, along axis 1 (frequency) or 2 (time),
+    from the dataset seed's stream."""
+
+    def __init__(self, mask_param, mask_value, axis):
+        if isinstance(mask_param, bool) or not isinstance(mask_param, int) or mask_param < 0:
+            raise ValueError(f"For 'MaskAlongAxisIID', 'mask_param' must be a non-negative int, but got "
+                             f"{mask_param!r}.")
+        self.mask_param, self.mask_value = mask_param, float(mask_value)
+        self.axis, self._dim = axis, _mask_axis(axis, "MaskAlongAxisIID")
+
+    def _execute(self, spec):
+        size = np.shape(spec)[self._dim] if np.ndim(spec) >= 2 else 0
+        width = int(rng().integers(0, min(self.mask_param, size) + 1))
+        start = int(rng().integers(0, size - width + 1))
+        return _apply_mask(spec, self._dim, start, width, self.mask_value, "MaskAlongAxisIID")
