@@ -18,7 +18,7 @@ from .sources import (Cifar10Dataset, Cifar100Dataset, FashionMnistDataset, Gene
 from .sources import CSVDataset, MindDataset, TextFileDataset  # noqa: F401
 from .sources import (AGNewsDataset, AmazonReviewDataset, DBpediaDataset, EnWik9Dataset, IMDBDataset,  # noqa: F401
                       PennTreebankDataset, SogouNewsDataset, WikiTextDataset, YahooAnswersDataset, YelpReviewDataset)
-from .sources import SemeionDataset, STL10Dataset  # noqa: F401
+from .sources import SemeionDataset, STL10Dataset, CoNLL2000Dataset, UDPOSDataset  # noqa: F401
 from .engine.callbacks import DSCallback  # noqa: F401
 from .sources.synthetic import EMnistDataset, FakeImageDataset, KMnistDataset, PaddedDataset  # noqa: F401
 
@@ -36,4 +36,5 @@ __all__ = ["config", "transforms", "vision", "zip", "DatasetCache", "BatchInfo",
            "SequentialSampler", "SubsetRandomSampler", "SubsetSampler", "WeightedRandomSampler", "Shuffle", "PKSampler",
            "AGNewsDataset", "AmazonReviewDataset", "DBpediaDataset", "EnWik9Dataset", "IMDBDataset",
            "PennTreebankDataset", "SogouNewsDataset", "WikiTextDataset", "YahooAnswersDataset", "YelpReviewDataset",
-           "SemeionDataset", "STL10Dataset", "DSCallback"]
+           "SemeionDataset", "STL10Dataset", "DSCallback", "CoNLL2000Dataset",
+           "UDPOSDataset"]

@@ -94,3 +94,27 @@ def test_imdb(tmp_path):
     assert [r["text"] for r in _rows(sampled)] == ["meh", "good movie"]
     with pytest.raises(ValueError, match="usage"):
         ds.IMDBDataset(str(tmp_path), usage="valid")
+
+
+def test_conll2000_sentences(tmp_path):
+    _write(tmp_path / "train.txt", "Confidence NN B-NP\nin IN B-PP\n\nthe DT B-NP\npound NN I-NP\n. . O\n\n")
+    _write(tmp_path / "test.txt", "Rockwell NNP B-NP\n\n")
+    train = _rows(ds.CoNLL2000Dataset(str(tmp_path), usage="train", shuffle=False))
+    assert train == [{"word": ["Confidence", "in"], "pos_tag": ["NN", "IN"], "chunk_tag": ["B-NP", "B-PP"]},
+                     {"word": ["the", "pound", "."], "pos_tag": ["DT", "NN", "."], "chunk_tag": ["B-NP", "I-NP", "O"]}]
+    every = _rows(ds.CoNLL2000Dataset(str(tmp_path), shuffle=False))
+    assert [r["word"] for r in every] == [["Rockwell"], ["Confidence", "in"], ["the", "pound", "."]]
+    _write(tmp_path / "test.txt", "Rockwell NNP\n")
+    with pytest.raises(RuntimeError, match="line 1 must hold 3 fields"):
+        _rows(ds.CoNLL2000Dataset(str(tmp_path), usage="test"))
+
+
+def test_udpos_sentences(tmp_path):
+    _write(tmp_path / "en-ud-tag.v2.train.txt", "Al\tPROPN\tNNP\n-\tPUNCT\tHYPH\n\nThe\tDET\tDT\n")
+    _write(tmp_path / "en-ud-tag.v2.dev.txt", "v\tNOUN\tNN\n\n")
+    train = _rows(ds.UDPOSDataset(str(tmp_path), usage="train", shuffle=False))
+    assert train[0] == {"word": ["Al", "-"], "universal": ["PROPN", "PUNCT"], "stanford": ["NNP", "HYPH"]}
+    assert train[1]["word"] == ["The"]  # the last sentence counts without a blank line after it
+    assert _rows(ds.UDPOSDataset(str(tmp_path), usage="valid", shuffle=False))[0]["universal"] == ["NOUN"]
+    with pytest.raises(ValueError, match="en-ud-tag.v2.test.txt"):
+        ds.UDPOSDataset(str(tmp_path), usage="test")

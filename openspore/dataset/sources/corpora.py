@@ -1,5 +1,6 @@
 """Text corpora read from their official file layouts: the CSV classification sets (AG News, Amazon Reviews,
-DBpedia, Sogou News, Yahoo Answers, Yelp Reviews), the line corpora (Penn Treebank, WikiText, EnWik9) and IMDB.
+DBpedia, Sogou News, Yahoo Answers, Yelp Reviews), the line corpora (Penn Treebank, WikiText, EnWik9), the tagged
+sentence corpora (CoNLL-2000 chunking, UDPOS: one row per sentence, one string array per column) and IMDB.
 
 Every column is a string except IMDB's label (int32: pos 1, neg 0). With usage 'all' the split files are read
 in turn, one row from each (test, train, valid), as MindSpore's file readers interleave them.
@@ -156,6 +157,69 @@ class EnWik9Dataset(_LineCorpus):
     @staticmethod
     def _file_name(split):
         return "enwik9"
+
+
+class _SentenceCorpus(_SplitCorpus):
+    """One token per line as `word tag tag`, sentences separated by blank lines; a row per sentence."""
+
+    _splits = ("test", "train")
+
+    def _parse_file(self, path):
+        rows, sentence = [], []
+        with open(path, encoding="utf-8") as f:
+            for line_no, line in enumerate(f, 1):
+                line = line.rstrip("\r\n")
+                if not line.strip():
+                    if sentence:
+                        rows.append(sentence)
+                    sentence = []
+                    continue
+                fields = line.split(self._separator)
+                if len(fields) != len(self._columns):
+                    raise RuntimeError(f"For '{self._where}', {path} line {line_no} must hold {len(self._columns)} "
+                                       f"fields ({', '.join(self._columns)}) separated by {self._separator!r}, but "
+                                       f"holds {len(fields)}.")
+                sentence.append(fields)
+        if sentence:  # a last sentence with no blank line after it
+            rows.append(sentence)
+        return [tuple(list(column) for column in zip(*sentence)) for sentence in rows]
+
+
+class CoNLL2000Dataset(_SentenceCorpus):
+    """`CoNLL2000Dataset(dataset_dir, usage=None, num_samples=None, shuffle=Shuffle.GLOBAL, num_shards=None,
+    shard_id=None, num_parallel_workers=None, cache=None)`: train.txt / test.txt (`word pos chunk` per line);
+    columns word, pos_tag, chunk_tag, each the sentence's strings."""
+
+    _where = "CoNLL2000Dataset"
+    _columns = ("word", "pos_tag", "chunk_tag")
+    _separator = " "
+
+    def __init__(self, dataset_dir, usage=None, num_samples=None, shuffle=True, num_shards=None, shard_id=None,
+                 num_parallel_workers=None, cache=None):
+        super().__init__(dataset_dir, usage, num_samples, num_parallel_workers, shuffle, num_shards, shard_id, cache)
+
+    @staticmethod
+    def _file_name(split):
+        return f"{split}.txt"
+
+
+class UDPOSDataset(_SentenceCorpus):
+    """`UDPOSDataset(dataset_dir, usage=None, num_samples=None, shuffle=Shuffle.GLOBAL, num_shards=None,
+    shard_id=None, num_parallel_workers=None, cache=None)`: en-ud-tag.v2.{train,dev,test}.txt (usage 'valid'
+    reads dev), tab-separated `word universal stanford`; columns word, universal, stanford."""
+
+    _where = "UDPOSDataset"
+    _columns = ("word", "universal", "stanford")
+    _separator = "\t"
+    _splits = _SPLITS
+
+    def __init__(self, dataset_dir, usage=None, num_samples=None, shuffle=True, num_shards=None, shard_id=None,
+                 num_parallel_workers=None, cache=None):
+        super().__init__(dataset_dir, usage, num_samples, num_parallel_workers, shuffle, num_shards, shard_id, cache)
+
+    @staticmethod
+    def _file_name(split):
+        return f"en-ud-tag.v2.{'dev' if split == 'valid' else split}.txt"
 
 
 class IMDBDataset(MappableDataset):
