@@ -24,6 +24,10 @@ from .runtime import jit, jit_class, mutable, JitConfig, lazy_inline, no_inline 
 from .runtime.dump_marks import set_dump  # noqa: F401
 from .misc import (manual_seed, seed, initial_seed, get_rng_state, set_rng_state, is_tensor, frombuffer,  # noqa: F401
                    synchronize, set_deterministic, run_check)
+from .generator import Generator, default_generator  # noqa: F401
+from .runtime.device_memory import (empty_cache, max_memory_allocated, max_memory_reserved,  # noqa: F401
+                                    memory_allocated, memory_reserved, memory_stats, memory_summary,
+                                    reset_max_memory_allocated, reset_max_memory_reserved, reset_peak_memory_stats)
 from .log import get_level, get_log_config  # noqa: F401
 from .common.tensor import swap_tensors  # noqa: F401
 from .runtime import install_cell_runner as _install_cell_runner

@@ -16,6 +16,10 @@ from .engine.samplers import BuiltinSampler, PKSampler  # noqa: F401
 from .sources import (Cifar10Dataset, Cifar100Dataset, FashionMnistDataset, GeneratorDataset,  # noqa: F401
                       ImageFolderDataset, MappableDataset, MnistDataset, NumpySlicesDataset, Schema)
 from .sources import CSVDataset, MindDataset, TextFileDataset  # noqa: F401
+from .sources import (AGNewsDataset, AmazonReviewDataset, DBpediaDataset, EnWik9Dataset, IMDBDataset,  # noqa: F401
+                      PennTreebankDataset, SogouNewsDataset, WikiTextDataset, YahooAnswersDataset, YelpReviewDataset)
+from .sources import SemeionDataset, STL10Dataset, CoNLL2000Dataset, UDPOSDataset  # noqa: F401
+from .engine.callbacks import DSCallback  # noqa: F401
 from .sources.synthetic import EMnistDataset, FakeImageDataset, KMnistDataset, PaddedDataset  # noqa: F401
 
 
@@ -29,4 +33,8 @@ def zip(datasets):  # noqa: A001 - MindSpore's name
 __all__ = ["config", "transforms", "vision", "zip", "DatasetCache", "BatchInfo", "Dataset", "MappableDataset", "GeneratorDataset",
            "NumpySlicesDataset", "MnistDataset", "FashionMnistDataset", "Cifar10Dataset", "Cifar100Dataset",
            "ImageFolderDataset", "CSVDataset", "TextFileDataset", "MindDataset", "Schema", "Sampler", "BuiltinSampler", "DistributedSampler", "RandomSampler",
-           "SequentialSampler", "SubsetRandomSampler", "SubsetSampler", "WeightedRandomSampler", "Shuffle", "PKSampler"]
+           "SequentialSampler", "SubsetRandomSampler", "SubsetSampler", "WeightedRandomSampler", "Shuffle", "PKSampler",
+           "AGNewsDataset", "AmazonReviewDataset", "DBpediaDataset", "EnWik9Dataset", "IMDBDataset",
+           "PennTreebankDataset", "SogouNewsDataset", "WikiTextDataset", "YahooAnswersDataset", "YelpReviewDataset",
+           "SemeionDataset", "STL10Dataset", "DSCallback", "CoNLL2000Dataset",
+           "UDPOSDataset"]

@@ -3,6 +3,9 @@ entry points. `install_cell_runner` wires GRAPH_MODE into `nn.Cell` (done by `im
 from .executor import compile_graph, CompiledGraph  # noqa: F401
 from .signature import mutable  # noqa: F401
 from .memory import set_memory, get_memory  # noqa: F401
+from .device_memory import (empty_cache, max_memory_allocated, max_memory_reserved, memory_allocated,  # noqa: F401
+                            memory_reserved, memory_stats, memory_summary, reset_max_memory_allocated,
+                            reset_max_memory_reserved, reset_peak_memory_stats)
 from .jit import jit, JitConfig, jit_class, lazy_inline, no_inline, make_cell_runner  # noqa: F401
 
 

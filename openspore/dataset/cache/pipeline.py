@@ -27,6 +27,9 @@ def _node_name(node):
 
 
 def _is_random(op):
+    marked = getattr(op, "random", None)  # set by `transforms.not_random` (or by a transform's author)
+    if isinstance(marked, bool):
+        return marked
     if type(op).__name__.startswith("Random"):
         return True
     inner = getattr(op, "transforms", None)

@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import config
 from . import autotune, profiling
+from .callbacks import CallbackRunner, check_callbacks
 from .datasets import Dataset
 from .rows import INFINITE, check_columns_exist, names_list, to_array
 from .workers import TaskError, describe_failure, make_pool
@@ -106,7 +107,7 @@ class MapDataset(Dataset):
         self.output_columns = names_list(output_columns, "output_columns", "map")
         self.python_multiprocessing = bool(python_multiprocessing)
         self.max_rowsize = max_rowsize
-        self.callbacks = callbacks
+        self.callbacks = check_callbacks(callbacks)
         self.offload = offload
 
     def _layout(self):
@@ -135,10 +136,22 @@ class MapDataset(Dataset):
         return self.operations
 
     def _iter_rows(self, ctx):
+        if self.callbacks:
+            return self._called_back_rows(ctx)
         if self.cache is not None:
             from ..cache.pipeline import cached_rows
             return cached_rows(self, ctx, self._map_rows)
         return self._map_rows(ctx)
+
+    def _called_back_rows(self, ctx):
+        runner = ctx.callback_runners.setdefault(id(self), CallbackRunner(self.callbacks))
+        runner.start_epoch()
+        if self.cache is not None:
+            from ..cache.pipeline import cached_rows
+            rows = cached_rows(self, ctx, self._map_rows)
+        else:
+            rows = self._map_rows(ctx)
+        yield from runner.drain(rows)
 
     def _map_rows(self, ctx):
         child_cols, in_cols, out_cols, names = self._layout()
@@ -152,6 +165,8 @@ class MapDataset(Dataset):
         same = len(in_cols) == len(out_cols)
         rest_idx = [i for i, c in enumerate(child_cols) if c not in in_cols]
         rows = self.children[0]._iter_rows(ctx)
+        if self.callbacks:
+            rows = ctx.callback_runners[id(self)].feed(rows)
         pending = collections.deque()  # rows whose inputs are in flight, to rebuild the full rows in order
 
         def payloads():

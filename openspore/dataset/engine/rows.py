@@ -88,6 +88,7 @@ class Context:
         self._keys = {}
         self._passes = {}
         self.cache_forced = {}  # source id -> the indices a cache above it wants read (its misses)
+        self.callback_runners = {}  # map node id -> its DSCallback counters in this iterator
         stack = [root]
         while stack:  # preorder numbering: the same pipeline shape gives the same keys, hence the same draws
             node = stack.pop()

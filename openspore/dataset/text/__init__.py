@@ -1,12 +1,14 @@
 """`mindspore.dataset.text`: text transforms and `Vocab` (a subset of MindSpore's module: the tokenizers that
-need external models — Jieba, SentencePiece, BERT WordPiece — and pretrained vectors are not here yet)."""
+need external models — Jieba, SentencePiece — and pretrained vectors are not here yet)."""
 from .transforms import (AddToken, BasicTokenizer, CaseFold, JiebaMode, Lookup, Ngram, NormalizeForm,  # noqa: F401
                          NormalizeUTF8, PythonTokenizer, RegexReplace, RegexTokenizer, SlidingWindow,
                          SPieceTokenizerLoadType, SPieceTokenizerOutType, ToNumber, Truncate, TruncateSequencePair,
                          UnicodeCharTokenizer, WhitespaceTokenizer, to_bytes, to_str)
 from .vocab import Vocab  # noqa: F401
+from .wordpiece import BertTokenizer, WordpieceTokenizer  # noqa: F401
 
 __all__ = ["AddToken", "BasicTokenizer", "CaseFold", "JiebaMode", "Lookup", "Ngram", "NormalizeForm",
            "NormalizeUTF8", "PythonTokenizer", "RegexReplace", "RegexTokenizer", "SlidingWindow",
            "SPieceTokenizerLoadType", "SPieceTokenizerOutType", "ToNumber", "Truncate", "TruncateSequencePair",
-           "UnicodeCharTokenizer", "WhitespaceTokenizer", "to_bytes", "to_str", "Vocab"]
+           "UnicodeCharTokenizer", "WhitespaceTokenizer", "to_bytes", "to_str", "Vocab", "BertTokenizer",
+           "WordpieceTokenizer"]

@@ -40,6 +40,22 @@ class TensorOperation:
         return f"{type(self).__name__}({fields})"
 
 
+def not_random(function):
+    """`not_random(function)`: mark a Python transform as deterministic (`function.random = False`), so that a map
+    using it may sit below a `DatasetCache` (a cache replays rows, which is only right for deterministic work).
+
+    >>> @not_random
+    ... def double(x):
+    ...     return x * 2
+    >>> double.random
+    False
+    """
+    if not callable(function):
+        raise TypeError(f"For 'not_random', the argument must be callable, but got {type(function).__name__}.")
+    function.random = False
+    return function
+
+
 class PyTensorOperation(TensorOperation):
     """Base of transforms written in Python (all of them here); kept as MindSpore's public name."""
 

@@ -16,6 +16,9 @@ from .image_io import (ImageReadMode, encode_jpeg, encode_png, read_file, read_i
                        write_jpeg, write_png)
 from .utils import Border, ImageBatchFormat, Inter  # noqa: F401
 from . import utils  # noqa: F401
+from .bbox import (RandomHorizontalFlipWithBBox, RandomResizeWithBBox, RandomVerticalFlipWithBBox,  # noqa: F401
+                   ResizeWithBBox)
+from ..transforms.base import not_random  # noqa: F401
 
 __all__ = ["CenterCrop", "Crop", "Decode", "Grayscale", "HorizontalFlip", "HWC2CHW", "Invert", "Normalize", "Pad",
            "RandomColorAdjust", "RandomCrop", "RandomHorizontalFlip", "RandomResizedCrop", "RandomRotation",
@@ -30,4 +33,5 @@ __all__ = ["CenterCrop", "Crop", "Decode", "Grayscale", "HorizontalFlip", "HWC2C
            "Perspective", "RandomAffine", "RandomCropDecodeResize", "RandomErasing", "RandomPerspective",
            "RandomResize", "RandomSelectSubpolicy", "ResizedCrop", "SliceMode", "SlicePatches", "TenCrop", "ToNumpy",
            "UniformAugment", "ImageReadMode", "encode_jpeg", "encode_png", "read_file", "read_image", "write_file",
-           "write_jpeg", "write_png"]
+           "write_jpeg", "write_png", "ResizeWithBBox", "RandomResizeWithBBox", "RandomHorizontalFlipWithBBox",
+           "RandomVerticalFlipWithBBox", "not_random"]
