@@ -215,5 +215,8 @@ def _padding(self, x):
 Padding = _primitive("Padding", _padding, attrs=[("pad_dim_size", 8)],
                      doc="Padding(pad_dim_size=8)(x): the last dimension (of size 1) zero-padded to pad_dim_size.")
 
+Polar = _primitive("Polar", lambda self, abs, angle: F.polar(abs, angle),
+                   doc="Polar()(abs, angle): abs · e^(i·angle) as a complex tensor (see ops.polar).")
+
 __all__ = sorted(n for n, v in list(globals().items())
                  if isinstance(v, type) and issubclass(v, _PythonPrimitive) and v is not _PythonPrimitive)
