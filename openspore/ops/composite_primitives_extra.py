@@ -217,6 +217,9 @@ Padding = _primitive("Padding", _padding, attrs=[("pad_dim_size", 8)],
 
 Polar = _primitive("Polar", lambda self, abs, angle: F.polar(abs, angle),
                    doc="Polar()(abs, angle): abs · e^(i·angle) as a complex tensor (see ops.polar).")
+Ormqr = _primitive("Ormqr", lambda self, x, tau, other: F.ormqr(x, tau, other, self.left, self.transpose),
+                   attrs=[("left", True), ("transpose", False)],
+                   doc="Ormqr(left=True, transpose=False)(x, tau, other): other times geqrf's Q (see ops.ormqr).")
 
 __all__ = sorted(n for n, v in list(globals().items())
                  if isinstance(v, type) and issubclass(v, _PythonPrimitive) and v is not _PythonPrimitive)
