@@ -221,5 +221,23 @@ Ormqr = _primitive("Ormqr", lambda self, x, tau, other: F.ormqr(x, tau, other, s
                    attrs=[("left", True), ("transpose", False)],
                    doc="Ormqr(left=True, transpose=False)(x, tau, other): other times geqrf's Q (see ops.ormqr).")
 
+
+def _conv3d_class(self, x, weight):
+    kernel = (self.kernel_size,) * 3 if isinstance(self.kernel_size, int) else tuple(self.kernel_size)
+    if tuple(weight.shape[:1]) + tuple(weight.shape[2:]) != (self.out_channel,) + kernel:
+        raise ValueError(f"For 'Conv3D', the weight of shape {list(weight.shape)} does not match out_channel "
+                         f"{self.out_channel} and kernel_size {kernel}.")
+    pad_mode = self.pad_mode.lower()
+    stride = self.stride if isinstance(self.stride, int) else tuple(self.stride)[-3:]
+    dilation = self.dilation if isinstance(self.dilation, int) else tuple(self.dilation)[-3:]
+    return F.conv3d(x, weight, None, stride, pad_mode, self.pad if pad_mode == "pad" else 0, dilation, self.group)
+
+
+Conv3D = _primitive("Conv3D", _conv3d_class,
+                    attrs=[("out_channel", None), ("kernel_size", None), ("mode", 1), ("pad_mode", "valid"), ("pad", 0),
+                           ("stride", 1), ("dilation", 1), ("group", 1), ("data_format", "NCDHW")],
+                    doc="Conv3D(out_channel, kernel_size, mode=1, pad_mode='valid', pad=0, stride=1, dilation=1, "
+                        "group=1)(x, weight): see ops.conv3d (a sum of Conv2D over the kernel depth).")
+
 __all__ = sorted(n for n, v in list(globals().items())
                  if isinstance(v, type) and issubclass(v, _PythonPrimitive) and v is not _PythonPrimitive)
