@@ -239,5 +239,24 @@ Conv3D = _primitive("Conv3D", _conv3d_class,
                     doc="Conv3D(out_channel, kernel_size, mode=1, pad_mode='valid', pad=0, stride=1, dilation=1, "
                         "group=1)(x, weight): see ops.conv3d (a sum of Conv2D over the kernel depth).")
 
+
+def _conv3d_transpose_class(self, dout, weight, bias=None):
+    if bias is not None:
+        raise ValueError("For 'Conv3DTranspose', 'bias' must be None (as in MindSpore); add it afterwards.")
+    if weight.shape[0] != self.in_channel:
+        raise ValueError(f"For 'Conv3DTranspose', the weight's first dimension {weight.shape[0]} must equal "
+                         f"in_channel {self.in_channel}.")
+    pad_mode = self.pad_mode.lower()
+    return F.conv3d_transpose(dout, weight, pad_mode, self.pad if pad_mode == "pad" else 0, self.stride,
+                              self.dilation, self.group, self.output_padding)
+
+
+Conv3DTranspose = _primitive(
+    "Conv3DTranspose", _conv3d_transpose_class,
+    attrs=[("in_channel", None), ("out_channel", None), ("kernel_size", None), ("mode", 1), ("pad_mode", "valid"),
+           ("pad", 0), ("stride", 1), ("dilation", 1), ("group", 1), ("output_padding", 0), ("data_format", "NCDHW")],
+    doc="Conv3DTranspose(in_channel, out_channel, kernel_size, ..., output_padding=0)(dout, weight): see "
+        "ops.conv3d_transpose.")
+
 __all__ = sorted(n for n, v in list(globals().items())
                  if isinstance(v, type) and issubclass(v, _PythonPrimitive) and v is not _PythonPrimitive)

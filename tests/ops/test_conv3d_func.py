@@ -58,3 +58,35 @@ def test_bad_arguments():
         ops.conv3d(ms.Tensor(X), ms.Tensor(W), padding=1)
     with pytest.raises(ValueError, match="kernel_size"):
         ops.Conv3D(6, 3)(ms.Tensor(X), ms.Tensor(W))
+
+
+XT = RNG.standard_normal((2, 4, 3, 4, 5)).astype(np.float32)
+WT = RNG.standard_normal((4, 3, 3, 2, 3)).astype(np.float32)
+
+
+def test_transpose_matches_torch(backend):
+    got = ops.conv3d_transpose(ms.Tensor(XT), ms.Tensor(WT), "pad", 1, (2, 1, 2), (1, 2, 1), 2,
+                               output_padding=(1, 0, 1)).asnumpy()
+    want = torch.nn.functional.conv_transpose3d(torch.from_numpy(XT), torch.from_numpy(WT), stride=(2, 1, 2),
+                                                padding=1, output_padding=(1, 0, 1), groups=2,
+                                                dilation=(1, 2, 1)).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+    valid = ops.Conv3DTranspose(4, 3, (3, 2, 3))(ms.Tensor(XT), ms.Tensor(WT)).asnumpy()
+    np.testing.assert_allclose(valid, torch.nn.functional.conv_transpose3d(
+        torch.from_numpy(XT), torch.from_numpy(WT)).numpy(), rtol=1e-4, atol=1e-4)
+    same = ops.Conv3DTranspose(4, 3, (3, 2, 3), pad_mode="same", stride=2)(ms.Tensor(XT), ms.Tensor(WT))
+    assert same.shape == (2, 3, 6, 8, 10)
+
+
+def test_transpose_is_the_adjoint_of_conv3d():
+    """<conv3d(y, w), x> == <y, conv3d_transpose(x, w)> for any x, y: the defining property."""
+    w = RNG.standard_normal((3, 4, 3, 2, 3)).astype(np.float32)  # conv3d: 4 → 3 channels
+    y = RNG.standard_normal((1, 4, 7, 5, 9)).astype(np.float32)
+    conv = ops.conv3d(ms.Tensor(y), ms.Tensor(w), stride=2, pad_mode="pad", padding=1).asnumpy()
+    x = RNG.standard_normal(conv.shape).astype(np.float32)
+    back = ops.conv3d_transpose(ms.Tensor(x), ms.Tensor(w), "pad", 1, 2, output_padding=(0, 1, 0)).asnumpy()
+    assert back.shape == y.shape
+    np.testing.assert_allclose((conv * x).sum(), (y * back).sum(), rtol=1e-4)
+    g = ms.grad(lambda a: (ops.conv3d_transpose(a, ms.Tensor(w), "pad", 1, 2, output_padding=(0, 1, 0))
+                           * ms.Tensor(y)).sum())(ms.Tensor(x))
+    np.testing.assert_allclose(g.asnumpy(), conv, rtol=1e-4, atol=1e-4)
