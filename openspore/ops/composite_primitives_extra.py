@@ -258,5 +258,33 @@ Conv3DTranspose = _primitive(
     doc="Conv3DTranspose(in_channel, out_channel, kernel_size, ..., output_padding=0)(dout, weight): see "
         "ops.conv3d_transpose.")
 
+MirrorPad = _primitive("MirrorPad", lambda self, x, paddings: F.mirror_pad(x, paddings, self.mode),
+                       attrs=[("mode", "REFLECT")],
+                       doc="MirrorPad(mode='REFLECT')(x, paddings): see ops.mirror_pad.")
+LerpScalar = _primitive("LerpScalar", lambda self, input, end, weight: F.lerp(input, end, weight),
+                        doc="LerpScalar()(input, end, weight): input + weight·(end − input) with a scalar weight.")
+ConjugateTranspose = _primitive("ConjugateTranspose", lambda self, x, perm: F.conj(F.transpose(x, perm)),
+                                doc="ConjugateTranspose()(x, perm): the conjugate of x transposed by perm.")
+
+
+def _nuclear_norm(self, x):
+    dims = (-2, -1) if self.dim is None else tuple(self.dim)
+    if len(dims) != 2:
+        raise ValueError(f"For 'NuclearNorm', 'dim' must name two axes, but got {self.dim!r}.")
+    rank = len(x.shape)
+    a, b = (d % rank for d in dims)
+    rest = [d for d in range(rank) if d not in (a, b)]
+    s = F.svd(F.transpose(x, tuple(rest) + (a, b)), compute_uv=False)
+    out = F.sum(s, -1)
+    if self.keepdim:
+        for d in sorted((a, b)):
+            out = F.expand_dims(out, d)
+    return out
+
+
+NuclearNorm = _primitive("NuclearNorm", _nuclear_norm, attrs=[("dim", None), ("keepdim", False)],
+                         doc="NuclearNorm(dim=None, keepdim=False)(x): the sum of singular values over two axes "
+                             "(forward only: the SVD's gradient is not implemented).")
+
 __all__ = sorted(n for n, v in list(globals().items())
                  if isinstance(v, type) and issubclass(v, _PythonPrimitive) and v is not _PythonPrimitive)
