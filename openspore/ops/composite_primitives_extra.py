@@ -286,5 +286,31 @@ NuclearNorm = _primitive("NuclearNorm", _nuclear_norm, attrs=[("dim", None), ("k
                          doc="NuclearNorm(dim=None, keepdim=False)(x): the sum of singular values over two axes "
                              "(forward only: the SVD's gradient is not implemented).")
 
+
+def _fft_with_size(self, x):
+    from ..core.primitive import PRIMITIVES
+    if self.signal_ndim not in (1, 2, 3) or len(x.shape) < self.signal_ndim:
+        raise ValueError(f"For 'FFTWithSize', 'signal_ndim' must be 1, 2 or 3 and at most the rank of x, but got "
+                         f"{self.signal_ndim} for shape {list(x.shape)}.")
+    dims, s = tuple(range(-self.signal_ndim, 0)), None
+    if not self.real:
+        kind = "IFFTN" if self.inverse else "FFTN"
+    elif not self.inverse:
+        kind = "RFFTN" if self.onesided else "FFTN"
+    elif self.onesided:
+        kind = "IRFFTN"
+        s = tuple(self.signal_sizes)[-self.signal_ndim:] if self.signal_sizes else None
+    else:
+        return F.real(PRIMITIVES["IFFTN"](dim=dims, norm=self.norm)(x))
+    return PRIMITIVES[kind](s=s, dim=dims, norm=self.norm)(x)
+
+
+FFTWithSize = _primitive(
+    "FFTWithSize", _fft_with_size,
+    attrs=[("signal_ndim", None), ("inverse", None), ("real", None), ("norm", "backward"), ("onesided", True),
+           ("signal_sizes", ())],
+    doc="FFTWithSize(signal_ndim, inverse, real, norm='backward', onesided=True, signal_sizes=())(x): the FFT "
+        "over the last signal_ndim axes (complex, real-to-half-spectrum or back; see ops.fftn/rfftn/irfftn).")
+
 __all__ = sorted(n for n, v in list(globals().items())
                  if isinstance(v, type) and issubclass(v, _PythonPrimitive) and v is not _PythonPrimitive)

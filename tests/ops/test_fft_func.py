@@ -73,3 +73,17 @@ def test_bad_arguments_are_named():
 def test_gradient_raises_clearly():
     with pytest.raises(NotImplementedError, match="gradient"):
         ms.grad(lambda a: ops.fft(a))(ms.Tensor(X))
+
+
+def test_fft_with_size_class():
+    c = C[..., :4]
+    cases = [((2, False, False), C, np.fft.fft2(C)),
+             ((1, True, False), C, np.fft.ifft(C)),
+             ((2, False, True), X, np.fft.rfft2(X)),
+             ((2, False, True, "ortho", False), X, np.fft.fft2(X, norm="ortho")),
+             ((2, True, True, "backward", True, (4, 6)), c, np.fft.irfft2(c, (4, 6))),
+             ((1, True, True), c, np.fft.irfft(c))]
+    for args, x, want in cases:  # the same values MindSpore 2.10 gives for these arguments
+        got = ops.FFTWithSize(*args)(ms.Tensor(x)).asnumpy()
+        assert got.shape == want.shape, args
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
