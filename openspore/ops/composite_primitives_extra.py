@@ -215,5 +215,102 @@ def _padding(self, x):
 Padding = _primitive("Padding", _padding, attrs=[("pad_dim_size", 8)],
                      doc="Padding(pad_dim_size=8)(x): the last dimension (of size 1) zero-padded to pad_dim_size.")
 
+Polar = _primitive("Polar", lambda self, abs, angle: F.polar(abs, angle),
+                   doc="Polar()(abs, angle): abs · e^(i·angle) as a complex tensor (see ops.polar).")
+Ormqr = _primitive("Ormqr", lambda self, x, tau, other: F.ormqr(x, tau, other, self.left, self.transpose),
+                   attrs=[("left", True), ("transpose", False)],
+                   doc="Ormqr(left=True, transpose=False)(x, tau, other): other times geqrf's Q (see ops.ormqr).")
+
+
+def _conv3d_class(self, x, weight):
+    kernel = (self.kernel_size,) * 3 if isinstance(self.kernel_size, int) else tuple(self.kernel_size)
+    if tuple(weight.shape[:1]) + tuple(weight.shape[2:]) != (self.out_channel,) + kernel:
+        raise ValueError(f"For 'Conv3D', the weight of shape {list(weight.shape)} does not match out_channel "
+                         f"{self.out_channel} and kernel_size {kernel}.")
+    pad_mode = self.pad_mode.lower()
+    stride = self.stride if isinstance(self.stride, int) else tuple(self.stride)[-3:]
+    dilation = self.dilation if isinstance(self.dilation, int) else tuple(self.dilation)[-3:]
+    return F.conv3d(x, weight, None, stride, pad_mode, self.pad if pad_mode == "pad" else 0, dilation, self.group)
+
+
+Conv3D = _primitive("Conv3D", _conv3d_class,
+                    attrs=[("out_channel", None), ("kernel_size", None), ("mode", 1), ("pad_mode", "valid"), ("pad", 0),
+                           ("stride", 1), ("dilation", 1), ("group", 1), ("data_format", "NCDHW")],
+                    doc="Conv3D(out_channel, kernel_size, mode=1, pad_mode='valid', pad=0, stride=1, dilation=1, "
+                        "group=1)(x, weight): see ops.conv3d (a sum of Conv2D over the kernel depth).")
+
+
+def _conv3d_transpose_class(self, dout, weight, bias=None):
+    if bias is not None:
+        raise ValueError("For 'Conv3DTranspose', 'bias' must be None (as in MindSpore); add it afterwards.")
+    if weight.shape[0] != self.in_channel:
+        raise ValueError(f"For 'Conv3DTranspose', the weight's first dimension {weight.shape[0]} must equal "
+                         f"in_channel {self.in_channel}.")
+    pad_mode = self.pad_mode.lower()
+    return F.conv3d_transpose(dout, weight, pad_mode, self.pad if pad_mode == "pad" else 0, self.stride,
+                              self.dilation, self.group, self.output_padding)
+
+
+Conv3DTranspose = _primitive(
+    "Conv3DTranspose", _conv3d_transpose_class,
+    attrs=[("in_channel", None), ("out_channel", None), ("kernel_size", None), ("mode", 1), ("pad_mode", "valid"),
+           ("pad", 0), ("stride", 1), ("dilation", 1), ("group", 1), ("output_padding", 0), ("data_format", "NCDHW")],
+    doc="Conv3DTranspose(in_channel, out_channel, kernel_size, ..., output_padding=0)(dout, weight): see "
+        "ops.conv3d_transpose.")
+
+MirrorPad = _primitive("MirrorPad", lambda self, x, paddings: F.mirror_pad(x, paddings, self.mode),
+                       attrs=[("mode", "REFLECT")],
+                       doc="MirrorPad(mode='REFLECT')(x, paddings): see ops.mirror_pad.")
+LerpScalar = _primitive("LerpScalar", lambda self, input, end, weight: F.lerp(input, end, weight),
+                        doc="LerpScalar()(input, end, weight): input + weight·(end − input) with a scalar weight.")
+ConjugateTranspose = _primitive("ConjugateTranspose", lambda self, x, perm: F.conj(F.transpose(x, perm)),
+                                doc="ConjugateTranspose()(x, perm): the conjugate of x transposed by perm.")
+
+
+def _nuclear_norm(self, x):
+    dims = (-2, -1) if self.dim is None else tuple(self.dim)
+    if len(dims) != 2:
+        raise ValueError(f"For 'NuclearNorm', 'dim' must name two axes, but got {self.dim!r}.")
+    rank = len(x.shape)
+    a, b = (d % rank for d in dims)
+    rest = [d for d in range(rank) if d not in (a, b)]
+    s = F.svd(F.transpose(x, tuple(rest) + (a, b)), compute_uv=False)
+    out = F.sum(s, -1)
+    if self.keepdim:
+        for d in sorted((a, b)):
+            out = F.expand_dims(out, d)
+    return out
+
+
+NuclearNorm = _primitive("NuclearNorm", _nuclear_norm, attrs=[("dim", None), ("keepdim", False)],
+                         doc="NuclearNorm(dim=None, keepdim=False)(x): the sum of singular values over two axes "
+                             "(forward only: the SVD's gradient is not implemented).")
+
+
+def _fft_with_size(self, x):
+    from ..core.primitive import PRIMITIVES
+    if self.signal_ndim not in (1, 2, 3) or len(x.shape) < self.signal_ndim:
+        raise ValueError(f"For 'FFTWithSize', 'signal_ndim' must be 1, 2 or 3 and at most the rank of x, but got "
+                         f"{self.signal_ndim} for shape {list(x.shape)}.")
+    dims, s = tuple(range(-self.signal_ndim, 0)), None
+    if not self.real:
+        kind = "IFFTN" if self.inverse else "FFTN"
+    elif not self.inverse:
+        kind = "RFFTN" if self.onesided else "FFTN"
+    elif self.onesided:
+        kind = "IRFFTN"
+        s = tuple(self.signal_sizes)[-self.signal_ndim:] if self.signal_sizes else None
+    else:
+        return F.real(PRIMITIVES["IFFTN"](dim=dims, norm=self.norm)(x))
+    return PRIMITIVES[kind](s=s, dim=dims, norm=self.norm)(x)
+
+
+FFTWithSize = _primitive(
+    "FFTWithSize", _fft_with_size,
+    attrs=[("signal_ndim", None), ("inverse", None), ("real", None), ("norm", "backward"), ("onesided", True),
+           ("signal_sizes", ())],
+    doc="FFTWithSize(signal_ndim, inverse, real, norm='backward', onesided=True, signal_sizes=())(x): the FFT "
+        "over the last signal_ndim axes (complex, real-to-half-spectrum or back; see ops.fftn/rfftn/irfftn).")
+
 __all__ = sorted(n for n, v in list(globals().items())
                  if isinstance(v, type) and issubclass(v, _PythonPrimitive) and v is not _PythonPrimitive)

@@ -137,8 +137,9 @@ def test_infer_matches_kernels_and_backends_agree(name, k, cls, sample):
             assert a.dtype is o.dtype, f"{backend}: inferred {a.dtype}, kernel gave {o.dtype}"
         outs[backend] = [o.asnumpy() for o in out]
     for t, n in zip(outs["torch"], outs["numpy"]):
-        if t.dtype.kind == "f":
-            np.testing.assert_allclose(t.astype(np.float64), n.astype(np.float64), rtol=1e-4, atol=1e-5)
+        if t.dtype.kind in "fc":  # complex results (FFT) compare with the same float tolerance
+            wide = np.complex128 if t.dtype.kind == "c" else np.float64
+            np.testing.assert_allclose(t.astype(wide), n.astype(wide), rtol=1e-4, atol=1e-5)
         else:
             np.testing.assert_array_equal(t, n)
 

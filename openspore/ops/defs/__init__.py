@@ -27,4 +27,7 @@ from . import summary  # noqa: F401
 from . import array_scatter_reduce  # noqa: F401
 from . import math_special  # noqa: F401
 from . import linalg_det  # noqa: F401
+from . import fft  # noqa: F401
+from . import math_complex  # noqa: F401
+from . import linalg_decomp  # noqa: F401
 from . import math_integer  # noqa: F401

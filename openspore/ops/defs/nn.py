@@ -321,9 +321,27 @@ class Dropout2D(_DropoutBase):
         yield Sample(rand_float(rng, (2, 5, 2, 2)), attrs={"keep_prob": 0.5})
 
 
+@register
+class Dropout3D(Dropout2D):
+    """Dropout3D(keep_prob=0.5)(x) → (output, mask): Dropout2D's whole-channel dropout for (N, C, D, H, W)."""
+
+    def infer(self, x):
+        check_tensor(self.name, "x", x)
+        check_rank(self.name, "x", x, 5)
+        check_dtype(self.name, "x", x, ("float",))
+        return AbstractTensor(x.shape, x.dtype), AbstractTensor(x.shape, mstype.bool_)
+
+    def _channel_keep(self, shape):
+        return np.broadcast_to(self._keep(tuple(shape[:2]))[:, :, None, None, None], tuple(shape))
+
+    @classmethod
+    def samples(cls, rng):
+        yield Sample(rand_float(rng, (2, 5, 2, 2, 3)), attrs={"keep_prob": 0.5})
+
+
 # ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
 not_exportable(RANDOM, Dropout, formats=("ONNX",))
-not_exportable(RANDOM, Dropout2D)
+not_exportable(RANDOM, Dropout2D, Dropout3D)
 
 
 # ---- MindIR encodings (see _mindir.py) ---------------------------------------------------------------------------

@@ -23,6 +23,11 @@ from .linalg_more_func import *  # noqa: F401,F403
 from .jacobian_func import *  # noqa: F401,F403
 from .nn_unpool_func import *  # noqa: F401,F403
 from .misc_more_func import *  # noqa: F401,F403
+from .fft_func import *  # noqa: F401,F403
+from .complex_func import *  # noqa: F401,F403
+from .decomp_func import *  # noqa: F401,F403
+from .conv3d_func import *  # noqa: F401,F403
+from .ext_alias_func import *  # noqa: F401,F403
 from .sampling_func import *  # noqa: F401,F403
 from .taylor_func import *  # noqa: F401,F403
 from .pool3d_func import *  # noqa: F401,F403
