@@ -63,6 +63,37 @@ def test_crc_is_checked_and_partial_records_wait():
     assert struct.unpack("<I", frame(b"x")[8:12])[0] == masked_crc(struct.pack("<Q", 1))
 
 
+
+def test_c_crc_matches_the_python_table_and_the_check_value():
+    from openspore.train.summary._event_file import crc32c, crc32c_python
+    rng = np.random.default_rng(0)
+    for n in (0, 1, 7, 8, 9, 63, 1000, 65537):
+        data = rng.bytes(n)
+        assert crc32c(data) == crc32c_python(data), n
+    assert crc32c(b"123456789") == 0xE3069283
+
+
+def test_fast_histogram_and_canvas_match_plain_references():
+    from PIL import Image
+    from openspore.train.summary import _pack
+    rng = np.random.default_rng(1)
+    for values in (rng.standard_normal(5000).astype(np.float32), rng.integers(-9, 9, 300).astype(np.int32),
+                   np.array([1.0, np.nan, np.inf, 2.0, -np.inf, 1.5, 3.0], np.float16)):
+        proto = summary_pb2.Summary.Value(tag="h").histogram
+        _pack.fill_histogram(proto, values)
+        flat = values[np.isfinite(values)] if values.dtype.kind == "f" else values
+        edges = [b.left for b in proto.buckets] + [proto.buckets[-1].left + proto.buckets[-1].width]
+        counts, _ = np.histogram(flat, bins=np.asarray(edges, flat.dtype if flat.dtype.kind == "f" else np.float64))
+        assert [b.count for b in proto.buckets] == counts.tolist() and sum(counts) == flat.size
+    images = rng.integers(0, 256, (11, 3, 4, 5)).astype(np.uint8)  # a second row of 3 images, padded with black
+    canvas = _pack.image_canvas(images)
+    assert canvas.shape == (8, 40, 3) and not canvas[4:, 15:].any()
+    for i in range(11):
+        r, c = divmod(i, 8)
+        assert (canvas[r * 4:(r + 1) * 4, c * 5:(c + 1) * 5] == images[i].transpose(1, 2, 0)).all(), i
+    decoded = np.asarray(Image.open(io.BytesIO(_pack.png_bytes(canvas))).convert("RGB"))
+    assert (decoded == canvas).all()  # OpenCV's BGR order is undone: the PNG holds the RGB pixels
+
 def test_histogram_image_tensor_encoding(tmp_path):
     with ms.SummaryRecord(str(tmp_path)) as rec:
         rec.add_value("histogram", "h", ms.Tensor(np.arange(12, dtype=np.float32)))

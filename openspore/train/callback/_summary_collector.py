@@ -235,16 +235,13 @@ class SummaryCollector(Callback):
 
     def _add_graph(self, cb):
         from ..summary._graph_of import network_graph
-        from ..summary._graph_proto import graph_proto
-        from ..summary import anf_ir_pb2
         network = cb.get("train_network")
         inputs = cb.get("train_dataset_element")
         if isinstance(inputs, Tensor):
             inputs = (inputs,)
         graph = network_graph(network, inputs) if network is not None else None
         if graph is not None:
-            self._record.add_value("graph", "train_network/auto",
-                                   anf_ir_pb2.ModelProto(graph=graph_proto(graph)).SerializeToString())
+            self._record._add_graph_ir("train_network/auto", graph)  # converted on the writer thread
 
     def _add_input(self, cb):
         element = cb.get("train_dataset_element")

@@ -7,8 +7,6 @@
     >>> pack_value("scalar", "loss", np.float32(0.5)).scalar_value
     0.5
 """
-import io
-
 import numpy as np
 
 from . import anf_ir_pb2, summary_pb2
@@ -78,9 +76,13 @@ def fill_histogram(proto, array):
     if lo == hi:
         lo, hi = lo - 0.5, hi + 0.5
     edges = np.linspace(lo, hi, bins + 1).astype(finite.dtype if finite.dtype.kind == "f" else np.float64)
-    counts, _ = np.histogram(finite, bins=edges)
-    for left, right, count in zip(edges[:-1], edges[1:], counts):
-        proto.buckets.add(left=float(left), width=float(right) - float(left), count=int(count))
+    # np.histogram's counts (bins [e_i, e_i+1), the last one closed) without its sort of the whole tensor
+    index = np.minimum(np.searchsorted(edges, finite, side="right") - 1, bins - 1)
+    counts = np.bincount(index, minlength=bins)
+    lefts = edges[:-1].tolist()
+    rights = edges[1:].tolist()
+    for left, right, count in zip(lefts, rights, counts.tolist()):
+        proto.buckets.add(left=left, width=right - left, count=count)
 
 
 def image_canvas(array):
@@ -93,25 +95,34 @@ def image_canvas(array):
         x = array.astype(np.float64)
         lo, hi = x.min(), x.max()
         if lo >= 0 and hi <= 1:
-            x = x * 255
+            x *= 255
         elif hi != lo:
-            x = (x - lo) * 255 / (hi - lo + 1)
+            x -= lo
+            x *= 255
+            x /= hi - lo + 1
         else:
-            x = x - lo
+            x -= lo
         array = x.astype(np.uint8)
     n, _, h, w = array.shape
     cols = min(n, 8)
     rows = -(-n // 8)
-    canvas = np.zeros((3, rows * h, cols * w), np.uint8)
-    for i in range(n):
-        r, c = divmod(i, 8)
-        canvas[:, r * h:(r + 1) * h, c * w:(c + 1) * w] = array[i]
-    return canvas.transpose(1, 2, 0)
+    if rows * cols != n:  # a last row with fewer than 8 images: pad it with black ones
+        array = np.concatenate([array, np.zeros((rows * cols - n,) + array.shape[1:], np.uint8)])
+    # (rows, cols, C, h, w) -> (rows, h, cols, w, C): one copy instead of a loop over the images
+    return array.reshape(rows, cols, 3, h, w).transpose(0, 3, 1, 4, 2).reshape(rows * h, cols * w, 3)
 
 
 def png_bytes(hwc):
-    from PIL import Image
-    buf = io.BytesIO()
-    # the fastest zlib level: 8x less CPU than the default on a batch of inputs, for a file about as small
-    Image.fromarray(np.ascontiguousarray(hwc), "RGB").save(buf, format="PNG", compress_level=1)
-    return buf.getvalue()
+    """An RGB HWC uint8 image as PNG. OpenCV encodes with the GIL released (the training thread keeps running) in
+    half PIL's time; zlib's fastest level costs 8x less CPU than the default for a file about as small.
+
+    >>> import io; from PIL import Image
+    >>> rgb = np.arange(24, dtype=np.uint8).reshape(2, 4, 3)
+    >>> bool((np.asarray(Image.open(io.BytesIO(png_bytes(rgb)))) == rgb).all())
+    True
+    """
+    import cv2
+    ok, encoded = cv2.imencode(".png", np.ascontiguousarray(hwc[..., ::-1]), [cv2.IMWRITE_PNG_COMPRESSION, 1])
+    if not ok:
+        raise ValueError(f"summary image: OpenCV could not encode a {list(hwc.shape)} image as PNG")
+    return encoded.tobytes()

@@ -173,7 +173,7 @@ class SummaryRecord:
         for plugin, _, value in pending:
             if plugin == "graph":
                 self._summary.submit(lambda g=value: summary_pb2.Event(
-                    wall_time=time.time(), graph_def=g).SerializeToString())
+                    wall_time=time.time(), graph_def=g() if callable(g) else g).SerializeToString())
             elif plugin in _LINEAGE:
                 self._lineage_writer().submit(lambda p=plugin, v=value: _lineage_bytes(step, p, v))
         return True
@@ -203,8 +203,14 @@ class SummaryRecord:
 
     # ---- helpers -------------------------------------------------------------------------------------
     def _write_graph(self, graph):
-        proto = graph_proto(graph)
-        self._summary.submit(lambda: summary_pb2.Event(wall_time=time.time(), graph_def=proto).SerializeToString())
+        # the GraphProto is built on the writer thread: the IR graph of a compiled network is not changed by
+        # running it, and converting it is the costliest part of a first collection
+        self._summary.submit(lambda: summary_pb2.Event(wall_time=time.time(),
+                                                       graph_def=graph_proto(graph)).SerializeToString())
+
+    def _add_graph_ir(self, name, graph):
+        """Buffer an openspore IR graph for the next `record()`; the writer thread converts it to a GraphProto."""
+        self._pending.append(("graph", name, lambda: graph_proto(graph)))
 
     def _lineage_writer(self):
         if self._lineage is None:
