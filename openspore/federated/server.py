@@ -33,6 +33,7 @@ import time
 import numpy as np
 
 from ..common.files import write_atomic
+from ..common.http_body import BodyTooLarge as _TooLarge, read_limited_body
 from .job import FLJob
 from .wire import REQUEST_ERROR, RETCODE_NAMES, SUCCEED, SYSTEM_ERROR, WireError, dumps, loads
 
@@ -40,10 +41,6 @@ MSG_TYPES = ("startFLJob", "updateModel", "getModel", "exchangeKeys", "getKeys",
              "getClientList", "reconstructSecrets")
 TICK_S = 0.05
 KEEP_CHECKPOINTS = 3
-
-
-class _TooLarge(Exception):
-    pass
 
 
 class FLServer:
@@ -155,17 +152,7 @@ class FLServer:
         return Response(dumps(reply), status_code=status, media_type="application/json")
 
     async def _read_body(self, request):
-        limit = self.ctx.max_request_bytes
-        declared = request.headers.get("content-length")
-        if declared is not None and declared.isdigit() and int(declared) > limit:
-            raise _TooLarge()
-        chunks, size = [], 0
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > limit:
-                raise _TooLarge()
-            chunks.append(chunk)
-        return b"".join(chunks)
+        return await read_limited_body(request, self.ctx.max_request_bytes)
 
     async def _prometheus(self, request):
         from prometheus_client import CONTENT_TYPE_LATEST, generate_latest

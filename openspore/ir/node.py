@@ -124,3 +124,17 @@ class Graph:
         from .printer import print_graph
         return print_graph(self)
 
+
+
+def value_producers(inputs):
+    """The nodes that produced the values of `inputs`, looking through tuple_get_item and make_tuple (graph views
+    — the summary GraphProto, the debugger's graph file — draw edges between real operators only)."""
+    out = []
+    for node in inputs:
+        while node.op == "tuple_get_item" and node.inputs:
+            node = node.inputs[0]
+        if node.op == "make_tuple":
+            out.extend(value_producers(node.inputs))
+        else:
+            out.append(node)
+    return out

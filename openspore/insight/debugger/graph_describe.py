@@ -8,6 +8,7 @@ Conv2D-op0`); graph inputs are named `inputs{k}` and parameters by their names, 
 import linecache
 import re
 
+from ...ir.node import value_producers as _sources
 from .dump_store import NodeRecord, _looks_like_weight
 from .graph_text import StackFrame, write_graph_text
 
@@ -74,19 +75,6 @@ class GraphDescription:
             inputs = [self.order[i].full_name if isinstance(i, int) else i for i in info.inputs]
             out.append(NodeRecord(rank, graph_id, info.full_name, info.op_type, info.index, inputs, info.stack))
         return out
-
-
-def _sources(inputs):
-    """The nodes that produced the values of `inputs`, through tuple_get_item and make_tuple."""
-    out = []
-    for node in inputs:
-        while node.op == "tuple_get_item" and node.inputs:
-            node = node.inputs[0]
-        if node.op == "make_tuple":
-            out.extend(_sources(node.inputs))
-        else:
-            out.append(node)
-    return out
 
 
 def _stack(node):

@@ -9,6 +9,7 @@ do not know the attribute show it as one more attribute.
 """
 import numpy as np
 
+from ...ir.node import value_producers as _sources
 from . import anf_ir_pb2
 
 _DTYPES = {"bool": "DT_BOOL", "int8": "DT_INT8", "int16": "DT_INT16", "int32": "DT_INT32", "int64": "DT_INT64",
@@ -55,18 +56,6 @@ def fill_value(proto, value):
         proto.dtype = anf_ir_pb2.DT_NONE
     else:
         proto.dtype, proto.str_val = anf_ir_pb2.DT_STRING, str(value)
-
-
-def _sources(inputs):
-    out = []
-    for node in inputs:
-        while node.op == "tuple_get_item" and node.inputs:
-            node = node.inputs[0]
-        if node.op == "make_tuple":
-            out.extend(_sources(node.inputs))
-        else:
-            out.append(node)
-    return out
 
 
 def graph_proto(graph):

@@ -20,16 +20,13 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from ....common.http_body import BodyTooLarge as _TooLarge, read_limited_body as _read_body
 from ...common.status import ServingError, StatusCode
 from ...version_info import SERVER_NAME, server_version
 from . import kserve, rest_codec
 from .replies import outcome
 
 logger = logging.getLogger("openspore.serving")
-
-
-class _TooLarge(Exception):
-    pass
 
 
 def loads_json(raw, what):
@@ -41,19 +38,6 @@ def loads_json(raw, what):
         raise ServingError(f"{what}{exc}") from None
     except RecursionError:
         raise ServingError(f"{what}the JSON is nested too deeply") from None
-
-
-async def _read_body(request, limit):
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
-        raise _TooLarge()
-    chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise _TooLarge()
-        chunks.append(chunk)
-    return b"".join(chunks)
 
 
 async def _wait(pending):
