@@ -197,6 +197,10 @@ class FLJob:
         except WireError as e:
             return REQUEST_ERROR, {"reason": str(e)}
 
+    def _not_closed(self, phase):
+        """The reply to a device polling for a phase's results before the phase closed: ask again shortly."""
+        return {"retcode": SUC_NOT_READY, "reason": f"{phase} has not closed", "next_req_time": self._now_ms() + POLL_MS}
+
     def _now_ms(self):
         return int(self.clock() * 1000)
 
@@ -389,8 +393,7 @@ class FLJob:
         self._need_pw(where)
         self._current(msg, where)
         if "exchangeKeys" not in self.it.closed:
-            return {"retcode": SUC_NOT_READY, "reason": "exchangeKeys has not closed",
-                    "next_req_time": self._now_ms() + POLL_MS}
+            return self._not_closed("exchangeKeys")
         return {"remote_publickeys": [{"fl_id": k, **v} for k, v in sorted(self.it.keys.items())],
                 "threshold": self._t()}
 
@@ -425,8 +428,7 @@ class FLJob:
         fl_id = self._current(msg, where)
         it = self.it
         if "shareSecrets" not in it.closed:
-            return {"retcode": SUC_NOT_READY, "reason": "shareSecrets has not closed",
-                    "next_req_time": self._now_ms() + POLL_MS}
+            return self._not_closed("shareSecrets")
         if fl_id not in it.sharers:
             raise Refused(REQUEST_ERROR, f"{where}: fl_id {fl_id!r} took no part in shareSecrets")
         mine = [{"fl_id": owner, "share": s["share"]} for owner, shares in sorted(it.sharers.items())
@@ -438,8 +440,7 @@ class FLJob:
         self._need_pw(where)
         self._current(msg, where)
         if "updateModel" not in self.it.closed:
-            return {"retcode": SUC_NOT_READY, "reason": "updateModel has not closed",
-                    "next_req_time": self._now_ms() + POLL_MS}
+            return self._not_closed("updateModel")
         return {"clients": sorted(self.it.updated)}
 
     def on_reconstructSecrets(self, msg):
