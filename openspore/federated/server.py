@@ -275,19 +275,22 @@ def main(argv=None):
     ap.add_argument("--ready-file", help="write the server URL here once it listens")
     args = ap.parse_args(argv)
     import yaml
-    ctx = load_fl_config(args.config) if args.config else FLContext()
-    for item in args.set:
-        key, sep, value = item.partition("=")
-        if not sep:
-            ap.error(f"--set {item!r}: expected KEY=VALUE")
-        ctx.update(**{key: yaml.safe_load(value)})
-    weights = None
-    if args.model:
-        from .export import initial_weights
-        weights = initial_weights(args.model)
-    elif args.weights:
-        with np.load(args.weights) as z:
-            weights = {k: z[k] for k in z.files}
+    try:
+        ctx = load_fl_config(args.config) if args.config else FLContext()
+        for item in args.set:
+            key, sep, value = item.partition("=")
+            if not sep:
+                ap.error(f"--set {item!r}: expected KEY=VALUE")
+            ctx.update(**{key: yaml.safe_load(value)})
+        weights = None
+        if args.model:
+            from .export import initial_weights
+            weights = initial_weights(args.model)
+        elif args.weights:
+            with np.load(args.weights) as z:
+                weights = {k: z[k] for k in z.files}
+    except (OSError, ValueError, TypeError, yaml.YAMLError) as exc:  # a missing or bad file or key: one clear line
+        ap.exit(2, f"openspore federated server: {exc}\n")
     FLServer(ctx, weights).serve_forever(args.ready_file)
     return 0
 

@@ -149,3 +149,12 @@ def test_a_device_process_without_torch(tmp_path, mlp_model, digits_parts):
         assert srv.job.finished and srv.job.model_iteration == 2
     finally:
         srv.stop()
+
+
+def test_server_cli_refuses_a_missing_or_bad_config_in_one_line(tmp_path):
+    bad = tmp_path / "fl.yaml"
+    bad.write_text("not_a_key: 3\n")
+    for config, expected in ((tmp_path / "absent.yaml", "No such file"), (bad, "unknown key 'not_a_key'")):
+        out = subprocess.run([sys.executable, "-m", "openspore.federated.server", "--config", str(config)],
+                             capture_output=True, text=True, timeout=120)
+        assert out.returncode == 2 and expected in out.stderr and "Traceback" not in out.stderr
