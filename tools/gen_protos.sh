@@ -16,3 +16,7 @@ echo "generated openspore/serving/proto/ms_service_pb2{,_grpc}.py and ms_worker_
 python -m grpc_tools.protoc --proto_path=. --python_out=. openspore/train/summary/anf_ir.proto \
     openspore/train/summary/summary.proto openspore/train/summary/lineage.proto
 echo "generated openspore/train/summary/{anf_ir,summary,lineage}_pb2.py"
+# TFRecord's tf.train.Example messages (TFRecordDataset).
+python -m grpc_tools.protoc --proto_path=openspore/dataset/sources --python_out=openspore/dataset/sources \
+    openspore/dataset/sources/example.proto
+echo "generated openspore/dataset/sources/example_pb2.py"

@@ -38,3 +38,8 @@ __all__ = ["config", "transforms", "vision", "zip", "DatasetCache", "BatchInfo",
            "PennTreebankDataset", "SogouNewsDataset", "WikiTextDataset", "YahooAnswersDataset", "YelpReviewDataset",
            "SemeionDataset", "STL10Dataset", "DSCallback", "CoNLL2000Dataset",
            "UDPOSDataset"]
+
+# MindSpore's remaining public sources and pipeline tools (issue 19).
+from .sources.tfrecord import TFRecordDataset  # noqa: E402,F401
+
+__all__ += ["TFRecordDataset"]

@@ -12,6 +12,8 @@ def np_dtype(type_, where):
     """An openspore dtype, numpy dtype or dtype name as a numpy dtype."""
     if getattr(type_, "np_dtype", None) is not None:
         return type_.np_dtype
+    if type_ in ("string", "bytes"):  # MindSpore schema JSON names
+        return np.dtype(np.str_ if type_ == "string" else np.bytes_)
     try:
         return np.dtype(type_)
     except TypeError:
@@ -23,6 +25,7 @@ class Schema:
 
     def __init__(self, schema_file=None):
         self.columns = []
+        self.num_rows = None  # the JSON's "numRows" (TFRecordDataset reads that many rows)
         if schema_file is not None:
             import json
             with open(schema_file, encoding="utf-8") as f:
@@ -37,6 +40,7 @@ class Schema:
     def from_json(self, json_obj):
         """Columns from MindSpore's schema JSON: {"columns": {"name": {"type": "uint8", "rank": 1, "shape": [..]}}}."""
         columns = json_obj.get("columns", {})
+        self.num_rows = json_obj.get("numRows", self.num_rows)
         items = columns.items() if isinstance(columns, dict) else ((c["name"], c) for c in columns)
         for name, spec in items:
             self.add_column(name, spec["type"], spec.get("shape"))
