@@ -43,3 +43,6 @@ __all__ = ["config", "transforms", "vision", "zip", "DatasetCache", "BatchInfo",
 from .sources.tfrecord import TFRecordDataset  # noqa: E402,F401
 
 __all__ += ["TFRecordDataset"]
+from .sources.detection import CocoDataset, VOCDataset  # noqa: E402,F401
+
+__all__ += ["CocoDataset", "VOCDataset"]
