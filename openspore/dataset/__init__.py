@@ -46,3 +46,9 @@ __all__ += ["TFRecordDataset"]
 from .sources.detection import CocoDataset, VOCDataset  # noqa: E402,F401
 
 __all__ += ["CocoDataset", "VOCDataset"]
+from .sources.random_data import RandomDataset  # noqa: E402,F401
+
+__all__ += ["RandomDataset"]
+from .engine.sync_wait import WaitedDSCallback, sync_wait_for_dataset  # noqa: E402,F401
+
+__all__ += ["WaitedDSCallback", "sync_wait_for_dataset"]

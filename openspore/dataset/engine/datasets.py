@@ -125,6 +125,17 @@ class Dataset:
         from .bucket import save
         save(self, file_name, num_files, file_type)
 
+    def sync_wait(self, condition_name, num_batch=1, callback=None):
+        """`sync_wait(condition_name, num_batch=1, callback=None)`: block after every `num_batch` batches until
+        `sync_update(condition_name)` (see engine.sync_wait)."""
+        from .sync_wait import SyncWaitDataset
+        return SyncWaitDataset(self, condition_name, num_batch, callback)
+
+    def sync_update(self, condition_name, num_batch=None, data=None):
+        """`sync_update(condition_name, num_batch=None, data=None)`: release the `sync_wait` of that name."""
+        from .sync_wait import find_sync_node
+        find_sync_node(self, condition_name).update(num_batch, data)
+
     def shuffle(self, buffer_size):
         """`shuffle(buffer_size)`: a random order drawn through a buffer of `buffer_size` rows."""
         from .ops import ShuffleDataset
