@@ -52,3 +52,6 @@ __all__ += ["RandomDataset"]
 from .engine.sync_wait import WaitedDSCallback, sync_wait_for_dataset  # noqa: E402,F401
 
 __all__ += ["WaitedDSCallback", "sync_wait_for_dataset"]
+from .engine.serializer import compare, deserialize, serialize, show  # noqa: E402,F401
+
+__all__ += ["compare", "deserialize", "serialize", "show"]

@@ -10,10 +10,11 @@ import weakref
 
 import numpy as np
 
+from .init_record import Recorded
 from .rows import INFINITE, Context, names_list
 
 
-class Dataset:
+class Dataset(Recorded):
     """Base of all datasets; every pipeline operation returns a new node whose child is this one."""
 
     def __init__(self, children=None, num_parallel_workers=None, cache=None):
@@ -271,6 +272,11 @@ class Dataset:
         """`reset()`: forget what this pipeline learnt about its sources (sizes, shapes), e.g. after they changed."""
         for node in self._walk():
             node._meta = {}
+
+    def to_json(self, filename=""):
+        """`to_json(filename="")`: the pipeline as `ds.serialize` writes it (to `filename` when given)."""
+        from .serializer import serialize
+        return serialize(self, filename)
 
     # --- iteration --------------------------------------------------------------------------------------------------
     def create_tuple_iterator(self, columns=None, num_epochs=-1, output_numpy=False, do_copy=False):

@@ -5,6 +5,7 @@ import math
 import numpy as np
 
 from .. import config
+from .init_record import Recorded
 
 
 class Shuffle(str, enum.Enum):
@@ -37,7 +38,7 @@ def _check_indices(indices, where):
     return np.asarray(indices, dtype=np.int64)
 
 
-class Sampler:
+class Sampler(Recorded):
     """`Sampler(num_samples=None)`: base of all samplers; subclass it and define `__iter__` for a custom one."""
 
     def __init__(self, num_samples=None):

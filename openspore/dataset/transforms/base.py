@@ -2,6 +2,7 @@
 import numpy as np
 
 from .. import config
+from ..engine.init_record import Recorded
 
 
 def to_numpy(value):
@@ -24,7 +25,7 @@ def rng():
     return config._op_random()
 
 
-class TensorOperation:
+class TensorOperation(Recorded):
     """Base of every transform: `op(*columns)` → one array or a tuple of arrays."""
 
     def __call__(self, *input_tensor_list):
