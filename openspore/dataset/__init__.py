@@ -55,3 +55,10 @@ __all__ += ["WaitedDSCallback", "sync_wait_for_dataset"]
 from .engine.serializer import compare, deserialize, serialize, show  # noqa: E402,F401
 
 __all__ += ["compare", "deserialize", "serialize", "show"]
+from .sources.image_sets import (Caltech101Dataset, Caltech256Dataset, CelebADataset, DIV2KDataset,  # noqa: E402,F401
+                                 FlickrDataset, Flowers102Dataset, Food101Dataset, LSUNDataset, ManifestDataset,
+                                 OmniglotDataset, Places365Dataset, RenderedSST2Dataset, SBUDataset, SUN397Dataset)
+
+__all__ += ["Caltech101Dataset", "Caltech256Dataset", "CelebADataset", "DIV2KDataset", "FlickrDataset",
+            "Flowers102Dataset", "Food101Dataset", "LSUNDataset", "ManifestDataset", "OmniglotDataset",
+            "Places365Dataset", "RenderedSST2Dataset", "SBUDataset", "SUN397Dataset"]
