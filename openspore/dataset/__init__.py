@@ -62,3 +62,10 @@ from .sources.image_sets import (Caltech101Dataset, Caltech256Dataset, CelebADat
 __all__ += ["Caltech101Dataset", "Caltech256Dataset", "CelebADataset", "DIV2KDataset", "FlickrDataset",
             "Flowers102Dataset", "Food101Dataset", "LSUNDataset", "ManifestDataset", "OmniglotDataset",
             "Places365Dataset", "RenderedSST2Dataset", "SBUDataset", "SUN397Dataset"]
+from .sources.digit_sets import QMnistDataset, SVHNDataset, USPSDataset  # noqa: E402,F401
+
+__all__ += ["QMnistDataset", "SVHNDataset", "USPSDataset"]
+from .sources.scene_sets import (CityscapesDataset, KITTIDataset, LFWDataset, PhotoTourDataset,  # noqa: E402,F401
+                                 SBDataset, WIDERFaceDataset)
+
+__all__ += ["CityscapesDataset", "KITTIDataset", "LFWDataset", "PhotoTourDataset", "SBDataset", "WIDERFaceDataset"]
