@@ -69,3 +69,8 @@ from .sources.scene_sets import (CityscapesDataset, KITTIDataset, LFWDataset, Ph
                                  SBDataset, WIDERFaceDataset)
 
 __all__ += ["CityscapesDataset", "KITTIDataset", "LFWDataset", "PhotoTourDataset", "SBDataset", "WIDERFaceDataset"]
+from .sources.audio_sets import (CMUArcticDataset, GTZANDataset, LibriTTSDataset, LJSpeechDataset,  # noqa: E402,F401
+                                 SpeechCommandsDataset, TedliumDataset, YesNoDataset)
+
+__all__ += ["CMUArcticDataset", "GTZANDataset", "LibriTTSDataset", "LJSpeechDataset", "SpeechCommandsDataset",
+            "TedliumDataset", "YesNoDataset"]

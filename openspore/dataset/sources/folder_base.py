@@ -57,7 +57,6 @@ class RecordSource(MappableDataset):
     """A source whose records come from `_scan()` (once) and whose rows come from `_row(record)`."""
 
     _where = "RecordSource"
-    _threads = True  # reading is file I/O and OpenCV decoding, which release the GIL
 
     def __init__(self, num_samples=None, num_parallel_workers=None, shuffle=None, sampler=None, num_shards=None,
                  shard_id=None, cache=None):
@@ -82,6 +81,6 @@ class RecordSource(MappableDataset):
         return self._row(self._records()[index])
 
     def _pool(self, ctx, on_error):
-        if not getattr(self, "decode", False):
+        if not getattr(self, "decode", False):  # decoding runs in OpenCV, which releases the GIL
             return None
         return make_pool(self._read, self.num_parallel_workers, False, on_error)
