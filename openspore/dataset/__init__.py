@@ -74,3 +74,7 @@ from .sources.audio_sets import (CMUArcticDataset, GTZANDataset, LibriTTSDataset
 
 __all__ += ["CMUArcticDataset", "GTZANDataset", "LibriTTSDataset", "LJSpeechDataset", "SpeechCommandsDataset",
             "TedliumDataset", "YesNoDataset"]
+from .sources.text_sets import (CLUEDataset, IWSLT2016Dataset, IWSLT2017Dataset, Multi30kDataset,  # noqa: E402,F401
+                                SQuADDataset, SST2Dataset)
+
+__all__ += ["CLUEDataset", "IWSLT2016Dataset", "IWSLT2017Dataset", "Multi30kDataset", "SQuADDataset", "SST2Dataset"]
