@@ -41,6 +41,29 @@ def make_mnist_data(root, n_train=640, n_test=128, seed=0):
         write_idx(os.path.join(path, f"{prefix}-labels-idx1-ubyte"), labels, 2049)
 
 
+def make_download_stand_ins(root, seed=0):
+    """What the dataset tutorials download, synthetic and small: the CIFAR-10 binary folder (10 classes, noise
+    images), banana.jpg (a 356x200 JPEG) and a 16 kHz mono PCM WAV."""
+    import wave
+    import cv2
+    rng = np.random.default_rng(seed)
+    cifar = os.path.join(root, "cifar-10-batches-bin")
+    os.makedirs(cifar, exist_ok=True)
+    for name in [f"data_batch_{k}.bin" for k in range(1, 6)] + ["test_batch.bin"]:
+        labels = np.arange(20, dtype=np.uint8) % 10
+        records = np.concatenate([labels[:, None], rng.integers(0, 256, (20, 3072), dtype=np.uint8)], axis=1)
+        records.astype(np.uint8).tofile(os.path.join(cifar, name))
+    ok, jpeg = cv2.imencode(".jpg", rng.integers(0, 256, (200, 356, 3), dtype=np.uint8))
+    assert ok
+    with open(os.path.join(root, "banana.jpg"), "wb") as f:
+        f.write(jpeg.tobytes())
+    with wave.open(os.path.join(root, "84-121123-0000.wav"), "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(16000)
+        w.writeframes((np.sin(np.arange(16000) * 0.05) * 8000).astype("<i2").tobytes())
+
+
 def _expected_markers(script):
     """Lines of the form `# expect: text` in the script: text its output must contain."""
     with open(script) as f:
@@ -50,6 +73,7 @@ def _expected_markers(script):
 @pytest.mark.parametrize("script", SCRIPTS, ids=[os.path.basename(s)[:-3] for s in SCRIPTS])
 def test_tutorial_runs_unchanged(script, tmp_path):
     make_mnist_data(str(tmp_path))
+    make_download_stand_ins(str(tmp_path))
     difftest = _difftest()
     code = difftest._RUNNER.format(hook=difftest._OPENSPORE_HOOK.format(root=REPO), exc_file=difftest.EXC_FILE)
     proc = subprocess.run([sys.executable, "-c", code, script], cwd=tmp_path, env=child_env(), capture_output=True,
