@@ -9,7 +9,9 @@ _LAZY = {"Tensor": "openspore.core.tensor", "tensor": "openspore.core.tensor", "
          "mutable": "openspore.runtime", "jit": "openspore.runtime", "jit_class": "openspore.runtime",
          "JitConfig": "openspore.runtime", "lazy_inline": "openspore.runtime", "no_inline": "openspore.runtime",
          "set_seed": "openspore.context", "get_seed": "openspore.context",
-         "load_mindir": "openspore.serialization", "save_mindir": "openspore.serialization"}
+         "load_mindir": "openspore.serialization", "save_mindir": "openspore.serialization",
+         "COOTensor": "openspore.ops.sparse_tensor", "CSRTensor": "openspore.ops.sparse_tensor",
+         "RowTensor": "openspore.ops.sparse_tensor", "SparseTensor": "openspore.ops.sparse_tensor"}
 
 
 def __getattr__(name):

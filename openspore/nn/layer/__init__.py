@@ -18,7 +18,9 @@ from .more import (BiDense, TimeDistributed, Upsample, LPPool1d, LPPool2d, RReLU
 from . import more
 from .image import PSNR, SSIM  # noqa: F401
 from . import image
+from .sparse import SparseToDense, SparseTensorDenseMatmul  # noqa: F401
+from . import sparse
 
 __all__ = (activation.__all__ + basic.__all__ + conv.__all__ + pooling.__all__ + normalization.__all__
            + embedding.__all__ + attention.__all__ + transformer.__all__ + rnn_cells.__all__ + rnns.__all__
-           + extra.__all__ + more.__all__ + image.__all__)
+           + extra.__all__ + more.__all__ + image.__all__ + sparse.__all__)
