@@ -32,3 +32,4 @@ from .sampling_func import *  # noqa: F401,F403
 from .taylor_func import *  # noqa: F401,F403
 from .pool3d_func import *  # noqa: F401,F403
 from .random_dist_func import *  # noqa: F401,F403
+from .compat_misc_func import *  # noqa: F401,F403
