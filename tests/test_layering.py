@@ -41,6 +41,9 @@ LAZY_ALLOWED = {
     # initialised Tensor and draws from the shared RNG stream that lives in core.
     ("openspore/common/initializer.py", "openspore.core.tensor"),
     ("openspore/common/initializer.py", "openspore.core.random"),
+    # `mindspore.ops` re-exports the torch-style collectives (`ops.all_reduce`, `ops.init_process_group`), which
+    # live in communication (they start the job through its rendezvous); ops/__init__ looks them up on first use.
+    ("openspore/ops/__init__.py", "openspore.communication"),
 }
 
 

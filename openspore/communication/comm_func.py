@@ -46,3 +46,28 @@ def barrier(group=WORLD):
     if world.group_size(group) > 1:
         import torch.distributed as dist
         dist.barrier(group=None if world.is_world(group) else world._groups[group]["pg"])
+
+
+def gather_into_tensor(tensor, dst=0, group=WORLD):
+    """World rank `dst` gets every member's `tensor` joined along axis 0 (rank order); the others get a
+    meaningless one-element tensor, as MindSpore's do."""
+    import numpy as np
+    from ..core.tensor import Tensor
+    gathered = world.all_gather(np.ascontiguousarray(tensor.asnumpy()), group)
+    if world.state()["rank"] != dst:
+        return Tensor(np.zeros(1, gathered.dtype))
+    return Tensor(gathered)
+
+
+def scatter_tensor(tensor, src=0, group=WORLD):
+    """World rank `src`'s `tensor` split evenly along axis 0; member r gets block r."""
+    import numpy as np
+    from ..core.tensor import Tensor
+    n = world.group_size(group)
+    if tensor.shape[0] % n:
+        raise ValueError(f"For 'scatter_tensor', the first dimension {tensor.shape[0]} must divide evenly among the "
+                         f"{n} members of the group.")
+    whole = world.broadcast(np.ascontiguousarray(tensor.asnumpy()), src, group)
+    block = whole.shape[0] // n
+    me = world.group_rank(group)
+    return Tensor(whole[me * block:(me + 1) * block])

@@ -33,3 +33,4 @@ from . import linalg_decomp  # noqa: F401
 from . import math_integer  # noqa: F401
 from . import sparse  # noqa: F401
 from . import sparse_optim  # noqa: F401
+from . import random_dist  # noqa: F401

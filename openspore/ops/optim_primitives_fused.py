@@ -1,0 +1,89 @@
+"""Fused optimizer-update Primitive classes computed as composites (the pattern of optim_primitives.py): each
+reads its Parameters, computes the documented update with ordinary ops and assigns the new values in place.
+
+>>> import numpy as np, openspore as ms
+>>> var = ms.Parameter(ms.Tensor(np.array([1.0, 2.0], np.float32)), name="var")
+>>> acc = ms.Parameter(ms.Tensor(np.zeros(2, np.float32)), name="acc")
+>>> _ = ms.ops.FusedWeightScaleApplyMomentum()(0.0, 2.0, var, acc, 0.5, ms.Tensor([2.0, 4.0]), 0.9)
+>>> var.asnumpy().tolist(), acc.asnumpy().tolist()
+([0.5, 1.0], [1.0, 2.0])
+"""
+import math
+
+from ..common import dtype as mstype
+from ..core.tensor import Tensor
+from . import function as F
+from .composite_primitives import _primitive, _PythonPrimitive
+from .optim_primitives import _set
+
+
+def _sqrt(x):
+    return F.sqrt(x) if isinstance(x, Tensor) else math.sqrt(x)
+
+
+def _adagrad_da(self, var, grad_accum, grad_sq_accum, grad, lr, l1, l2, global_step):
+    acc = grad_accum + grad
+    sq = grad_sq_accum + grad * grad
+    step = F.cast(global_step, var.dtype) if hasattr(global_step, "dtype") else global_step
+    # dual averaging: the l1 penalty shrinks the accumulated gradient by l1 per step taken
+    shrunk = F.sign(acc) * F.maximum(F.abs(acc) - l1 * step, 0.0)
+    new_var = -lr * shrunk / (l2 * step * lr + F.sqrt(sq))
+    _set((grad_accum, acc), (grad_sq_accum, sq))
+    return _set((var, new_var))
+
+
+ApplyAdagradDA = _primitive(
+    "ApplyAdagradDA", _adagrad_da, attrs=[("use_locking", False)],
+    doc="ApplyAdagradDA()(var, gradient_accumulator, gradient_squared_accumulator, grad, lr, l1, l2, global_step): "
+        "Adagrad dual averaging; accumulators += grad, grad²; var = −lr·shrink(acc, l1·step) / (l2·step·lr + "
+        "√sq). Returns var.")
+
+
+def _adam_moments(m, v, beta1, beta2, grad):
+    m_new = beta1 * m + (1.0 - beta1) * grad
+    v_new = beta2 * v + (1.0 - beta2) * grad * grad
+    _set((m, m_new), (v, v_new))
+    return m_new, v_new
+
+
+def _adam_no_update_param(self, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, gradient):
+    m_new, v_new = _adam_moments(m, v, beta1, beta2, gradient)
+    lr_t = lr * _sqrt(1.0 - beta2_power) / (1.0 - beta1_power)
+    if self.use_nesterov:
+        m_new = beta1 * m_new + (1.0 - beta1) * gradient
+    return -lr_t * m_new / (F.sqrt(v_new) + epsilon)
+
+
+AdamNoUpdateParam = _primitive(
+    "AdamNoUpdateParam", _adam_no_update_param, attrs=[("use_locking", False), ("use_nesterov", False)],
+    doc="AdamNoUpdateParam()(m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, gradient): updates the "
+        "moments m, v in place and returns the Adam step −lr_t·m/(√v + eps) to add to the parameter.")
+
+
+def _fused_cast_adam_weight_decay(self, var, m, v, lr, beta1, beta2, epsilon, decay, gradient, global_norm):
+    grad = F.cast(gradient, mstype.float32) / global_norm  # gradients arrive in float16, scaled by the global norm
+    m_new, v_new = _adam_moments(m, v, beta1, beta2, F.cast(grad, m.dtype))
+    update = m_new / (F.sqrt(v_new) + epsilon) + decay * F.cast(var, m.dtype)
+    return _set((var, F.cast(F.cast(var, m.dtype) - lr * update, var.dtype)))
+
+
+FusedCastAdamWeightDecay = _primitive(
+    "FusedCastAdamWeightDecay", _fused_cast_adam_weight_decay, attrs=[("use_locking", False)],
+    doc="FusedCastAdamWeightDecay()(var, m, v, lr, beta1, beta2, epsilon, decay, gradient, global_norm): "
+        "AdamWeightDecay on gradient / global_norm computed in float32 (var may be float16). Returns var.")
+
+
+def _weight_scale_momentum(self, weight_decay, loss_scale, variable, accumulation, learning_rate, gradient, momentum):
+    grad = gradient / loss_scale + weight_decay * variable
+    accum = accumulation * momentum + grad
+    _set((accumulation, accum))
+    return _set((variable, variable - learning_rate * accum))
+
+
+FusedWeightScaleApplyMomentum = _primitive(
+    "FusedWeightScaleApplyMomentum", _weight_scale_momentum,
+    doc="FusedWeightScaleApplyMomentum()(weight_decay, loss_scale, variable, accumulation, learning_rate, gradient, "
+        "momentum): unscale the gradient, add weight decay, then a momentum step. Returns variable.")
+
+__all__ = sorted(n for n, v in list(globals().items())
+                 if isinstance(v, type) and issubclass(v, _PythonPrimitive) and v is not _PythonPrimitive)
