@@ -31,3 +31,4 @@ from . import fft  # noqa: F401
 from . import math_complex  # noqa: F401
 from . import linalg_decomp  # noqa: F401
 from . import math_integer  # noqa: F401
+from . import loss_ctc  # noqa: F401

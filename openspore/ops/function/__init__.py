@@ -31,3 +31,4 @@ from .ext_alias_func import *  # noqa: F401,F403
 from .sampling_func import *  # noqa: F401,F403
 from .taylor_func import *  # noqa: F401,F403
 from .pool3d_func import *  # noqa: F401,F403
+from .ctc_func import *  # noqa: F401,F403
