@@ -31,6 +31,10 @@ from .runtime.device_memory import (empty_cache, max_memory_allocated, max_memor
 from .log import get_level, get_log_config  # noqa: F401
 from .common.tensor import swap_tensors  # noqa: F401
 from .ops.sparse_tensor import COOTensor, CSRTensor, RowTensor, SparseTensor  # noqa: F401
+from .runtime.streams import (Stream, Event, StreamCtx, current_stream, default_stream,  # noqa: F401
+                              communication_stream, set_cur_stream, launch_blocking, dispatch_threads_num,
+                              set_cpu_affinity)
+from .core.saved_tensors import saved_tensors_hooks, register_saved_tensors_hooks, recompute  # noqa: F401
 from .runtime import install_cell_runner as _install_cell_runner
 from .nn import cell as _cell, _cell_call
 _install_cell_runner(_cell.set_graph_runner, _cell_call.complex_call)

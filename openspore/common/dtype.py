@@ -300,3 +300,6 @@ def result_type(*operands):
 import sys as _sys  # noqa: E402
 
 mstype = _sys.modules[__name__]
+
+from .dtype_kinds import Int, TensorType, QuantDtype  # noqa: E402,F401  (the dtype classes, built on the above)
+__all__ += ["Int", "TensorType", "QuantDtype"]

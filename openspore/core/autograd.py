@@ -40,16 +40,56 @@ class Level:
 
 
 class Node:
-    """One recorded op call. `parents`: (arg path, parent node, parent output index) per tracked input."""
+    """One recorded op call. `parents`: (arg path, parent node, parent output index) per tracked input.
+    `unpack`: the unpack hook of the saved-tensors hooks that packed `args` (None when they are kept as is)."""
 
-    __slots__ = ("prim", "args", "outputs", "result", "parents", "bprop_fn", "__weakref__")
+    __slots__ = ("prim", "args", "outputs", "result", "parents", "bprop_fn", "unpack", "__weakref__")
 
     def __init__(self, prim, args, outputs, result, parents, bprop_fn=None):
         self.prim, self.args, self.outputs, self.result, self.parents, self.bprop_fn = \
             prim, args, outputs, result, parents, bprop_fn
+        self.unpack = None
 
-    def __repr__(self):
-        return f"Node({self.prim.name if self.prim is not None else 'leaf'})"
+
+SAVED_TENSORS_HOOKS = []  # (pack_hook, unpack_hook) pairs, innermost last (core/saved_tensors.py)
+
+
+def _pack_args(node, args):
+    """Replace the Tensors the backward rule will read by what the innermost pack hook makes of them."""
+    pack, unpack = SAVED_TENSORS_HOOKS[-1]
+    hooks = SAVED_TENSORS_HOOKS[:]
+    SAVED_TENSORS_HOOKS.clear()  # the hook's own ops are not packed again
+    try:
+        node.args, where = _packed(pack, args)
+    finally:
+        SAVED_TENSORS_HOOKS[:] = hooks
+    node.unpack = (unpack, where)
+
+
+def _packed(pack, args):
+    packed, where = [], []
+    for i, a in enumerate(args):
+        if isinstance(a, Tensor):
+            packed.append(pack(a))
+            where.append(i)
+        elif type(a) in (tuple, list) and any(isinstance(b, Tensor) for b in a):
+            packed.append(type(a)(pack(b) if isinstance(b, Tensor) else b for b in a))
+            where.append((i, tuple(j for j, b in enumerate(a) if isinstance(b, Tensor))))
+        else:
+            packed.append(a)
+    return tuple(packed), where
+
+
+def _unpacked_args(node):
+    unpack, where = node.unpack
+    out = list(node.args)
+    for w in where:
+        if isinstance(w, tuple):
+            i, inner = w
+            out[i] = type(out[i])(unpack(b) if j in inner else b for j, b in enumerate(out[i]))
+        else:
+            out[w] = unpack(out[w])
+    return tuple(out)
 
 
 def _link(t, level, node, index):
@@ -84,6 +124,8 @@ def record(prim, args, outs, result, bprop_fn=None):
         parents = _tracked_inputs(args, level)
         if parents:
             node = Node(prim, args, outs, result, parents, bprop_fn)
+            if SAVED_TENSORS_HOOKS:
+                _pack_args(node, args)
             for k, o in enumerate(outs):
                 if isinstance(o, Tensor):
                     _link(o, level, node, k)
@@ -152,10 +194,11 @@ def _walk(roots):
         _WANTED[0] = {p[0] if isinstance(p, tuple) else p for p, _, _ in node.parents}
         DIFFERENTIATING[0] = node
         try:
+            args = node.args if node.unpack is None else _unpacked_args(node)
             if node.bprop_fn is not None:
-                in_grads = node.bprop_fn(*node.args, out, dout)
+                in_grads = node.bprop_fn(*args, out, dout)
             else:
-                in_grads = node.prim.bprop(*node.args, out, dout)
+                in_grads = node.prim.bprop(*args, out, dout)
         except (ValueError, TypeError) as exc:
             new = type(exc)(f"In the backward rule of '{node.prim.name}': {exc}")
             new._openspore_located = getattr(exc, "_openspore_located", False)  # one source location is enough

@@ -6,6 +6,8 @@ from .memory import set_memory, get_memory  # noqa: F401
 from .device_memory import (empty_cache, max_memory_allocated, max_memory_reserved, memory_allocated,  # noqa: F401
                             memory_reserved, memory_stats, memory_summary, reset_max_memory_allocated,
                             reset_max_memory_reserved, reset_peak_memory_stats)
+from .streams import (Stream, Event, StreamCtx, current_stream, default_stream, communication_stream,  # noqa: F401
+                      set_cur_stream, launch_blocking, dispatch_threads_num, set_cpu_affinity)
 from .jit import jit, JitConfig, jit_class, lazy_inline, no_inline, make_cell_runner  # noqa: F401
 
 

@@ -278,3 +278,13 @@ def test_itemsize_and_kind():
     assert [t.itemsize for t in (ms.bool_, ms.int16, ms.float32, ms.float64, ms.bfloat16, ms.complex128)] == [1, 2, 4, 8, 2, 16]
     assert ms.float16.is_floating_point and not ms.int8.is_floating_point
     assert ms.complex64.is_complex
+
+
+def test_dtype_kind_classes_and_quant_dtype():
+    import openspore as ms
+    assert isinstance(ms.int64, ms.Int) and not isinstance(ms.uint8, ms.Int) and ms.Int(8) is ms.int8
+    assert ms.Int() is ms.int_
+    assert ms.TensorType(ms.int32) == ms.TensorType(ms.int32) != ms.TensorType(ms.float32)
+    assert isinstance(ms.tensor_type, ms.TensorType) and not isinstance(ms.float32, ms.TensorType)
+    assert [q.value for q in (ms.QuantDtype.INT1, ms.QuantDtype.INT16, ms.QuantDtype.UINT1)] == [0, 15, 100]
+    assert ms.common.dtype.QuantDtype is ms.QuantDtype

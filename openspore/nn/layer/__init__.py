@@ -20,7 +20,15 @@ from .image import PSNR, SSIM  # noqa: F401
 from . import image
 from .sparse import SparseToDense, SparseTensorDenseMatmul  # noqa: F401
 from . import sparse
+from .conv3d import Conv3d, Conv3dTranspose  # noqa: F401
+from .pooling3d import (AvgPool3d, MaxPool3d, AdaptiveAvgPool3d, AdaptiveMaxPool3d, MaxUnpool1d,  # noqa: F401
+                        MaxUnpool2d, MaxUnpool3d, LRN)
+from .ext import (AvgPool1dExt, AvgPool2dExt, AvgPool3dExt, MaxPool2dExt, DropoutExt, Dropout2dExt,  # noqa: F401
+                  EmbeddingExt, LayerNormExt, LogSoftmaxExt, PReLUExt)
+from .math_cells import DiGamma, IGamma, LBeta, LGamma, MatDet  # noqa: F401
+from . import conv3d, pooling3d, ext, math_cells
 
 __all__ = (activation.__all__ + basic.__all__ + conv.__all__ + pooling.__all__ + normalization.__all__
            + embedding.__all__ + attention.__all__ + transformer.__all__ + rnn_cells.__all__ + rnns.__all__
-           + extra.__all__ + more.__all__ + image.__all__ + sparse.__all__)
+           + extra.__all__ + more.__all__ + image.__all__ + sparse.__all__ + conv3d.__all__ + pooling3d.__all__
+           + ext.__all__ + math_cells.__all__)

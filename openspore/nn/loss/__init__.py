@@ -6,9 +6,10 @@ from .dice import DiceLoss, MultiClassDiceLoss  # noqa: F401
 from .extra import (MultiLabelSoftMarginLoss, MultiMarginLoss, HingeEmbeddingLoss, GaussianNLLLoss,  # noqa: F401
                     TripletMarginLoss, PoissonNLLLoss)
 from .more import FocalLoss, TripletMarginWithDistanceLoss  # noqa: F401
+from .seq import CTCLoss, MultilabelMarginLoss, L1LossExt  # noqa: F401
 
 __all__ = ["LossBase", "L1Loss", "MSELoss", "RMSELoss", "MAELoss", "SmoothL1Loss", "HuberLoss", "SoftMarginLoss",
            "SoftmaxCrossEntropyWithLogits", "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss", "KLDivLoss",
            "MarginRankingLoss", "CosineEmbeddingLoss", "DiceLoss", "MultiClassDiceLoss", "MultiLabelSoftMarginLoss",
            "MultiMarginLoss", "HingeEmbeddingLoss", "GaussianNLLLoss", "TripletMarginLoss", "PoissonNLLLoss",
-           "FocalLoss", "TripletMarginWithDistanceLoss"]
+           "FocalLoss", "TripletMarginWithDistanceLoss", "CTCLoss", "MultilabelMarginLoss", "L1LossExt"]

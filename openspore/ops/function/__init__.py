@@ -35,3 +35,4 @@ from .sparse_func import *  # noqa: F401,F403
 from .sparse_unary_func import *  # noqa: F401,F403
 from .random_dist_func import *  # noqa: F401,F403
 from .compat_misc_func import *  # noqa: F401,F403
+from .ctc_func import *  # noqa: F401,F403

@@ -1,4 +1,4 @@
-"""Max unpooling (`ops.max_unpool1d`, `ops.max_unpool2d`), `ops.nanmedian` and MindSpore's functional in-place
+"""Max unpooling (`ops.max_unpool1d`, `ops.max_unpool2d`, `ops.max_unpool3d`), `ops.nanmedian` and MindSpore's functional in-place
 names (`ops.zero_`, `ops.clamp_`, `ops.tanh_`, `ops.erfinv_`, `ops.fills`), composed from primitives.
 
 >>> import numpy as np, openspore as ms
@@ -12,7 +12,7 @@ from ...common import dtype as mstype
 from ...core.tensor import Tensor
 from ._base_ops import F
 
-__all__ = ["max_unpool1d", "max_unpool2d", "nanmedian", "zero_", "clamp_", "tanh_", "erfinv_", "fills"]
+__all__ = ["max_unpool1d", "max_unpool2d", "max_unpool3d", "nanmedian", "zero_", "clamp_", "tanh_", "erfinv_", "fills"]
 
 
 def _pair(op, name, value, n):
@@ -57,6 +57,11 @@ def max_unpool1d(x, indices, kernel_size, stride=None, padding=0, output_size=No
 def max_unpool2d(x, indices, kernel_size, stride=None, padding=0, output_size=None):
     """The inverse of max_pool2d: x's values written at `indices` (flat positions in each H·W output plane)."""
     return _unpool("max_unpool2d", x, indices, kernel_size, stride, padding, output_size, 2)
+
+
+def max_unpool3d(x, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The inverse of max_pool3d: x's values written at `indices` (flat positions in each D·H·W output volume)."""
+    return _unpool("max_unpool3d", x, indices, kernel_size, stride, padding, output_size, 3)
 
 
 def nanmedian(input, axis=-1, keepdims=False):
