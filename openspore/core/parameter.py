@@ -1,5 +1,6 @@
 """Parameter (a named, trainable Tensor updated in place) and ParameterTuple (facts §1.5)."""
 import itertools
+import weakref
 
 import numpy as np
 
@@ -102,6 +103,8 @@ class Parameter(Tensor):
         if init != "same":
             from ..common.initializer import initializer
             p.set_data(initializer(init, self.shape, self.dtype).init_data())
+        # Optimizer state is cloned from its parameter; operator sharding slices the clones with the parameter.
+        self.__dict__.setdefault("_clones", []).append(weakref.ref(p))
         return p
 
     def __repr__(self):

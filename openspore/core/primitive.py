@@ -125,6 +125,9 @@ class Primitive:
         if self.__dict__.get("_shared"):
             raise RuntimeError(f"{self!r} is a shared instance (core/registry.prim) used all over openspore; "
                                f"build your own with ops.{self.name}(...) to shard it.")
+        # An ms.Layout (openspore.parallel) stands for the strategy it implies: it converts itself.
+        in_strategy, out_strategy = (tuple(s.to_strategy() if hasattr(s, "to_strategy") else s for s in st)
+                                     if isinstance(st, tuple) else st for st in (in_strategy, out_strategy))
         for name, strategy in (("in_strategy", in_strategy), ("out_strategy", out_strategy)):
             if strategy is None:
                 continue

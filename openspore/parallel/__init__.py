@@ -1,11 +1,14 @@
 """`mindspore.parallel`: distributed training above the collectives — the `msrun` launcher
-(`python -m openspore.parallel.msrun`), and the parallel modes set with `set_auto_parallel_context`
-(data parallel inserts the gradient AllReduce in `TrainOneStepCell`; see docs/distributed.md).
+(`python -m openspore.parallel.msrun`), the parallel modes set with `set_auto_parallel_context` (data parallel
+inserts the gradient AllReduce in `TrainOneStepCell`), operator-level sharding (`Primitive.shard`, `shard`,
+`Layout`) with parameters stored sliced, and tensor-parallel cells (`openspore.parallel.nn`). See
+docs/distributed.md.
 
 >>> from openspore.parallel import ParallelMode
 >>> ParallelMode.DATA_PARALLEL
 'data_parallel'
 """
 from ..context import ParallelMode  # noqa: F401
+from ._param_shard import ShardLayout, gather_full, parameter_memory, slice_parameter, sliced_parameters  # noqa: F401
 
-__all__ = ["ParallelMode"]
+__all__ = ["ParallelMode", "ShardLayout", "gather_full", "parameter_memory", "slice_parameter", "sliced_parameters"]

@@ -1,7 +1,8 @@
-"""Semi-auto parallel for the tests: `worker_shard.py <out_dir>`. A 2-layer MLP with
-MatMul().shard(((1, 2), (2, 1))) then MatMul().shard(((2, 1), (1, 1))) (and a sharded ReLU and Softmax), trained
-5 steps with TrainOneStepCell in PyNative and GRAPH_MODE; losses and weights go to
-<out_dir>/shard_<size>_<rank>.npz. Without a launcher it is the 1-process reference."""
+"""Semi-auto parallel for the tests: `worker_shard.py <out_dir>`. A 2-layer MLP whose MatMuls, bias Add, ReLU and
+Softmax are sharded (strategies chosen for 2 or 4 ranks, see STRATEGIES), trained 5 steps with TrainOneStepCell
+and Momentum in PyNative and GRAPH_MODE. Per rank it writes <out_dir>/shard_<size>_<rank>.npz: the losses, the
+integrated (gathered) weights, the shapes this rank stores and its parameter bytes. Without a launcher it is
+the 1-process reference."""
 import os
 import sys
 
@@ -9,21 +10,33 @@ import numpy as np
 
 import openspore as ms
 from openspore import communication as comm, nn, ops
+from openspore.parallel import gather_full, parameter_memory
+
+# size -> (mm1, add, relu, mm2, softmax) strategies
+STRATEGIES = {
+    1: (((1, 1), (1, 1)), ((1, 1), (1,)), ((1, 1),), ((1, 1), (1, 1)), ((1, 1),)),
+    2: (((1, 2), (2, 1)), ((1, 2), (2,)), ((1, 2),), ((2, 1), (1, 1)), ((2, 1),)),
+    # 4 ranks: a 2x2 device matrix for the first MatMul, a bias split 2 ways (repeated twice), contraction 4 ways
+    4: (((2, 2), (2, 1)), ((1, 2), (2,)), ((2, 2),), ((1, 4), (4, 1)), ((4, 1),)),
+}
 
 
 class ShardedMLP(nn.Cell):
-    def __init__(self):
+    def __init__(self, size):
         super().__init__()
         rng = np.random.default_rng(3)
         self.w1 = ms.Parameter(ms.Tensor(rng.standard_normal((6, 8)).astype(np.float32) * 0.5), name="w1")
+        self.b1 = ms.Parameter(ms.Tensor(rng.standard_normal(8).astype(np.float32) * 0.1), name="b1")
         self.w2 = ms.Parameter(ms.Tensor(rng.standard_normal((8, 4)).astype(np.float32) * 0.5), name="w2")
-        self.mm1 = ops.MatMul().shard(((1, 2), (2, 1)))   # contraction split: partial sums, AllReduce
-        self.relu = ops.ReLU().shard(((1, 2),))           # column split: AllGather
-        self.mm2 = ops.MatMul().shard(((2, 1), (1, 1)))   # row split: AllGather
-        self.softmax = ops.Softmax(axis=-1).shard(((2, 1),))
+        s_mm1, s_add, s_relu, s_mm2, s_softmax = STRATEGIES[size]
+        self.mm1 = ops.MatMul().shard(s_mm1)
+        self.add = ops.Add().shard(s_add)
+        self.relu = ops.ReLU().shard(s_relu)
+        self.mm2 = ops.MatMul().shard(s_mm2)
+        self.softmax = ops.Softmax(axis=-1).shard(s_softmax)
 
     def construct(self, x):
-        return self.softmax(self.mm2(self.relu(self.mm1(x, self.w1)), self.w2))
+        return self.softmax(self.mm2(self.relu(self.add(self.mm1(x, self.w1), self.b1)), self.w2))
 
 
 def main():
@@ -37,11 +50,17 @@ def main():
     result = {}
     for name, mode in (("pynative", ms.PYNATIVE_MODE), ("graph", ms.GRAPH_MODE)):
         ms.set_context(mode=mode)
-        net = ShardedMLP()
-        step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.SGD(net.trainable_params(), 0.5))
+        net = ShardedMLP(size)
+        opt = nn.Momentum(net.trainable_params(), 0.3, 0.9)
+        step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), opt)
         result[f"{name}_loss"] = np.array([float(step(x, y).asnumpy()) for _ in range(5)])
         for p in net.trainable_params():
-            result[f"{name}_{p.name}"] = p.asnumpy()
+            result[f"{name}_{p.name}"] = gather_full(p)
+            result[f"shape_{name}_{p.name}"] = np.array(p.shape)
+        for m in opt.moments:
+            result[f"shape_{name}_{m.name}"] = np.array(m.shape)
+        memory = parameter_memory(net)
+        result[f"bytes_{name}"] = np.array([memory["local_bytes"], memory["full_bytes"]])
     np.savez(os.path.join(out_dir, f"shard_{size}_{rank}.npz"), **result)
     with open(os.path.join(out_dir, f"worker_{rank}.json"), "w") as f:
         f.write("{}")
