@@ -5,7 +5,7 @@ import pytest
 
 from openspore.llm import LLMEngine, Sampler, SamplingParams, generate
 
-from .test_engine import CFG, make_model
+from .test_engine import make_model
 
 
 def reference_probs(logits, history, temperature, top_k, top_p, penalty):
