@@ -21,9 +21,15 @@ def running(tmp_path_factory):
     root = str(tmp_path_factory.mktemp("servables"))
     write_llm_servable(root, "gpt", model_dir, max_queue=16, block_size=8, num_blocks=256, max_batch_size=8,
                        max_model_len=256)
-    srv = RunningServer([server.ServableStartConfig(root, "gpt")], tmp_path_factory.mktemp("logs"))
+    # max_batch_size caps the sequences decoded together (the declaration allows the engine's 8)
+    srv = RunningServer([server.ServableStartConfig(root, "gpt", max_batch_size=4)], tmp_path_factory.mktemp("logs"))
     yield srv
     srv.stop()
+
+
+def test_max_batch_size_caps_the_running_sequences(running):
+    metrics = requests.get(f"http://{running.rest}/metrics", timeout=30).text
+    assert 'openspore_llm_scheduler{servable="gpt",stat="max_running"} 4.0' in metrics
 
 
 def test_killed_worker_fails_in_flight_requests_and_serves_again(running):
