@@ -1,0 +1,246 @@
+"""`LLMEngine`: incremental (state-reuse) inference of a GPT over a paged key/value pool.
+
+`prefill(seq_ids, prompts)` runs whole prompts (packed into one padded row) and stores their keys/values;
+`decode(seq_ids, tokens)` appends one token to each given running sequence, reusing the stored state. Each is one
+GRAPH_MODE graph with fixed input shapes (prefill: `max_model_len` packed token slots and `max_batch_size` prompts;
+decode: `max_batch_size` rows and block tables of `max_model_len / block_size` blocks), compiled once whatever the
+global context mode is, and both update the same pool Parameters in place. Larger calls are split into chunks.
+
+>>> import numpy as np
+>>> from openspore.llm import GPT, GPTConfig, LLMEngine
+>>> engine = LLMEngine(GPT(GPTConfig(vocab_size=32, n_positions=32, n_embd=16, n_layer=1, n_head=2)),
+...                    block_size=4, max_batch_size=2)
+>>> engine.prefill(["a", "b"], [[1, 2, 3], [4, 5]]).shape
+(2, 32)
+>>> engine.decode(["b"], [6]).shape, engine.seq_len("b")
+((1, 32), 3)
+>>> engine.free("a"); engine.free("b"); engine.num_free_blocks() == engine.num_blocks
+True
+"""
+import numpy as np
+
+from ..common import dtype as mstype
+from ..common.tensor import Tensor
+from ..runtime.jit import jit
+from .config import GPTConfig
+from .engine_graphs import DecodeGraph, PrefillGraph
+from .kv_pool import KVPool, OutOfBlocks
+from .model import GPT
+
+__all__ = ["LLMEngine", "OutOfBlocks"]
+
+
+def _positive(name, value):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"LLMEngine: '{name}' must be a positive int, but got {value!r}.")
+    return int(value)
+
+
+class LLMEngine:
+    """Prefill/decode over a paged KV pool (see the module docstring). Sequence ids are any hashable values."""
+
+    def __init__(self, model, *, block_size=16, num_blocks=None, max_batch_size=16, max_model_len=None,
+                 memory_bytes=None):
+        if not isinstance(model, GPT):
+            raise TypeError(f"LLMEngine expects an openspore.llm.GPT model, but got {type(model).__name__}.")
+        self.model = model
+        self.config = model.config
+        self.block_size = _positive("block_size", block_size)
+        self.max_batch_size = _positive("max_batch_size", max_batch_size)
+        n_pos = self.config.n_positions
+        self.max_model_len = n_pos if max_model_len is None else _positive("max_model_len", max_model_len)
+        if self.max_model_len > n_pos:
+            raise ValueError(f"LLMEngine: 'max_model_len' ({self.max_model_len}) cannot exceed the model's "
+                             f"n_positions ({n_pos}).")
+        self.max_blocks_per_seq = -(-self.max_model_len // self.block_size)
+        dtype = mstype.float16 if self.config.dtype == "float16" else mstype.float32
+        per_block = 2 * self.config.n_layer * self.config.n_embd * self.block_size * np.dtype(dtype.np_dtype).itemsize
+        if num_blocks is not None and memory_bytes is not None:
+            raise ValueError("LLMEngine: give 'num_blocks' or 'memory_bytes', not both.")
+        if memory_bytes is not None:
+            num_blocks = _positive("memory_bytes", memory_bytes) // per_block
+            if num_blocks < 1:
+                raise ValueError(f"LLMEngine: 'memory_bytes' ({memory_bytes}) holds no block; one block takes "
+                                 f"{per_block} bytes.")
+        elif num_blocks is None:
+            num_blocks = self.max_batch_size * self.max_blocks_per_seq  # a full batch of full-length sequences
+        self.num_blocks = _positive("num_blocks", num_blocks)
+        self.pool = KVPool(self.config.n_layer, self.config.n_embd, self.num_blocks, self.block_size, dtype)
+        self._prefill_cell = PrefillGraph(model, self.pool)
+        self._decode_cell = DecodeGraph(model, self.pool)
+        self._prefill_cell.set_train(False)
+        self._decode_cell.set_train(False)
+        self._prefill = jit(self._prefill_cell)
+        self._decode = jit(self._decode_cell)
+
+    @classmethod
+    def from_checkpoint(cls, ckpt_path, config_path_or_config, **kw):
+        """Build the GPT from a config (GPTConfig, dict or JSON path), load `ckpt_path` into it, wrap it."""
+        from ..train.serialization import load_checkpoint, load_param_into_net
+        cfg = config_path_or_config
+        if isinstance(cfg, dict):
+            cfg = GPTConfig.from_dict(cfg)
+        elif not isinstance(cfg, GPTConfig):
+            cfg = GPTConfig.load(cfg)
+        model = GPT(cfg)
+        params = load_checkpoint(ckpt_path)
+        missing = [n for n, _ in model.parameters_and_names() if n not in params]
+        if missing:
+            raise ValueError(f"LLMEngine.from_checkpoint: {ckpt_path} lacks parameter(s) {missing[:5]} of the GPT.")
+        load_param_into_net(model, params)
+        return cls(model, **kw)
+
+    # ---- pool -------------------------------------------------------------------------------------------
+    def num_free_blocks(self):
+        return self.pool.num_free_blocks
+
+    def blocks_needed(self, num_tokens):
+        return self.pool.blocks_needed(num_tokens)
+
+    def seq_len(self, seq_id):
+        if seq_id not in self.pool:
+            raise KeyError(f"LLMEngine.seq_len: unknown sequence {seq_id!r}.")
+        return self.pool.length(seq_id)
+
+    def free(self, seq_id):
+        """Return the sequence's blocks to the pool at once."""
+        if seq_id not in self.pool:
+            raise KeyError(f"LLMEngine.free: unknown sequence {seq_id!r} (not running, or already freed).")
+        self.pool.free(seq_id)
+
+    def pool_stats(self):
+        return self.pool.stats()
+
+    def compile_counts(self):
+        """How many graphs each compiled function holds (its graph cache's entries): 1 each after any use."""
+        return {"prefill": _entries(self._prefill, self._prefill_cell),
+                "decode": _entries(self._decode, self._decode_cell)}
+
+    # ---- prefill ------------------------------------------------------------------------------------------
+    def prefill(self, seq_ids, prompts):
+        """Start sequences: store each prompt's keys/values, return the logits of each prompt's last token
+        [len(seq_ids), vocab] float32. OutOfBlocks (nothing allocated) when the pool cannot hold them."""
+        seq_ids, prompts = self._check_prefill(seq_ids, prompts)
+        self.pool.reserve({s: len(p) for s, p in zip(seq_ids, prompts)})
+        try:
+            out = []
+            for chunk in self._prefill_chunks(prompts):
+                out.append(self._run_prefill([seq_ids[i] for i in chunk], [prompts[i] for i in chunk]))
+            return np.concatenate(out, 0)
+        except BaseException:
+            for s in seq_ids:
+                self.pool.free(s)
+            raise
+
+    def _check_prefill(self, seq_ids, prompts):
+        seq_ids, prompts = list(seq_ids), list(prompts)
+        if len(seq_ids) != len(prompts):
+            raise ValueError(f"LLMEngine.prefill: {len(seq_ids)} seq_ids but {len(prompts)} prompts.")
+        if len(set(seq_ids)) != len(seq_ids):
+            raise ValueError(f"LLMEngine.prefill: seq_ids must be distinct, but got {seq_ids}.")
+        for s in seq_ids:
+            if s in self.pool:
+                raise ValueError(f"LLMEngine.prefill: sequence {s!r} is already running; free it first.")
+        checked = []
+        for s, p in zip(seq_ids, prompts):
+            p = self._token_list(p, f"the prompt of sequence {s!r}")
+            if not p:
+                raise ValueError(f"LLMEngine.prefill: the prompt of sequence {s!r} is empty.")
+            if len(p) > self.max_model_len:
+                raise ValueError(f"LLMEngine.prefill: the prompt of sequence {s!r} has {len(p)} tokens, more than "
+                                 f"max_model_len={self.max_model_len}.")
+            checked.append(p)
+        return seq_ids, checked
+
+    def _token_list(self, tokens, where):
+        try:
+            arr = np.asarray(tokens)
+        except Exception:
+            arr = None
+        if arr is None or arr.ndim != 1 or (arr.size and arr.dtype.kind not in "iu"):
+            raise ValueError(f"LLMEngine: {where} must be a list of int token ids, but got {tokens!r:.80}.")
+        bad = arr[(arr < 0) | (arr >= self.config.vocab_size)]
+        if bad.size:
+            raise ValueError(f"LLMEngine: {where} has token id {int(bad[0])} outside [0, {self.config.vocab_size}).")
+        return [int(t) for t in arr]
+
+    def _prefill_chunks(self, prompts):
+        """Consecutive groups of prompts that fit one prefill graph (≤ max_model_len tokens, ≤ max_batch_size)."""
+        chunk, used = [], 0
+        for i, p in enumerate(prompts):
+            if chunk and (used + len(p) > self.max_model_len or len(chunk) == self.max_batch_size):
+                yield chunk
+                chunk, used = [], 0
+            chunk.append(i)
+            used += len(p)
+        yield chunk
+
+    def _run_prefill(self, seq_ids, prompts):
+        width, rows = self.max_model_len, self.max_batch_size
+        ids = np.zeros(width, np.int32)
+        positions = np.zeros(width, np.int32)
+        segment = np.full(width, -1, np.int32)
+        slots = np.arange(width, dtype=np.int32) % self.block_size + self.pool.scratch_block * self.block_size
+        last = np.zeros(rows, np.int32)
+        at = 0
+        for row, (s, p) in enumerate(zip(seq_ids, prompts)):
+            n = len(p)
+            ids[at:at + n] = p
+            positions[at:at + n] = np.arange(n)
+            segment[at:at + n] = row
+            slots[at:at + n] = [self.pool.slot(s, t) for t in range(n)]
+            last[row] = at + n - 1
+            at += n
+        logits = self._prefill(*[Tensor(a) for a in (ids, positions, segment, slots, last)])
+        return logits.asnumpy()[:len(seq_ids)]
+
+    # ---- decode -------------------------------------------------------------------------------------------
+    def decode(self, seq_ids, tokens):
+        """Append one token to each given running sequence; return next-token logits [len(seq_ids), vocab]."""
+        seq_ids, tokens = list(seq_ids), list(tokens)
+        if len(seq_ids) != len(tokens):
+            raise ValueError(f"LLMEngine.decode: {len(seq_ids)} seq_ids but {len(tokens)} tokens.")
+        if len(set(seq_ids)) != len(seq_ids):
+            raise ValueError(f"LLMEngine.decode: seq_ids must be distinct, but got {seq_ids}.")
+        if not seq_ids:
+            return np.zeros((0, self.config.vocab_size), np.float32)
+        for s in seq_ids:
+            if s not in self.pool:
+                raise KeyError(f"LLMEngine.decode: unknown sequence {s!r} (call prefill first).")
+            if self.pool.length(s) >= self.max_model_len:
+                raise ValueError(f"LLMEngine.decode: sequence {s!r} already holds max_model_len="
+                                 f"{self.max_model_len} tokens.")
+        tokens = self._token_list(tokens, "decode's tokens")
+        old = {s: self.pool.length(s) for s in seq_ids}
+        self.pool.reserve({s: n + 1 for s, n in old.items()})
+        try:
+            out = []
+            for at in range(0, len(seq_ids), self.max_batch_size):
+                out.append(self._run_decode(seq_ids[at:at + self.max_batch_size],
+                                            tokens[at:at + self.max_batch_size]))
+            return np.concatenate(out, 0)
+        except BaseException:
+            self.pool.shrink(old)
+            raise
+
+    def _run_decode(self, seq_ids, tokens):
+        rows, bs = self.max_batch_size, self.block_size
+        scratch = self.pool.scratch_block
+        ids = np.zeros(rows, np.int32)
+        positions = np.zeros(rows, np.int32)
+        slots = np.full(rows, scratch * bs, np.int32)
+        lengths = np.ones(rows, np.int32)
+        tables = np.full((rows, self.max_blocks_per_seq), scratch, np.int32)
+        for row, (s, t) in enumerate(zip(seq_ids, tokens)):
+            n = self.pool.length(s)  # already counts this token
+            ids[row], positions[row], lengths[row] = t, n - 1, n
+            slots[row] = self.pool.slot(s, n - 1)
+            table = self.pool.table(s)
+            tables[row, :len(table)] = table
+        logits = self._decode(*[Tensor(a) for a in (ids, positions, slots, lengths, tables)])
+        return logits.asnumpy()[:len(seq_ids)]
+
+
+def _entries(bound, cell):
+    return len(bound.jit_fn.cache_for(cell).entries)
+

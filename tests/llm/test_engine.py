@@ -1,0 +1,149 @@
+"""LLMEngine: incremental decoding over the paged pool gives the logits and tokens of full recomputation, with
+sequences joining and leaving between steps, two graphs compiled once each; the pool's memory; refused requests."""
+import numpy as np
+import pytest
+
+import openspore as ms
+from openspore.llm import GPT, GPTConfig, LLMEngine, OutOfBlocks
+
+CFG = GPTConfig(vocab_size=61, n_positions=128, n_embd=32, n_layer=2, n_head=4)
+
+
+def make_model(seed=0, cfg=CFG):
+    net = GPT(cfg)
+    rng = np.random.default_rng(seed)  # weights large enough that the greedy choice is far from ties
+    for p in net.get_parameters():
+        p.set_data(ms.Tensor((rng.standard_normal(p.shape) * 0.3).astype(np.float32)))
+    return net
+
+
+def full_logits(net, tokens):
+    """Logits of full recomputation: row t is the next-token distribution after tokens[:t + 1]."""
+    return net(ms.Tensor(np.array([tokens], np.int32))).asnumpy()[0]
+
+
+def _run_schedule(engine, prompts, starts, new_tokens, rng):
+    """Greedy decoding; sequence i joins (prefill) at step starts[i] and leaves after new_tokens tokens. Each
+    step decodes the running sequences in a shuffled order, sometimes leaving one out for a step."""
+    seqs = {i: list(p) for i, p in enumerate(prompts)}
+    logged = {i: [] for i in seqs}  # the engine's next-token logits after each token of sequence i
+    pending = {}
+    running = []
+    step = 0
+    while len(running) or len(pending) or any(starts[i] >= step for i in seqs):
+        joining = [i for i in seqs if starts[i] == step]
+        if joining:
+            out = engine.prefill([f"s{i}" for i in joining], [prompts[i] for i in joining])
+            for i, row in zip(joining, out):
+                logged[i].append(row)
+                pending[i] = int(np.argmax(row))
+                running.append(i)
+        batch = [i for i in running if not (step % 5 == 3 and i == running[0])]  # one sequence sits out
+        rng.shuffle(batch)
+        if batch:
+            out = engine.decode([f"s{i}" for i in batch], [pending[i] for i in batch])
+            for i, row in zip(batch, out):
+                seqs[i].append(pending[i])
+                logged[i].append(row)
+                pending[i] = int(np.argmax(row))
+                if len(seqs[i]) - len(prompts[i]) == new_tokens:
+                    engine.free(f"s{i}")
+                    running.remove(i)
+                    del pending[i]
+        step += 1
+        assert step < 1000
+    return seqs, logged
+
+
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
+def test_incremental_equals_full_recompute(mode):
+    net = make_model()
+    rng = np.random.default_rng(1)
+    lengths = [5, 23, 11, 40, 1, 17]
+    prompts = [rng.integers(0, CFG.vocab_size, n).tolist() for n in lengths]
+    starts = [0, 0, 7, 20, 21, 21]
+    old = ms.get_context("mode")
+    ms.set_context(mode=mode)
+    try:
+        engine = LLMEngine(net, block_size=8, max_batch_size=4, max_model_len=112)
+        seqs, logged = _run_schedule(engine, prompts, starts, 64, rng)
+        counts = engine.compile_counts()
+    finally:
+        ms.set_context(mode=old)
+    assert counts == {"prefill": 1, "decode": 1}  # every step reused the two graphs
+    for i, tokens in seqs.items():
+        n = len(prompts[i])
+        assert len(tokens) == n + 64
+        ref = full_logits(net, tokens)[n - 1:]          # after the prompt, then after each generated token
+        got = np.stack(logged[i])[:len(ref)]
+        np.testing.assert_allclose(got, ref, atol=1e-4, rtol=0, err_msg=f"sequence {i}")
+        assert tokens[n:] == [int(t) for t in np.argmax(ref[:-1], -1)]  # the same greedy tokens
+    assert engine.num_free_blocks() == engine.num_blocks and engine.pool_stats()["num_sequences"] == 0
+
+
+def test_paged_memory_is_within_ten_percent_of_the_true_state():
+    # The true state of a sequence of n tokens is n × 2 (K and V) × n_layer × n_embd × 4 bytes; the pool holds
+    # ceil(n / block_size) blocks of block_size tokens for it, so it wastes < block_size tokens per sequence.
+    net = make_model()
+    engine = LLMEngine(net, block_size=8, max_batch_size=8, max_model_len=128)
+    rng = np.random.default_rng(2)
+    lengths = [97, 70, 120, 83, 101, 75, 110, 88]
+    engine.prefill(list(range(8)), [rng.integers(0, CFG.vocab_size, n).tolist() for n in lengths])
+    engine.decode(list(range(8)), [1] * 8)
+    stats = engine.pool_stats()
+    per_token = 2 * CFG.n_layer * CFG.n_embd * 4
+    assert stats["true_bytes"] == sum(n + 1 for n in lengths) * per_token
+    assert stats["used_bytes"] == sum(-(-(n + 1) // 8) * 8 for n in lengths) * per_token
+    assert stats["used_bytes"] <= 1.1 * stats["true_bytes"]
+    # a contiguous cache reserving max_model_len per sequence would hold far more
+    assert 8 * 128 * per_token > 1.3 * stats["used_bytes"]
+
+
+def test_out_of_blocks_leaves_the_pool_unchanged():
+    net = make_model()
+    engine = LLMEngine(net, block_size=4, num_blocks=6, max_batch_size=4, max_model_len=32)
+    engine.prefill(["a"], [[1, 2, 3, 4, 5, 6, 7, 8]])           # 2 blocks
+    engine.prefill(["b"], [[3, 4, 5, 6, 7, 8, 9, 10, 11, 12]])  # 3 blocks
+    before = engine.pool.snapshot()
+    with pytest.raises(OutOfBlocks, match="1 free block"):
+        engine.prefill(["c", "d"], [[1], [2, 3, 4, 5, 6]])      # needs 1 + 2
+    assert engine.pool.snapshot() == before and "c" not in engine.pool
+    engine.decode(["b"], [3])                                   # b: 11 tokens, still 3 blocks
+    engine.prefill(["c"], [[7]])                                # c takes the last free block
+    before = engine.pool.snapshot()
+    with pytest.raises(OutOfBlocks, match="0 free block"):
+        engine.decode(["b", "a"], [1, 1])                       # b fits, a would need a 3rd block: neither grows
+    assert engine.pool.snapshot() == before
+    engine.free("c")
+    out = engine.decode(["b", "a"], [1, 1])
+    assert out.shape == (2, CFG.vocab_size) and (engine.seq_len("b"), engine.seq_len("a")) == (12, 9)
+    assert engine.num_free_blocks() == 0
+
+
+def test_bad_input_errors():
+    engine = LLMEngine(make_model(), block_size=4, max_batch_size=2, max_model_len=16)
+    with pytest.raises(ValueError, match="2 seq_ids but 1 prompts"):
+        engine.prefill(["a", "b"], [[1]])
+    with pytest.raises(ValueError, match="is empty"):
+        engine.prefill(["a"], [[]])
+    with pytest.raises(ValueError, match=r"token id 61 outside \[0, 61\)"):
+        engine.prefill(["a"], [[1, 61]])
+    with pytest.raises(ValueError, match="17 tokens, more than max_model_len=16"):
+        engine.prefill(["a"], [list(range(17))])
+    with pytest.raises(ValueError, match="list of int token ids"):
+        engine.prefill(["a"], [[1.5]])
+    with pytest.raises(KeyError, match="unknown sequence 'zz'"):
+        engine.decode(["zz"], [1])
+    engine.prefill(["a"], [list(range(15))])
+    with pytest.raises(ValueError, match="already running"):
+        engine.prefill(["a"], [[1]])
+    engine.decode(["a"], [1])
+    with pytest.raises(ValueError, match="already holds max_model_len=16"):
+        engine.decode(["a"], [1])
+    with pytest.raises(ValueError, match="cannot exceed the model's n_positions"):
+        LLMEngine(make_model(), max_model_len=500)
+    with pytest.raises(TypeError, match="expects an openspore.llm.GPT"):
+        LLMEngine(object())
+    engine.free("a")
+    with pytest.raises(KeyError, match="already freed"):
+        engine.free("a")
