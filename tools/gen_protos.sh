@@ -10,8 +10,9 @@ python -m grpc_tools.protoc --proto_path=openspore/serialization --python_out=op
 echo "generated openspore/serialization/mind_ir_pb2.py"
 # Serving: the proto path is the repo root so the generated gRPC modules import their messages by package path.
 python -m grpc_tools.protoc --proto_path=. --python_out=. --grpc_python_out=. \
-    openspore/serving/proto/ms_service.proto openspore/serving/proto/ms_worker.proto
-echo "generated openspore/serving/proto/ms_service_pb2{,_grpc}.py and ms_worker_pb2{,_grpc}.py"
+    openspore/serving/proto/ms_service.proto openspore/serving/proto/ms_worker.proto \
+    openspore/serving/proto/ms_generate.proto
+echo "generated openspore/serving/proto/ms_{service,worker,generate}_pb2{,_grpc}.py"
 # Summaries: MindSpore's event, graph (anf_ir) and lineage messages; package paths, as for serving.
 python -m grpc_tools.protoc --proto_path=. --python_out=. openspore/train/summary/anf_ir.proto \
     openspore/train/summary/summary.proto openspore/train/summary/lineage.proto

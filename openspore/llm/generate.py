@@ -19,7 +19,7 @@ def generate(engine, prompts, params=None, *, detokenize=None):
     """Generated token ids per prompt (stop tokens and the token completing a stop string are not included).
 
     `params`: one SamplingParams for all prompts or a list, one each (default: SamplingParams()). Stop strings need
-    `detokenize` (token ids → str, e.g. a tokenizer's decode). A sequence also ends at the engine's max_model_len."""
+    `detokenize` (token ids → str, e.g. a tokenizer's decode). A sequence also ends when prompt + output reach the engine's max_model_len."""
     prompts = [list(p) for p in prompts]
     if params is None:
         params = SamplingParams()
@@ -66,4 +66,5 @@ def _finished(engine, sampler, seq_id, output, token, detokenize):
     if params.stop and find_stop(detokenize(output + [token]), params.stop) >= 0:
         return True
     output.append(token)
-    return len(output) >= params.max_tokens or engine.seq_len(seq_id) >= engine.max_model_len
+    # the engine holds the prompt and all but the newest output token: prompt + output stays <= max_model_len
+    return len(output) >= params.max_tokens or engine.seq_len(seq_id) + 1 >= engine.max_model_len

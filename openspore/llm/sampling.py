@@ -104,14 +104,23 @@ class Sampler:
         self.rng = np.random.default_rng(params.seed)
 
     def next_token(self, logits_row, history):
+        """The next token id after `history` (prompt and generated ids so far) given its logits row."""
+        if self.params.temperature == 0:
+            return int(np.argmax(self.probabilities(logits_row, history)))
+        probs = self.probabilities(logits_row, history)
+        return int(self.rng.choice(probs.size, p=probs))
+
+    def probabilities(self, logits_row, history):
+        """The distribution the next token is drawn from (float64); under greedy, one-hot at the argmax."""
         p = self.params
         logits = apply_repetition_penalty(np.asarray(logits_row).reshape(-1), history, p.repetition_penalty)
         if p.temperature == 0:
-            return int(np.argmax(logits))
+            probs = np.zeros(logits.size)
+            probs[np.argmax(logits)] = 1.0
+            return probs
         logits = filter_top_k_top_p(logits / p.temperature, p.top_k, p.top_p)
         probs = np.exp(logits - logits.max())
-        probs /= probs.sum()
-        return int(self.rng.choice(probs.size, p=probs))
+        return probs / probs.sum()
 
     def is_stop_token(self, token):
         return token in self.params.stop_token_ids

@@ -3,6 +3,7 @@
 import grpc
 import warnings
 
+from openspore.serving.proto import ms_generate_pb2 as openspore_dot_serving_dot_proto_dot_ms__generate__pb2
 from openspore.serving.proto import ms_service_pb2 as openspore_dot_serving_dot_proto_dot_ms__service__pb2
 from openspore.serving.proto import ms_worker_pb2 as openspore_dot_serving_dot_proto_dot_ms__worker__pb2
 
@@ -160,6 +161,16 @@ class MSWorkerStub:
                 request_serializer=openspore_dot_serving_dot_proto_dot_ms__worker__pb2.ExitRequest.SerializeToString,
                 response_deserializer=openspore_dot_serving_dot_proto_dot_ms__worker__pb2.ExitReply.FromString,
                 _registered_method=True)
+        self.Generate = channel.unary_stream(
+                '/openspore.serving.internal.MSWorker/Generate',
+                request_serializer=openspore_dot_serving_dot_proto_dot_ms__generate__pb2.GenerateRequest.SerializeToString,
+                response_deserializer=openspore_dot_serving_dot_proto_dot_ms__generate__pb2.GenerateReply.FromString,
+                _registered_method=True)
+        self.LLMStats = channel.unary_unary(
+                '/openspore.serving.internal.MSWorker/LLMStats',
+                request_serializer=openspore_dot_serving_dot_proto_dot_ms__worker__pb2.LLMStatsRequest.SerializeToString,
+                response_deserializer=openspore_dot_serving_dot_proto_dot_ms__worker__pb2.LLMStatsReply.FromString,
+                _registered_method=True)
 
 
 class MSWorkerServicer:
@@ -178,6 +189,20 @@ class MSWorkerServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Generate(self, request, context):
+        """Generation servables: the tokens of one request as they come (errors end the stream with a gRPC status).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def LLMStats(self, request, context):
+        """Generation servables: the scheduler's gauges and counters, for the master's /metrics.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MSWorkerServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -190,6 +215,16 @@ def add_MSWorkerServicer_to_server(servicer, server):
                     servicer.Exit,
                     request_deserializer=openspore_dot_serving_dot_proto_dot_ms__worker__pb2.ExitRequest.FromString,
                     response_serializer=openspore_dot_serving_dot_proto_dot_ms__worker__pb2.ExitReply.SerializeToString,
+            ),
+            'Generate': grpc.unary_stream_rpc_method_handler(
+                    servicer.Generate,
+                    request_deserializer=openspore_dot_serving_dot_proto_dot_ms__generate__pb2.GenerateRequest.FromString,
+                    response_serializer=openspore_dot_serving_dot_proto_dot_ms__generate__pb2.GenerateReply.SerializeToString,
+            ),
+            'LLMStats': grpc.unary_unary_rpc_method_handler(
+                    servicer.LLMStats,
+                    request_deserializer=openspore_dot_serving_dot_proto_dot_ms__worker__pb2.LLMStatsRequest.FromString,
+                    response_serializer=openspore_dot_serving_dot_proto_dot_ms__worker__pb2.LLMStatsReply.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -246,6 +281,60 @@ class MSWorker:
             '/openspore.serving.internal.MSWorker/Exit',
             openspore_dot_serving_dot_proto_dot_ms__worker__pb2.ExitRequest.SerializeToString,
             openspore_dot_serving_dot_proto_dot_ms__worker__pb2.ExitReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Generate(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/openspore.serving.internal.MSWorker/Generate',
+            openspore_dot_serving_dot_proto_dot_ms__generate__pb2.GenerateRequest.SerializeToString,
+            openspore_dot_serving_dot_proto_dot_ms__generate__pb2.GenerateReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def LLMStats(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/openspore.serving.internal.MSWorker/LLMStats',
+            openspore_dot_serving_dot_proto_dot_ms__worker__pb2.LLMStatsRequest.SerializeToString,
+            openspore_dot_serving_dot_proto_dot_ms__worker__pb2.LLMStatsReply.FromString,
             options,
             channel_credentials,
             insecure,

@@ -12,6 +12,7 @@ from ...proto import ms_worker_pb2 as wpb
 from ...proto import ms_worker_pb2_grpc as wgrpc
 from . import context
 from .dispatcher import Dispatcher
+from .generation import GenerationRouter
 from .metrics import Metrics
 from .workers import WorkerManager
 
@@ -41,6 +42,7 @@ class Master:
         port = self._internal.add_insecure_port("127.0.0.1:0")
         self._internal.start()
         self.workers = WorkerManager(self.cv, self.dispatcher, self.metrics, f"127.0.0.1:{port}")
+        self.generation = GenerationRouter(self)
         self.directories = {}          # servable name → directory
         self.grpc_server = None
         self.rest_server = None
@@ -58,7 +60,7 @@ class Master:
             self.directories[config.servable_name] = config.servable_directory
             self.dispatcher.set_knobs(config.servable_name, config.max_batch_size, config.max_queue_delay)
             entry = {"directory": config.servable_directory, "name": config.servable_name,
-                     "version": config.resolved_version}
+                     "version": config.resolved_version, "max_batch_size": config.max_batch_size}
             for device_id in (config.device_ids or (0,)):
                 device = by_device.setdefault(device_id, {"type": config.device_type, "servables": []})
                 if entry not in device["servables"]:
@@ -80,7 +82,9 @@ class Master:
         if self.stopped:
             return
         self.stopped = True
+        deadline = time.monotonic() + context.get("drain_timeout")
         drained = self.dispatcher.drain(context.get("drain_timeout"))
+        drained = self.generation.drain(deadline) and drained
         if not drained:
             logger.warning("serving: stop() timed out draining in-flight requests; the rest fail with "
                            "'Servable stopped'")

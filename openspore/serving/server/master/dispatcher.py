@@ -91,6 +91,7 @@ class ServableInfo:
     def __init__(self, spec):
         self.name, self.version, self.batch_size = spec.name, spec.version_number, max(1, spec.batch_size)
         self.methods = {m.name: MethodInfo(m) for m in spec.methods}
+        self.llm = spec.llm if spec.llm.enabled else None    # a generation servable's LLMSpec
         self.workers = []
 
 

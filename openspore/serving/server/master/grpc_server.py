@@ -10,6 +10,7 @@ import grpc
 
 from ...common.status import ServingError
 from ...common.tensor import TensorError, decode
+from ...proto import ms_generate_pb2_grpc as ggrpc
 from ...proto import ms_service_pb2_grpc as sgrpc
 from .replies import error_reply, grpc_reply
 
@@ -48,6 +49,34 @@ class _Service(sgrpc.MSServiceServicer):
         return reply
 
 
+class _GenerateService(ggrpc.MSGenerateServicer):
+    """`openspore.serving.proto.MSGenerate/Generate`: the replies of the worker's stream, relayed as they come.
+    Errors end the stream with a gRPC status (INVALID_ARGUMENT, NOT_FOUND, RESOURCE_EXHAUSTED for a full queue,
+    UNAVAILABLE when the worker died); a client that cancels cancels the generation."""
+
+    _CODES = {400: grpc.StatusCode.INVALID_ARGUMENT, 404: grpc.StatusCode.NOT_FOUND,
+              429: grpc.StatusCode.RESOURCE_EXHAUSTED, 503: grpc.StatusCode.UNAVAILABLE}
+
+    def __init__(self, master):
+        self.master = master
+
+    def Generate(self, request, context):  # noqa: N802 - gRPC method name
+        start = time.perf_counter()
+        name, ok = "", False
+        try:
+            info = self.master.generation.resolve(request.servable_name, request.version_number,
+                                                  field="servable_name")
+            name = info.name
+            call = self.master.generation.open(info, request)
+            context.add_callback(call.cancel)
+            yield from call
+            ok = True
+        except ServingError as exc:
+            context.abort(self._CODES.get(exc.http_status, grpc.StatusCode.INTERNAL), exc.message)
+        finally:
+            self.master.metrics.request(name, "generate", "grpc", ok, time.perf_counter() - start, 1 if name else 0)
+
+
 class GrpcServer:
     def __init__(self, master, address, max_msg_mb_size, ssl_config):
         limit = max_msg_mb_size << 20
@@ -56,6 +85,7 @@ class GrpcServer:
         self.server = grpc.server(futures.ThreadPoolExecutor(max_workers=64, thread_name_prefix="serving-grpc"),
                                   options=options)
         sgrpc.add_MSServiceServicer_to_server(_Service(master), self.server)
+        ggrpc.add_MSGenerateServicer_to_server(_GenerateService(master), self.server)
         try:
             if ssl_config is None:
                 port = self.server.add_insecure_port(address)

@@ -8,6 +8,14 @@ openspore_serving_queue_depth{servable,method}                       instances w
 openspore_serving_workers{state}                                     worker processes by state
 openspore_serving_worker_restarts_total                              worker processes restarted
 
+Generation servables (labels only ever name served generation servables):
+openspore_llm_time_to_first_token_seconds{servable}                  histogram, request start → first token
+openspore_llm_generation_tokens_total{servable}                      tokens streamed (rate() = tokens/s)
+openspore_llm_requests_total{servable,finish_reason}                 generations ended (stop/length/cancelled/...)
+openspore_llm_open_streams{servable}                                 generations in progress in the master
+openspore_llm_scheduler{servable,stat}                               the workers' scheduler: waiting, running,
+                                                                     free_blocks, num_blocks, preemptions, ...
+
 Only servables and methods that a worker registered become label values: a request naming anything else is
 counted under `unknown`, so made-up URLs cannot grow the page (or the master's memory) without bound.
 """
@@ -15,6 +23,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, gene
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
 UNKNOWN = "unknown"
+TTFT_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 BATCH_BUCKETS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 
@@ -38,8 +47,18 @@ class Metrics:
                              registry=self.registry)
         self.restarts = Counter("openspore_serving_worker_restarts", "Worker processes restarted",
                                 registry=self.registry)
+        self.ttft = Histogram("openspore_llm_time_to_first_token_seconds", "Seconds from request to first token",
+                              ("servable",), buckets=TTFT_BUCKETS, registry=self.registry)
+        self.generated = Counter("openspore_llm_generation_tokens", "Generated tokens streamed", ("servable",),
+                                 registry=self.registry)
+        self.finished = Counter("openspore_llm_requests", "Generations ended, by finish reason",
+                                ("servable", "finish_reason"), registry=self.registry)
+        self.streams = Gauge("openspore_llm_open_streams", "Generations in progress", ("servable",),
+                             registry=self.registry)
+        self.scheduler = Gauge("openspore_llm_scheduler", "Continuous-batching scheduler state and counters of the "
+                               "workers", ("servable", "stat"), registry=self.registry)
         self._known = set()   # (servable, method) pairs registered by workers
-        for protocol in ("rest", "kserve", "grpc"):  # present from the start: junk requests add no new series
+        for protocol in ("rest", "kserve", "grpc", "openai"):  # present from the start: junk requests add no new series
             self.requests.labels(UNKNOWN, UNKNOWN, protocol, "error")
             self.latency.labels(UNKNOWN, UNKNOWN, protocol)
 

@@ -5,6 +5,8 @@
 * KServe v2: `GET /v2`, `/v2/health/live`, `/v2/health/ready`, `/v2/models/{name}[/versions/{v}]`, `.../ready`,
   `POST .../infer`, with HTTP status codes for errors.
 * `GET /metrics`: Prometheus metrics.
+* Generation servables: OpenAI's `POST /v1/completions`, `POST /v1/chat/completions`, `GET /v1/models`
+  (openai_routes.py).
 """
 import asyncio
 import json
@@ -110,6 +112,8 @@ class RestServer:
             Route("/v2/models/{model}/versions/{version}/infer", self.infer, methods=["POST"]),
             Route("/metrics", self.metrics, methods=["GET"]),
         ]
+        from .openai_routes import OpenAIRoutes
+        routes.extend(OpenAIRoutes(master, self.limit).routes())
         app = Starlette(routes=routes, exception_handlers={404: self._no_route, 405: self._no_route})
         ssl = {} if ssl_config is None else ssl_config.uvicorn_options()
         config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_keep_alive=100,
@@ -135,8 +139,12 @@ class RestServer:
         """Unknown paths and methods answer JSON like every other error (KServe's key under /v2)."""
         key = "error" if request.url.path.startswith("/v2") else "error_msg"
         text = "no such endpoint" if exc.status_code == 404 else f"{request.method} is not allowed on this endpoint"
-        return JSONResponse({key: f"{text}: {request.method} {request.url.path}; endpoints: POST /model/<servable>"
-                                  f"[/version/<N>]:<method>, /v2/..., GET /metrics"}, status_code=exc.status_code)
+        text = (f"{text}: {request.method} {request.url.path}; endpoints: POST /model/<servable>[/version/<N>]:"
+                "<method>, /v2/..., POST /v1/completions, POST /v1/chat/completions, GET /v1/models, GET /metrics")
+        if request.url.path.startswith("/v1"):       # OpenAI's error shape
+            return JSONResponse({"error": {"message": text, "type": "invalid_request_error", "param": None,
+                                           "code": None}}, status_code=exc.status_code)
+        return JSONResponse({key: text}, status_code=exc.status_code)
 
     # -- MindSpore Serving endpoint --------------------------------------------------------------------------------
     @staticmethod
@@ -242,4 +250,5 @@ class RestServer:
         return response
 
     async def metrics(self, request):
+        await asyncio.to_thread(self.master.generation.refresh_stats)
         return Response(self.master.metrics.render(), media_type=self.master.metrics.content_type)

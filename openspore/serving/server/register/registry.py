@@ -15,6 +15,7 @@ class ServableDef:
         self.name = name
         self.models = {}
         self.methods = {}
+        self.llm = None       # an LLMDecl when declare_llm_servable made this a generation servable
 
     def __repr__(self):
         return f"ServableDef({self.name!r}, models={list(self.models)}, methods={list(self.methods)})"

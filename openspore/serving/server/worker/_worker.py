@@ -83,6 +83,43 @@ class WorkerService(wgrpc.MSWorkerServicer):
                                         error_msg=f"Failed to construct the response: {exc}".encode())
         return reply
 
+    def Generate(self, request, context):  # noqa: N802 - gRPC method name
+        """Stream the tokens of one generation request; the master cancelling the call cancels the request."""
+        from openspore.llm.scheduler import GenerationError, QueueFull
+        servable = self._generation_servable(request, context)
+        try:
+            handle, text = servable.llm.start(request)
+        except ValueError as exc:
+            context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+        except QueueFull as exc:
+            context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
+        except GenerationError as exc:
+            context.abort(grpc.StatusCode.UNAVAILABLE, str(exc))
+        context.add_callback(handle.cancel)
+        try:
+            yield from servable.llm.replies(handle, text)
+        except GenerationError as exc:
+            context.abort(grpc.StatusCode.INTERNAL, str(exc))
+        finally:
+            handle.cancel()     # a no-op after the end; frees the blocks when the stream was abandoned
+
+    def _generation_servable(self, request, context):
+        versions = [(v, s) for (n, v), s in self.servables.items() if n == request.servable_name and s.llm]
+        match = [s for v, s in versions if request.version_number in (0, v)]
+        if not match:
+            context.abort(grpc.StatusCode.NOT_FOUND, f"servable({request.servable_name}) version("
+                          f"{request.version_number}) is not a generation servable of worker {os.getpid()}")
+        return max(match, key=lambda s: s.version)
+
+    def LLMStats(self, request, context):  # noqa: N802 - gRPC method name
+        reply = wpb.LLMStatsReply()
+        for s in self.servables.values():
+            if s.llm is not None:
+                entry = reply.servables.add(servable_name=s.name, version_number=s.version)
+                for key, value in s.llm.stats().items():
+                    entry.values[key] = float(value)
+        return reply
+
     def Exit(self, request, context):  # noqa: N802 - gRPC method name
         logger.info("worker %d: exit requested (%s)", os.getpid(), request.reason)
         self.exit_event.set()
@@ -109,6 +146,11 @@ def _registration(servables, device_id, address):
     request = wpb.RegisterRequest(worker_pid=os.getpid(), address=address, device_id=device_id)
     for s in servables:
         reg = request.servables.add(name=s.name, version_number=s.version, batch_size=s.batch_size)
+        if s.llm is not None:
+            reg.llm.enabled = True
+            reg.llm.model_name = s.llm.model_name
+            reg.llm.max_model_len = s.llm.engine.max_model_len
+            reg.llm.max_running, reg.llm.max_queue = s.llm.max_running, s.llm.decl.max_queue
         for m in s.method_specs():
             method = reg.methods.add(name=m["name"], input_names=m["input_names"], output_names=m["output_names"])
             _add_tensor_specs(method.inputs, m["input_names"], m["inputs"])
@@ -141,13 +183,17 @@ def run(argv=None):
     master = wgrpc.MSMasterStub(channel)
     try:
         _set_device(args.device_type, args.device_id)
-        servables = [LoadedServable(s["directory"], s["name"], s["version"]) for s in json.loads(args.servables)]
+        servables = [LoadedServable(s["directory"], s["name"], s["version"], s.get("max_batch_size"))
+                     for s in json.loads(args.servables)]
     except Exception as exc:  # noqa: BLE001 - any load failure is reported to the master, then the worker exits
         logger.exception("worker %d: loading failed", os.getpid())
         master.NotifyFailed(wpb.NotifyFailedRequest(worker_pid=os.getpid(), device_id=args.device_id,
                                                     error_msg=f"{exc}"), timeout=10)
         return 1
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=4), options=_GRPC_OPTIONS)
+    # a generation stream holds a thread while it runs: room for every request a scheduler may hold, so the
+    # scheduler's bounded queue (not gRPC's) decides which requests wait and which are refused
+    streams = sum(s.llm.max_running + s.llm.decl.max_queue for s in servables if s.llm is not None)
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=4 + streams), options=_GRPC_OPTIONS)
     wgrpc.add_MSWorkerServicer_to_server(WorkerService(servables, exit_event), server)
     port = server.add_insecure_port("127.0.0.1:0")
     server.start()
@@ -161,6 +207,9 @@ def run(argv=None):
                 ", ".join(f"{s.name} version {s.version}" for s in servables), address)
     exit_event.wait()
     server.stop(grace=5).wait()
+    for s in servables:
+        if s.llm is not None:
+            s.llm.close()
     channel.close()
     return 0
 

@@ -46,9 +46,13 @@ def _missing_models_hint(directory, name, models):
 class LoadedServable:
     """A servable version ready to run: `definition` (ServableDef), `models` and the method runner."""
 
-    def __init__(self, directory, name, version):
+    def __init__(self, directory, name, version, max_batch_size=None):
         self.directory, self.name, self.version = directory, name, version
         self.definition = import_config(directory, name)
+        self.llm = None
+        if self.definition.llm is not None:
+            self._load_llm(max_batch_size)
+            return
         version_dir = os.path.join(directory, name, str(version))
         if self.definition.models and version == 0:
             raise RuntimeError(f"There is no valid version directory of models while there are models declared in "
@@ -61,6 +65,19 @@ class LoadedServable:
         self.models = {key: LoadedModel(decl, version_dir) for key, decl in self.definition.models.items()}
         self.runner = MethodRunner(self.definition, self.models)
         self.batch_size = max((m.batch_size for m in self.models.values()), default=1)
+
+    def _load_llm(self, max_running):
+        """A generation servable: the engine and its scheduler (one version per worker process: the declaration,
+        and the `generate` method that reaches the runtime through it, are per servable name)."""
+        from .llm_runtime import LLMRuntime
+        decl = self.definition.llm
+        if decl.runtime is not None:
+            raise RuntimeError(f"Generation servable '{self.name}': a worker serves one version of it; serve version "
+                               f"{decl.runtime.version} and {self.version} on different device ids.")
+        self.llm = decl.runtime = LLMRuntime(decl, self.directory, self.name, self.version, max_running)
+        self.models = {}
+        self.runner = MethodRunner(self.definition, self.models)
+        self.batch_size = self.llm.max_running
 
     def method_specs(self):
         """What the master needs per method: names and, where a value goes straight to or from a model, its
