@@ -22,6 +22,7 @@ import argparse
 import glob
 import json
 import os
+import sys
 import time
 
 import numpy as np
@@ -102,7 +103,7 @@ def make_loss_cell(net, vocab_size):
         """Mean next-token cross-entropy of the GPT's logits over every position."""
 
         def __init__(self):
-            super().__init__()
+            super().__init__(auto_prefix=False)  # keep the GPT's own parameter names in the checkpoint
             self.net = net
             self.loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
 
@@ -201,6 +202,7 @@ def parse_args(argv=None):
 
 
 def main(argv=None):
+    sys.stdout.reconfigure(line_buffering=True)  # the loss lines appear as they come, in a log file too
     args = parse_args(argv)
     docs = read_documents(corpus_files(args.text))
     tokenizer = build_tokenizer(args.tokenizer, docs, args.vocab_size)
