@@ -1,0 +1,459 @@
+"""LLM serving benchmark: openspore's paged-KV engine and continuous-batching server against Hugging Face
+`transformers` (`GPT2LMHeadModel`, the same architecture and the same weights, torch CPU) on this machine.
+
+    python bench/llm.py                                  # engine table + serving table, 3 rounds
+    python bench/llm.py --model-dir examples/llm/gpt/1 --clients 16 --requests-per-client 2 --rounds 5
+    python bench/llm.py --skip-engine --modes cb single  # only the server, no HF row
+
+Tables (medians over --rounds; each round runs every framework/mode back to back, so a burst of load from other
+processes on a shared machine lands on all of them — compare the ratios, not the absolute numbers):
+
+1. engine: prefill tokens/s (a batch of --engine-batch prompts of --engine-prompt tokens) and decode tokens/s
+   (that batch decoding --engine-steps tokens) — `LLMEngine.prefill/decode` vs HF's forward with `past_key_values`.
+2. serving: --clients concurrent streaming clients (SSE over `POST /v1/completions`, token-id prompts,
+   `ignore_eos`), each sending --requests-per-client requests back to back, prompt and output lengths drawn from
+   --prompt-len and --output-len; generated tokens/s, time-to-first-token p50/p99, requests completed with exactly
+   their requested tokens. Modes: `cb` = the real `openspore serve` with continuous batching (up to --clients
+   sequences decoded together), `single` = the same server admitting one request at a time (max_running=1),
+   `hf` = HF `generate` on batches of --clients requests in arrival order (left-padded, greedy, no server: the
+   reference row; its TTFT is when the batch's first token exists).
+3. tensor-parallel 1 vs 2 processes: not measured yet (distributed inference with agents, issue 18 Deliver 3).
+
+The model is --model-dir (a version folder written by examples/llm/prepare.py: gpt.ckpt, config.json,
+tokenizer/) or, by default when examples/llm/gpt/1 does not exist, a randomly initialised GPT of prepare.py's
+default shape (throughput does not depend on the weights' values). Everything runs on 127.0.0.1 with an
+ephemeral port, --threads torch threads for both sides, and stops by itself.
+"""
+import argparse
+import http.client
+import json
+import os
+import queue
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import numpy as np
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, REPO)
+
+DEFAULT_MODEL_DIR = os.path.join(REPO, "examples", "llm", "gpt", "1")
+SERVABLE_CONFIG = """
+from openspore.serving.server import register
+
+register.declare_llm_servable(checkpoint={ckpt!r}, config={config!r}, tokenizer={tokenizer!r},
+                              max_queue=256, max_running={max_running}, block_size=16,
+                              max_batch_size={max_batch}, num_blocks={num_blocks})
+"""
+MODES = ("cb", "single", "hf")
+MODE_NAMES = {"cb": "openspore continuous batching", "single": "openspore request-at-a-time",
+              "hf": "HF transformers generate (batched)"}
+
+
+# ---- the model: one set of weights for both frameworks --------------------------------------------------------
+def model_files(args, workdir):
+    """(checkpoint, config.json, tokenizer folder or None) — from --model-dir, or a random GPT written here."""
+    folder = args.model_dir or (DEFAULT_MODEL_DIR if os.path.isfile(os.path.join(DEFAULT_MODEL_DIR, "gpt.ckpt"))
+                                else None)
+    if folder:
+        ckpt, config = os.path.join(folder, "gpt.ckpt"), os.path.join(folder, "config.json")
+        for path in (ckpt, config):
+            if not os.path.isfile(path):
+                raise SystemExit(f"bench/llm.py: {path} is missing; run examples/llm/prepare.py or pass --model-dir")
+        tok = os.path.join(folder, "tokenizer")
+        return ckpt, config, tok if os.path.isdir(tok) else None, folder
+    import openspore as ms
+    from openspore.llm import GPT, GPTConfig
+    ms.set_seed(0)
+    config = GPTConfig(vocab_size=1024, n_positions=512, n_embd=128, n_layer=4, n_head=4)
+    ckpt, config_path = os.path.join(workdir, "gpt.ckpt"), os.path.join(workdir, "config.json")
+    ms.save_checkpoint(GPT(config), ckpt)
+    config.save(config_path)
+    return ckpt, config_path, None, "random weights (seed 0)"
+
+
+def hf_model(ckpt, config_path, threads):
+    """GPT2LMHeadModel holding the checkpoint's weights (openspore.llm.model.to_hf_gpt2_state_dict)."""
+    import torch
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    import openspore as ms
+    from openspore.llm import GPTConfig
+    from openspore.llm.model import to_hf_gpt2_state_dict
+    torch.set_num_threads(threads)
+    cfg = GPTConfig.load(config_path)
+    hf_cfg = GPT2Config(vocab_size=cfg.vocab_size, n_positions=cfg.n_positions, n_embd=cfg.n_embd,
+                        n_layer=cfg.n_layer, n_head=cfg.n_head, layer_norm_epsilon=cfg.layer_norm_epsilon,
+                        activation_function="gelu_new", resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0,
+                        bos_token_id=0, eos_token_id=None, pad_token_id=0, tie_word_embeddings=True)
+    model = GPT2LMHeadModel(hf_cfg).eval()
+    state = {k: torch.from_numpy(np.array(v)) for k, v in to_hf_gpt2_state_dict(ms.load_checkpoint(ckpt)).items()}
+    missing, unexpected = model.load_state_dict(state, strict=False)
+    params = {name for name, _ in model.named_parameters()}
+    if unexpected or [m for m in missing if m in params and m != "lm_head.weight"]:
+        raise SystemExit(f"bench/llm.py: the HF model did not take the weights: missing {missing}, "
+                         f"unexpected {unexpected}")
+    return model, cfg
+
+
+def check_same_model(ckpt, cfg, hf):
+    """Max |logits difference| of openspore's GPT and the HF model on one prompt: the reference is the same model."""
+    import torch
+
+    import openspore as ms
+    from openspore.llm import GPT
+    net = GPT(cfg)
+    ms.load_param_into_net(net, ms.load_checkpoint(ckpt))
+    net.set_train(False)
+    ids = np.random.default_rng(1).integers(0, cfg.vocab_size, (1, 24)).astype(np.int32)
+    ours = net(ms.Tensor(ids)).asnumpy()
+    with torch.no_grad():
+        theirs = hf(torch.from_numpy(ids.astype(np.int64))).logits.numpy()
+    return float(np.abs(ours - theirs).max())
+
+
+# ---- 1. engine: prefill and decode tokens/s ------------------------------------------------------------------
+def engine_openspore(engine, prompts, steps):
+    """Seconds for one prefill of every prompt, and for `steps` decode steps of them all."""
+    seq_ids = list(range(len(prompts)))
+    t0 = time.perf_counter()
+    logits = engine.prefill(seq_ids, prompts)
+    t1 = time.perf_counter()
+    tokens = [int(t) for t in logits.argmax(-1)]
+    for _ in range(steps):
+        tokens = [int(t) for t in engine.decode(seq_ids, tokens).argmax(-1)]
+    t2 = time.perf_counter()
+    for s in seq_ids:
+        engine.free(s)
+    return t1 - t0, t2 - t1
+
+
+def engine_hf(model, prompts, steps):
+    import torch
+    ids = torch.tensor(np.asarray(prompts, np.int64))
+    with torch.no_grad():
+        t0 = time.perf_counter()
+        out = model(ids, use_cache=True)
+        t1 = time.perf_counter()
+        past, tokens = out.past_key_values, out.logits[:, -1].argmax(-1, keepdim=True)
+        for _ in range(steps):
+            out = model(tokens, past_key_values=past, use_cache=True)
+            past, tokens = out.past_key_values, out.logits[:, -1].argmax(-1, keepdim=True)
+        t2 = time.perf_counter()
+    return t1 - t0, t2 - t1
+
+
+# ---- 2. serving: streaming clients against the real server, and HF generate batched ------------------------
+def workload(args, vocab_size):
+    """Per client, a list of (prompt token ids, output length): lengths uniform in the given ranges."""
+    rng = np.random.default_rng(args.seed)
+    lo_p, hi_p = args.prompt_len
+    lo_o, hi_o = args.output_len
+    return [[(rng.integers(1, vocab_size, int(rng.integers(lo_p, hi_p + 1))).tolist(), int(rng.integers(lo_o, hi_o + 1)))
+             for _ in range(args.requests_per_client)] for _ in range(args.clients)]
+
+
+def stream_completion(address, model, prompt, max_tokens, timeout):
+    """One streaming /v1/completions request → (ttft seconds, total seconds, completion tokens, error or None)."""
+    host, port = address.rsplit(":", 1)
+    body = json.dumps({"model": model, "prompt": prompt, "max_tokens": max_tokens, "temperature": 0.0,
+                       "ignore_eos": True, "stream": True, "stream_options": {"include_usage": True}})
+    conn = http.client.HTTPConnection(host, int(port), timeout=timeout)
+    t0 = time.perf_counter()
+    ttft, tokens = None, None
+    try:
+        conn.request("POST", "/v1/completions", body, {"Content-Type": "application/json"})
+        resp = conn.getresponse()
+        if resp.status != 200:
+            return None, time.perf_counter() - t0, 0, f"HTTP {resp.status}: {resp.read()[:200]!r}"
+        while True:
+            line = resp.readline()
+            if not line:
+                break
+            if not line.startswith(b"data: "):
+                continue
+            data = line[6:].strip()
+            if data == b"[DONE]":
+                break
+            event = json.loads(data)
+            if ttft is None and event.get("choices") and event["choices"][0].get("text"):
+                ttft = time.perf_counter() - t0
+            if event.get("usage"):
+                tokens = event["usage"]["completion_tokens"]
+    except (OSError, http.client.HTTPException, ValueError) as exc:
+        return ttft, time.perf_counter() - t0, tokens or 0, f"{type(exc).__name__}: {exc}"
+    finally:
+        conn.close()
+    return ttft, time.perf_counter() - t0, tokens or 0, None if tokens is not None else "no usage event"
+
+
+def run_clients(address, model, work, timeout):
+    """Every client in its own thread, requests back to back; → result dict of the run."""
+    results, threads = [], []
+    lock = threading.Lock()
+    start = threading.Event()
+
+    def client(requests):
+        start.wait()
+        for prompt, n in requests:
+            ttft, total, got, error = stream_completion(address, model, prompt, n, timeout)
+            with lock:
+                results.append((ttft, total, got, n, error))
+
+    for requests in work:
+        threads.append(threading.Thread(target=client, args=(requests,), daemon=True))
+        threads[-1].start()
+    t0 = time.perf_counter()
+    start.set()
+    for t in threads:
+        t.join()
+    return summarize(results, time.perf_counter() - t0)
+
+
+def summarize(results, wall):
+    ttfts = sorted(r[0] for r in results if r[0] is not None)
+    complete = sum(1 for r in results if r[4] is None and r[2] == r[3])
+    errors = [r[4] for r in results if r[4]]
+    return {"wall_s": wall, "tokens": sum(r[2] for r in results), "tok_s": sum(r[2] for r in results) / wall,
+            "ttft_p50": percentile(ttfts, 50), "ttft_p99": percentile(ttfts, 99), "requests": len(results),
+            "complete": complete, "errors": errors[:3]}
+
+
+def percentile(sorted_values, q):
+    if not sorted_values:
+        return float("nan")
+    return float(np.percentile(np.asarray(sorted_values), q))
+
+
+def run_hf_generate(model, work, batch_size):
+    """Requests in arrival order (every client's first request, then every second one...) in batches of
+    `batch_size`, left-padded, greedy, each batch running to its longest requested output."""
+    import torch
+    from transformers import StoppingCriteria, StoppingCriteriaList
+
+    class FirstToken(StoppingCriteria):
+        def __init__(self):
+            self.at = None
+
+        def __call__(self, input_ids, scores, **kwargs):
+            if self.at is None:
+                self.at = time.perf_counter()
+            return torch.zeros(input_ids.shape[0], dtype=torch.bool)
+
+    ordered = [r for round_ in zip(*work) for r in round_]
+    results = []
+    t0 = time.perf_counter()
+    for i in range(0, len(ordered), batch_size):
+        batch = ordered[i:i + batch_size]
+        width = max(len(p) for p, _ in batch)
+        ids = torch.zeros((len(batch), width), dtype=torch.int64)
+        mask = torch.zeros_like(ids)
+        for row, (p, _) in enumerate(batch):
+            ids[row, width - len(p):] = torch.tensor(p)
+            mask[row, width - len(p):] = 1
+        longest = max(n for _, n in batch)
+        first = FirstToken()
+        with torch.no_grad():
+            out = model.generate(input_ids=ids, attention_mask=mask, max_new_tokens=longest, min_new_tokens=longest,
+                                 do_sample=False, pad_token_id=0, stopping_criteria=StoppingCriteriaList([first]))
+        generated = out.shape[1] - width
+        for _, n in batch:  # a request's useful tokens are its own; the rest of the batch's run is padding work
+            results.append((first.at - t0, time.perf_counter() - t0, min(n, generated), n, None))
+    return summarize(results, time.perf_counter() - t0)
+
+
+class Server:
+    """`python -m openspore serve DIR --grpc none --rest 127.0.0.1:0` as a child process."""
+
+    def __init__(self, directory, threads, timeout=300):
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (REPO, os.environ.get("PYTHONPATH")) if p),
+                   OMP_NUM_THREADS=str(threads))
+        self.proc = subprocess.Popen([sys.executable, "-m", "openspore", "serve", directory, "--grpc", "none",
+                                      "--rest", "127.0.0.1:0"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                     text=True, env=env)
+        self.lines, self.output, self.address = queue.Queue(), [], None
+        threading.Thread(target=lambda: [self.lines.put(line) for line in self.proc.stdout], daemon=True).start()
+        deadline = time.monotonic() + timeout
+        while not any("ready; press Ctrl-C" in line for line in self.output):
+            if self.proc.poll() is not None and self.lines.empty():
+                raise SystemExit("bench/llm.py: the server exited:\n" + "".join(self.output))
+            if time.monotonic() > deadline:
+                self.stop()
+                raise SystemExit("bench/llm.py: the server did not start:\n" + "".join(self.output))
+            try:
+                line = self.lines.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            self.output.append(line)
+            found = re.search(r"RESTful server start success, listening on (\S+)", line)
+            if found:
+                self.address = found.group(1)
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def write_servables(root, ckpt, config, tokenizer_dir, clients, n_positions):
+    """Two servables over the same files: `gpt` (continuous batching, `clients` sequences at once) and
+    `gpt_single` (one request at a time)."""
+    from openspore.llm.tokenizer import ByteTokenizer
+    if tokenizer_dir is None:  # the prompts are token ids; the server still wants a tokenizer for the text it returns
+        tokenizer_dir = os.path.join(root, "tokenizer")
+        ByteTokenizer().save(tokenizer_dir)
+    blocks = clients * (-(-n_positions // 16)) + 16
+    for name, running in (("gpt", clients), ("gpt_single", 1)):
+        os.makedirs(os.path.join(root, name, "1"))
+        with open(os.path.join(root, name, "servable_config.py"), "w") as f:
+            f.write(SERVABLE_CONFIG.format(ckpt=os.path.abspath(ckpt), config=os.path.abspath(config),
+                                           tokenizer=os.path.abspath(tokenizer_dir), max_running=running,
+                                           max_batch=clients, num_blocks=blocks))
+
+
+# ---- the report ---------------------------------------------------------------------------------------------
+def median_of(rows, key):
+    values = [r[key] for r in rows if r[key] == r[key]]  # drops NaN
+    return statistics.median(values) if values else float("nan")
+
+
+def print_engine_table(rows, args):
+    print(f"\nengine: batch {args.engine_batch} x {args.engine_prompt}-token prompts, {args.engine_steps} decode "
+          f"steps; median of {args.rounds} rounds; {args.threads} torch threads")
+    print(f"{'framework':36s}{'prefill tok/s':>15s}{'decode tok/s':>14s}")
+    for name, runs in rows.items():
+        prefill = median_of([{"v": args.engine_batch * args.engine_prompt / p} for p, _ in runs], "v")
+        decode = median_of([{"v": args.engine_batch * args.engine_steps / d} for _, d in runs], "v")
+        print(f"{name:36s}{prefill:15.0f}{decode:14.0f}")
+
+
+def print_serving_table(runs, args):
+    print(f"\nserving: {args.clients} streaming clients x {args.requests_per_client} requests, prompt "
+          f"{args.prompt_len[0]}-{args.prompt_len[1]} tokens, output {args.output_len[0]}-{args.output_len[1]} "
+          f"tokens; median of {args.rounds} rounds")
+    print(f"{'mode':36s}{'gen tok/s':>11s}{'TTFT p50 ms':>13s}{'TTFT p99 ms':>13s}{'complete':>10s}")
+    medians = {}
+    for mode in args.modes:
+        rows = runs.get(mode, [])
+        if not rows:
+            continue
+        medians[mode] = median_of(rows, "tok_s")
+        complete = min(r["complete"] for r in rows)
+        print(f"{MODE_NAMES[mode]:36s}{medians[mode]:11.1f}{median_of(rows, 'ttft_p50') * 1e3:13.0f}"
+              f"{median_of(rows, 'ttft_p99') * 1e3:13.0f}{complete:>6d}/{rows[0]['requests']}")
+        for r in rows:
+            if r["errors"]:
+                print(f"    errors ({mode}): {r['errors']}")
+    if "cb" in medians:
+        for other, bar in (("single", 3.0), ("hf", 1.5)):
+            if other in medians:
+                ratio = medians["cb"] / medians[other]
+                per_round = [a["tok_s"] / b["tok_s"] for a, b in zip(runs["cb"], runs[other])]
+                print(f"continuous batching / {MODE_NAMES[other]}: {ratio:.2f}x (bar >= {bar}x: "
+                      f"{'met' if ratio >= bar else 'NOT met'}; per round {', '.join(f'{x:.2f}' for x in per_round)})")
+    print("\ntensor-parallel 1 vs 2 processes: not measured yet (distributed inference with agents comes later)")
+
+
+def parse_range(text):
+    lo, sep, hi = text.partition(":")
+    try:
+        lo, hi = int(lo), int(hi if sep else lo)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected LO:HI token counts, e.g. 16:128, but got {text!r}") from None
+    if not 1 <= lo <= hi:
+        raise argparse.ArgumentTypeError(f"expected 1 <= LO <= HI, but got {text!r}")
+    return lo, hi
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--model-dir", help="a version folder from examples/llm/prepare.py (gpt.ckpt, config.json)")
+    ap.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES))
+    ap.add_argument("--clients", type=int, default=16)
+    ap.add_argument("--requests-per-client", type=int, default=2)
+    ap.add_argument("--prompt-len", type=parse_range, default=(8, 128), metavar="LO:HI")
+    ap.add_argument("--output-len", type=parse_range, default=(16, 128), metavar="LO:HI")
+    ap.add_argument("--engine-batch", type=int, default=16)
+    ap.add_argument("--engine-prompt", type=int, default=64)
+    ap.add_argument("--engine-steps", type=int, default=32)
+    ap.add_argument("--skip-engine", action="store_true", help="only the serving table")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--threads", type=int, default=2, help="torch threads of each side (default 2)")
+    ap.add_argument("--timeout", type=float, default=600, help="seconds per request at most")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--json", help="also write the raw rounds here")
+    args = ap.parse_args(argv)
+    workdir = tempfile.mkdtemp(prefix="openspore-bench-llm-")
+    server = None
+    try:
+        ckpt, config_path, tok_dir, source = model_files(args, workdir)
+        hf, cfg = hf_model(ckpt, config_path, args.threads) if "hf" in args.modes or not args.skip_engine \
+            else (None, None)
+        from openspore.llm import GPTConfig
+        cfg = cfg or GPTConfig.load(config_path)
+        longest = args.prompt_len[1] + args.output_len[1]
+        if longest > cfg.n_positions:
+            raise SystemExit(f"bench/llm.py: prompt + output up to {longest} tokens exceed the model's n_positions "
+                             f"{cfg.n_positions}")
+        print(f"model: {source}: {cfg.n_layer} layers, {cfg.n_embd} wide, {cfg.n_head} heads, vocab "
+              f"{cfg.vocab_size}, n_positions {cfg.n_positions}")
+        raw = {"engine": {}, "serving": {}}
+        if not args.skip_engine:
+            import torch
+
+            from openspore.llm import LLMEngine
+            torch.set_num_threads(args.threads)
+            engine = LLMEngine.from_checkpoint(ckpt, config_path, block_size=16, max_batch_size=args.engine_batch)
+            print(f"max |logits(openspore) - logits(HF)| on one prompt: {check_same_model(ckpt, cfg, hf):.2e}")
+            rng = np.random.default_rng(args.seed)
+            prompts = rng.integers(1, cfg.vocab_size, (args.engine_batch, args.engine_prompt)).tolist()
+            engine_openspore(engine, prompts, 2)  # compiles both graphs
+            engine_hf(hf, prompts, 2)
+            rows = {"openspore LLMEngine (paged KV, graph)": [], "HF GPT2LMHeadModel (past_key_values)": []}
+            for _ in range(args.rounds):
+                rows["openspore LLMEngine (paged KV, graph)"].append(engine_openspore(engine, prompts,
+                                                                                       args.engine_steps))
+                rows["HF GPT2LMHeadModel (past_key_values)"].append(engine_hf(hf, prompts, args.engine_steps))
+            raw["engine"] = rows
+            print_engine_table(rows, args)
+        work = workload(args, cfg.vocab_size)
+        runs = {m: [] for m in args.modes}
+        if {"cb", "single"} & set(args.modes):
+            servables = os.path.join(workdir, "servables")
+            write_servables(servables, ckpt, config_path, tok_dir, args.clients, cfg.n_positions)
+            server = Server(servables, args.threads)
+            for model in ("gpt", "gpt_single"):  # warm-up: the first request of each worker
+                stream_completion(server.address, model, work[0][0][0], 4, args.timeout)
+        for r in range(args.rounds):
+            for mode in args.modes:
+                if mode == "hf":
+                    runs[mode].append(run_hf_generate(hf, work, args.clients))
+                else:
+                    runs[mode].append(run_clients(server.address, "gpt" if mode == "cb" else "gpt_single", work,
+                                                  args.timeout))
+                row = runs[mode][-1]
+                print(f"round {r + 1} {mode:6s}: {row['tok_s']:7.1f} tok/s, TTFT p99 {row['ttft_p99'] * 1e3:6.0f} ms, "
+                      f"{row['complete']}/{row['requests']} complete", flush=True)
+        raw["serving"] = runs
+        print_serving_table(runs, args)
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump({"args": {k: v for k, v in vars(args).items()}, **raw}, f, indent=1, default=str)
+    finally:
+        if server is not None:
+            server.stop()
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
