@@ -256,3 +256,26 @@ def test_client_disconnect_cancels_and_frees_blocks(running):
     _wait_for(lambda: _scheduler_stat(running, "gpt", "cancelled") == before + 1)
     _wait_for(lambda: _scheduler_stat(running, "gpt", "running") == 0.0)
     assert _scheduler_stat(running, "gpt", "free_blocks") == _scheduler_stat(running, "gpt", "num_blocks")
+
+
+def test_plain_request_abandoned_by_its_client_is_cancelled(running):
+    before = _scheduler_stat(running, "gpt", "cancelled") or 0.0
+    body = {"model": "gpt", "prompt": "too slow", "max_tokens": 240, "temperature": 0, "ignore_eos": True}
+    with pytest.raises(requests.exceptions.ReadTimeout):
+        requests.post(_url(running, "/v1/completions"), json=body, timeout=(10, 0.1))   # gives up, closes
+    _wait_for(lambda: _scheduler_stat(running, "gpt", "cancelled") == before + 1)
+    _wait_for(lambda: _scheduler_stat(running, "gpt", "running") == 0.0)
+    assert _scheduler_stat(running, "gpt", "free_blocks") == _scheduler_stat(running, "gpt", "num_blocks")
+
+
+def test_grpc_cancel_cancels_the_generation(running):
+    before = _scheduler_stat(running, "gpt", "cancelled") or 0.0
+    channel = grpc.insecure_channel(running.grpc)
+    call = ggrpc.MSGenerateStub(channel).Generate(gpb.GenerateRequest(
+        servable_name="gpt", prompt="cancel me", sampling=gpb.SamplingOptions(max_tokens=240, temperature=0.0,
+                                                                             ignore_eos=True)), timeout=60)
+    assert next(call).token_ids
+    call.cancel()
+    _wait_for(lambda: _scheduler_stat(running, "gpt", "cancelled") == before + 1)
+    _wait_for(lambda: _scheduler_stat(running, "gpt", "running") == 0.0)
+    channel.close()
