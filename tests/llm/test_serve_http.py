@@ -12,6 +12,7 @@ import requests
 from openspore.llm.generate import generate
 from openspore.llm.sampling import SamplingParams
 from openspore.serving import server
+from openspore.serving.client import GenerateClient
 from openspore.serving.proto import ms_generate_pb2 as gpb
 from openspore.serving.proto import ms_generate_pb2_grpc as ggrpc
 from tests.llm.serve_support import ByteTokenizer, load_engine, mixed_requests, save_tiny_model, write_llm_servable
@@ -201,6 +202,13 @@ def test_grpc_stream_and_mindspore_method(running, solo):
         list(stub.Generate(gpb.GenerateRequest(servable_name="nope", prompt="x"), timeout=60))
     assert info.value.code() == grpc.StatusCode.NOT_FOUND
     channel.close()
+    client = GenerateClient(running.grpc, "gpt")
+    result = client.generate("grpc stream", max_tokens=12, temperature=0.0, ignore_eos=True)
+    assert result["token_ids"] == ids and result["text"] == TOK.decode(ids)
+    chat = [{"role": "user", "content": "hi"}]
+    assert "".join(client.stream(messages=chat, max_tokens=6, temperature=0.0, ignore_eos=True)) == \
+        TOK.decode(solo(TOK.apply_chat_template(chat), 6))
+    client.close()
     r = requests.post(_url(running, "/model/gpt:generate"), timeout=60,
                       json={"instances": [{"prompt": "abc"}, {"prompt": "defg"}]}).json()
     assert [len(i["text"]) > 0 for i in r["instances"]] == [True, True]
