@@ -279,9 +279,12 @@ def csr_div(x, y):
 def _merged(op, first, second, shape):
     """Coalesce the entries of two COO operands given as (indices [N, 2], values) pairs."""
     indices = F.concat((first[0], F.cast(second[0], first[0].dtype)), 0)
-    values = F.concat((first[1], second[1]), 0)
+    values = F.concat((first[1], F.cast(second[1], first[1].dtype)), 0)
+    dtype = values.dtype
+    if dtype.kind != "float":  # Coalesce sums floats (as MindSpore's does): integers pass through float64 exactly
+        values = F.cast(values, mstype.float64)
     merged, summed, _ = coalesce(F.transpose(indices, (1, 0)), values, Tensor(np.array(shape, np.int64)))
-    return F.transpose(merged, (1, 0)), summed
+    return F.transpose(merged, (1, 0)), F.cast(summed, dtype) if summed.dtype is not dtype else summed
 
 
 def csr_add(a, b, alpha, beta):
