@@ -310,3 +310,21 @@ def test_nn_sparse_layers_in_both_modes(graph_mode):
         np.testing.assert_allclose(out.asnumpy(), dense @ matrix, rtol=1e-6)
     with pytest.raises(TypeError, match="must be a COOTensor"):
         nn.SparseToDense()(Tensor(dense))
+
+
+class _SumNet(nn.Cell):
+    def construct(self, coo, csr):
+        tripled = ops.csr_add(csr, csr, Tensor(np.float32(1.0)), Tensor(np.float32(2.0)))
+        return coo + coo, tripled, coo.coalesce(), tripled.to_dense(), tripled.sum(1)
+
+
+def test_sums_and_coalesce_compile_with_value_dependent_sizes(graph_mode):
+    coo = _coo(np.array([0, 0, 2]), np.array([1, 1, 3]), np.array([1., 2., 3.], np.float32), (3, 4), np.int64)
+    csr, ref = _csr_of(np.array([[0., 2., 0.], [1., 0., 3.]], np.float32))
+    doubled, tripled, merged, dense, sums = _SumNet()(coo, csr)
+    np.testing.assert_allclose(dense.asnumpy(), 3 * ref.toarray())  # formed inside the graph
+    np.testing.assert_allclose(sums.asnumpy(), 3 * ref.sum(axis=1))
+    assert isinstance(doubled, COOTensor) and isinstance(tripled, CSRTensor)
+    np.testing.assert_allclose(doubled.to_dense().asnumpy(), 2 * coo.to_dense().asnumpy())
+    np.testing.assert_allclose(tripled.to_dense().asnumpy(), 3 * ref.toarray())
+    assert merged.indices.asnumpy().tolist() == [[0, 1], [2, 3]] and merged.values.asnumpy().tolist() == [3., 3.]
