@@ -328,3 +328,25 @@ def test_sums_and_coalesce_compile_with_value_dependent_sizes(graph_mode):
     np.testing.assert_allclose(doubled.to_dense().asnumpy(), 2 * coo.to_dense().asnumpy())
     np.testing.assert_allclose(tripled.to_dense().asnumpy(), 3 * ref.toarray())
     assert merged.indices.asnumpy().tolist() == [[0, 1], [2, 3]] and merged.values.asnumpy().tolist() == [3., 3.]
+
+
+class _SquaredNorm(nn.Cell):
+    def construct(self, x, weight):
+        return ((x.to_dense() * weight) ** 2).sum()
+
+
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
+def test_gradient_with_respect_to_a_sparse_input_is_sparse(mode):
+    ms.set_context(mode=mode)
+    weight = Tensor(np.arange(12, dtype=np.float32).reshape(3, 4))
+    coo = _coo_input()
+    grad = ms.grad(_SquaredNorm())(coo, weight)
+    assert isinstance(grad, COOTensor) and grad.indices is coo.indices and grad.shape == coo.shape
+    w = weight.asnumpy()[tuple(coo.indices.asnumpy().T)]
+    np.testing.assert_allclose(grad.values.asnumpy(), 2 * coo.values.asnumpy() * w * w)
+    csr, ref = _csr_of(np.array([[0., 2., 0., 1.], [1., 0., 3., 0.], [0., 0., 0., 5.]], np.float32))
+    grad = ops.GradOperation()(_SquaredNorm())(csr, weight)
+    assert isinstance(grad, CSRTensor) and grad.indptr is csr.indptr
+    rows = np.repeat(np.arange(3), np.diff(ref.indptr))
+    w = weight.asnumpy()[rows, ref.indices]
+    np.testing.assert_allclose(grad.values.asnumpy(), 2 * ref.data * w * w)
