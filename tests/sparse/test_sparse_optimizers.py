@@ -31,8 +31,9 @@ def _ftrl(var, accum, linear, g, lr, l1, l2, power, shrink=0.0):
 
 def _proximal(var, accum, g, lr, l1, l2):
     accum = accum + g * g
-    prox = var - lr * g / np.sqrt(accum)
-    return np.sign(prox) * np.maximum(np.abs(prox) - lr * l1, 0) / (1 + lr * l2), accum
+    rate = lr / np.sqrt(accum)
+    prox = var - rate * g
+    return np.sign(prox) * np.maximum(np.abs(prox) - rate * l1, 0) / (1 + rate * l2), accum
 
 
 def _adam(var, m, v, g, b1p, b2p, lr, b1, b2, eps, nesterov=False):
