@@ -350,3 +350,33 @@ def test_gradient_with_respect_to_a_sparse_input_is_sparse(mode):
     rows = np.repeat(np.arange(3), np.diff(ref.indptr))
     w = weight.asnumpy()[rows, ref.indices]
     np.testing.assert_allclose(grad.values.asnumpy(), 2 * ref.data * w * w)
+
+
+class _RowNet(nn.Cell):
+    """MindSpore's RowTensor docstring example."""
+
+    def __init__(self, dense_shape):
+        super().__init__()
+        self.dense_shape = dense_shape
+
+    def construct(self, indices, values):
+        x = RowTensor(indices, values, self.dense_shape)
+        return x.values, x.indices, x.dense_shape
+
+
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
+def test_row_tensor_docstring_example(mode):
+    ms.set_context(mode=mode)
+    out = _RowNet((3, 2))(Tensor([0]), Tensor([[1, 2]], dtype=ms.float32))
+    assert out[0].asnumpy().tolist() == [[1., 2.]] and out[1].asnumpy().tolist() == [0] and out[2] == (3, 2)
+
+
+def test_public_paths():
+    import openspore.common as common
+    from openspore.ops import functional, operations
+    for name in ("COOTensor", "CSRTensor", "RowTensor", "SparseTensor"):
+        assert getattr(common, name) is getattr(ms, name)
+    for name in ("SparseToDense", "SparseTensorDenseMatmul", "Coalesce", "FusedSparseAdam", "SparseApplyFtrlV2"):
+        assert getattr(operations, name) is getattr(ops, name)
+    assert functional.csr_mv is ops.csr_mv and functional.make_coo_tensor is ops.make_coo_tensor
+    assert nn.SparseToDense and nn.SparseTensorDenseMatmul
