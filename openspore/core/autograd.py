@@ -314,6 +314,25 @@ def _flatten_tensors(value):
     return []
 
 
+def _sparse_values_field(x):
+    """Position of `values` in a sparse tensor (COOTensor, CSRTensor, RowTensor: namedtuples of Tensors), else None."""
+    fields = getattr(type(x), "_fields", None)
+    if isinstance(x, tuple) and fields and "values" in fields:
+        return fields.index("values")
+    return None
+
+
+def _box_input(x, level):
+    """box(x); a sparse tensor input is differentiated through its values (its gradient is the same sparse type
+    holding the values' gradient, as MindSpore gives)."""
+    k = _sparse_values_field(x)
+    if k is None:
+        return box(x, level)
+    parts = list(x)
+    parts[k], leaf = box(x[k], level)
+    return type(x)(*parts), leaf
+
+
 def run_with_grad(fn, args, kwargs, positions, weights, sens=None, has_aux=False):
     """Run fn under a new level and differentiate. Returns (output, input grads tuple, weight grads tuple)."""
     scope = _Scope()
@@ -322,7 +341,7 @@ def run_with_grad(fn, args, kwargs, positions, weights, sens=None, has_aux=False
     for p in positions:
         if p >= len(args):
             raise ValueError(f"grad_position {p} is out of range: the function got {len(args)} positional inputs.")
-        boxed[p], leaf = box(args[p], scope.level)
+        boxed[p], leaf = _box_input(args[p], scope.level)
         input_leaves.append(leaf)
     weight_leaves = [scope.watch_parameter(w) for w in weights]
     roots = []
@@ -367,7 +386,15 @@ def run_with_grad(fn, args, kwargs, positions, weights, sens=None, has_aux=False
             g = cast(g, like.dtype)
         return g
 
-    in_grads = tuple(grad_of(leaf, args[p]) for leaf, p in zip(input_leaves, positions))
+    def input_grad(leaf, x):
+        k = _sparse_values_field(x)
+        if k is None:
+            return grad_of(leaf, x)
+        parts = list(x)
+        parts[k] = grad_of(leaf, x[k])
+        return type(x)(*parts)
+
+    in_grads = tuple(input_grad(leaf, args[p]) for leaf, p in zip(input_leaves, positions))
     w_grads = tuple(grad_of(leaf, w) for leaf, w in zip(weight_leaves, weights))
     return out, in_grads, w_grads
 

@@ -167,7 +167,7 @@ class COOTensor(_Sparse):
 
     def __add__(self, other):
         if isinstance(other, COOTensor):
-            return _f().coo_add(self, other, Tensor(np.zeros((), mstype.dtype_to_nptype(self.dtype))))
+            return _f().coo_add(self, other, 0)
         return _f().coo_dense_add(self, other)
 
     def __sub__(self, other):

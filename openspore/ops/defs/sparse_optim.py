@@ -146,10 +146,13 @@ def _ftrl(xp, var, accum, linear, g, lr, l1, l2, lr_power, shrinkage=0.0):
 
 
 def _proximal(xp, var, accum, g, lr, l1, l2):
+    """Proximal Adagrad with the adapted rate lr_t = lr/sqrt(accum) in the step and in both penalties (what
+    MindSpore's kernel computes; checked against its output in tests/compat/recorded/sparse_optimizers)."""
     accum = accum + g * g
-    prox = var - lr * g / xp.sqrt(accum)
-    shrunk = xp.abs(prox) - lr * l1
-    var = xp.sign(prox) * xp.where(shrunk > 0, shrunk, 0 * shrunk) / (1 + lr * l2)
+    lr_t = lr / xp.sqrt(accum)
+    prox = var - lr_t * g
+    shrunk = xp.abs(prox) - lr_t * l1
+    var = xp.sign(prox) * xp.where(shrunk > 0, shrunk, 0 * shrunk) / (1 + lr_t * l2)
     return {"var": var, "accum": accum}
 
 
@@ -195,7 +198,8 @@ class SparseApplyAdagradV2(SparseApplyAdagrad):
 @register
 class SparseApplyProximalAdagrad(_SparseUpdate):
     """SparseApplyProximalAdagrad(use_locking=False)(var, accum, lr, l1, l2, grad, indices): accum += g^2;
-    p = var - lr*g/sqrt(accum); var = sign(p)*max(|p| - lr*l1, 0)/(1 + lr*l2). Returns (var, accum)."""
+    lr_t = lr/sqrt(accum); p = var - lr_t*g; var = sign(p)*max(|p| - lr_t*l1, 0)/(1 + lr_t*l2).
+    Returns (var, accum)."""
     attr_defaults = {"use_locking": False}
     input_names = ("var", "accum", "lr", "l1", "l2", "grad", "indices")
     state = ("var", "accum")

@@ -96,12 +96,26 @@ def coo2csr(row_indices, height):
     height = int(height)
     counts = F.tensor_scatter_add(F.zeros((height,), mstype.int32), F.reshape(F.cast(row_indices, mstype.int32),
                                                                            (-1, 1)),
-                                  F.ones(tuple(row_indices.shape), mstype.int32))
+                                  F.ones_like(F.cast(row_indices, mstype.int32)))
     return F.cast(F.concat((F.zeros((1,), mstype.int32), F.cumsum(counts, 0)), 0), row_indices.dtype)
 
 
+def _rows_of(indptr, entries):
+    """csr2coo(indptr, len(entries)); inside a graph the count may be value-dependent (-1, after a sum of sparse
+    tensors): then entry k's row is the number of row starts r >= 1 with indptr[r] <= k, counted by comparison."""
+    if entries.shape[0] >= 0:
+        return csr2coo(indptr, entries.shape[0])
+    position = F.cumsum(F.ones_like(F.cast(entries, mstype.int32)), 0) - 1
+    rows = indptr.shape[0] - 1
+    if rows <= 1:
+        return F.cast(position * 0, indptr.dtype)
+    starts = F.cast(indptr[1:rows], mstype.int32)
+    passed = F.cast(F.expand_dims(position, 1) >= F.expand_dims(starts, 0), mstype.int32)
+    return F.cast(F.reduce_sum(passed, 1), indptr.dtype)
+
+
 def _coo_positions(csr):
-    rows = csr2coo(csr.indptr, csr.indices.shape[0])
+    rows = _rows_of(csr.indptr, csr.indices)
     return F.stack((F.cast(rows, csr.indices.dtype), csr.indices), 1)
 
 
@@ -173,7 +187,7 @@ def dense_to_sparse_csr(tensor):
 
 # ---- products and reductions -------------------------------------------------------------------------
 def _rows_cols(csr):
-    return csr2coo(csr.indptr, csr.indices.shape[0]), csr.indices
+    return _rows_of(csr.indptr, csr.indices), csr.indices
 
 
 def csr_mv(csr_tensor, dense_vector):
@@ -249,7 +263,7 @@ def csr_reduce_sum(csr_tensor, axis):
 def csr_gather(indptr, indices, dense, shape):
     """The entries of `dense` at the positions of a CSR structure (indptr, indices) of `shape`: a values Tensor."""
     _tensor("csr_gather", "dense", dense)
-    rows = csr2coo(indptr, indices.shape[0])
+    rows = _rows_of(indptr, indices)
     positions = F.stack((F.cast(rows, indices.dtype), indices), 1)
     if tuple(dense.shape[:2]) != tuple(shape[:2]):
         raise ValueError(f"For 'csr_gather', the 'dense' shape {list(dense.shape)} must start with the CSR shape "
@@ -279,9 +293,12 @@ def csr_div(x, y):
 def _merged(op, first, second, shape):
     """Coalesce the entries of two COO operands given as (indices [N, 2], values) pairs."""
     indices = F.concat((first[0], F.cast(second[0], first[0].dtype)), 0)
-    values = F.concat((first[1], second[1]), 0)
+    values = F.concat((first[1], F.cast(second[1], first[1].dtype)), 0)
+    dtype = values.dtype
+    if dtype.kind != "float":  # Coalesce sums floats (as MindSpore's does): integers pass through float64 exactly
+        values = F.cast(values, mstype.float64)
     merged, summed, _ = coalesce(F.transpose(indices, (1, 0)), values, Tensor(np.array(shape, np.int64)))
-    return F.transpose(merged, (1, 0)), summed
+    return F.transpose(merged, (1, 0)), F.cast(summed, dtype) if summed.dtype is not dtype else summed
 
 
 def csr_add(a, b, alpha, beta):
@@ -300,7 +317,7 @@ def csr_softmax(logits, dtype=None):
     """Softmax over the stored entries of each row of a 2-D CSRTensor: a CSRTensor of the same structure."""
     _sparse("csr_softmax", "logits", logits, CSRTensor)
     values = logits.values if dtype is None else F.cast(logits.values, dtype)
-    rows = csr2coo(logits.indptr, logits.indices.shape[0])
+    rows = _rows_of(logits.indptr, logits.indices)
     peak = F.gather(F.unsorted_segment_max(F.stop_gradient(values), rows, logits.shape[0]), rows, 0)
     shifted = F.exp(values - peak)
     total = F.gather(F.unsorted_segment_sum(shifted, rows, logits.shape[0]), rows, 0)
@@ -317,8 +334,10 @@ def coo_add(x1, x2, thresh):
     if x1.shape != x2.shape:
         raise ValueError(f"For 'coo_add', 'x1' and 'x2' must have the same shape, but got {x1.shape} and {x2.shape}.")
     indices, values = _merged("coo_add", (x1.indices, x1.values), (x2.indices, x2.values), x1.shape)
-    magnitude = _concrete("coo_add", "'thresh' and the summed values", F.abs(values))
     limit = float(np.asarray(_concrete("coo_add", "'thresh'", thresh) if isinstance(thresh, Tensor) else thresh))
+    if limit <= 0:  # every magnitude passes: no value-dependent filtering, so graphs can take this path too
+        return COOTensor(F.cast(indices, x1.indices.dtype), values, x1.shape)
+    magnitude = _concrete("coo_add", "the summed values (thresh > 0 drops some)", F.abs(values))
     kept = np.nonzero(magnitude >= limit)[0]
     if kept.shape[0] != magnitude.shape[0]:
         keep = Tensor(kept.astype(np.int64))
