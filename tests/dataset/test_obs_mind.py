@@ -11,6 +11,7 @@ from openspore.mindrecord import FileWriter
 
 
 def _store(root):
+    os.makedirs(os.path.join(root, "data"))
     writer = FileWriter(os.path.join(root, "data", "train.mindrecord"), shard_num=2)
     writer.add_schema({"label": {"type": "int32"}, "name": {"type": "string"}}, "labels")
     writer.write_raw_data([{"label": k, "name": f"n{k}"} for k in range(6)])
