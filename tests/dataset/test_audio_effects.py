@@ -56,3 +56,36 @@ def test_overdrive_clips_and_blocks_dc():
     assert np.abs(small).max() < 1e-3
     with pytest.raises(ValueError, match="gain"):
         audio.Overdrive(gain=150)
+
+
+def _cmn_reference(x, window, min_window, center, norm_vars):
+    """Kaldi's sliding CMN written frame by frame with plain loops (features (freq, time))."""
+    freq, frames = x.shape
+    out = np.zeros_like(x)
+    for t in range(frames):
+        if center:
+            start = t - window // 2
+            end = start + window
+        else:
+            start, end = t - window, t + 1
+        if start < 0:
+            end, start = end - start, 0
+        if not center and end > t:
+            end = max(t + 1, min_window)
+        if end > frames:
+            start, end = max(0, start - (end - frames)), frames
+        block = x[:, start:end]
+        out[:, t] = x[:, t] - block.mean(axis=1)
+        if norm_vars:
+            out[:, t] /= block.std(axis=1)
+    return out
+
+
+@pytest.mark.parametrize("center,norm_vars", [(False, False), (True, False), (False, True), (True, True)])
+def test_sliding_window_cmn_matches_the_frame_loop(center, norm_vars):
+    x = np.random.default_rng(1).normal(size=(3, 40))
+    out = audio.SlidingWindowCmn(cmn_window=10, min_cmn_window=4, center=center, norm_vars=norm_vars)(x)
+    assert out.dtype == np.float64 and out.shape == (3, 40)
+    assert np.allclose(out, _cmn_reference(x, 10, 4, center, norm_vars))
+    with pytest.raises(TypeError, match="center"):
+        audio.SlidingWindowCmn(center=1)

@@ -16,6 +16,6 @@ __all__ = ["AmplitudeToDB", "BorderType", "ComplexNorm", "Contrast", "DBToAmplit
            "DeemphBiquad", "EqualizerBiquad", "Filtfilt", "HighpassBiquad", "LFilter", "LowpassBiquad", "TrebleBiquad",
            "Angle", "ComputeDeltas", "LFCC", "MFCC", "create_dct", "linear_fbanks", "melscale_fbanks",
            "MaskAlongAxis", "MaskAlongAxisIID", "SpectralCentroid"]
-from .effects import DensityFunction, Dither, Overdrive, Resample, ResampleMethod  # noqa: F401,E402
+from .effects import DensityFunction, Dither, Overdrive, Resample, ResampleMethod, SlidingWindowCmn  # noqa: F401,E402
 
-__all__ += ["DensityFunction", "Dither", "Overdrive", "Resample", "ResampleMethod"]
+__all__ += ["DensityFunction", "Dither", "Overdrive", "Resample", "ResampleMethod", "SlidingWindowCmn"]

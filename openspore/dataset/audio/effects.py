@@ -1,6 +1,7 @@
 """Audio effects and conversions of `mindspore.dataset.audio`: `Resample` (windowed-sinc interpolation, Hann or
 Kaiser window), `Dither` (re-quantisation to 16 bits with triangular, rectangular or Gaussian noise, optionally
-noise-shaped) and `Overdrive` (sox's soft-clipping distortion). Waveforms are float (..., time).
+noise-shaped), `Overdrive` (sox's soft-clipping distortion) and `SlidingWindowCmn` (Kaldi's sliding cepstral
+mean normalisation). Waveforms are float (..., time).
 
 >>> import numpy as np
 >>> from openspore.dataset import audio
@@ -160,4 +161,61 @@ class Overdrive(TensorOperation):
             last_in = clipped[:, k]
             out[:, k] = last_out
         out = np.clip(out * 0.5, -1.0, 1.0)
+        return out.reshape(x.shape).astype(x.dtype if x.dtype.kind == "f" else np.float32)
+
+
+def _cmn_window(t, frames, cmn_window, min_cmn_window, center):
+    """Kaldi's sliding window [start, end) of frame t."""
+    if center:
+        start = t - cmn_window // 2
+        end = start + cmn_window
+    else:
+        start, end = t - cmn_window, t + 1
+    if start < 0:
+        end -= start
+        start = 0
+    if not center and end > t:
+        end = max(t + 1, min_cmn_window)
+    if end > frames:
+        start = max(0, start - (end - frames))
+        end = frames
+    return start, end
+
+
+class SlidingWindowCmn(TensorOperation):
+    """`SlidingWindowCmn(cmn_window=600, min_cmn_window=100, center=False, norm_vars=False)`: Kaldi's sliding-window
+    cepstral mean (and with `norm_vars`, variance) normalisation of a feature matrix (..., freq, time): each frame
+    minus the mean over the `cmn_window` frames before it (at least `min_cmn_window` at the start), or over a
+    window centred on it with `center`."""
+
+    def __init__(self, cmn_window=600, min_cmn_window=100, center=False, norm_vars=False):
+        for name, value in (("cmn_window", cmn_window), ("min_cmn_window", min_cmn_window)):
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise TypeError(f"For 'SlidingWindowCmn', '{name}' must be an int, but got {value!r}.")
+            if value < 0:
+                raise ValueError(f"For 'SlidingWindowCmn', '{name}' must not be negative, but got {value}.")
+        for name, value in (("center", center), ("norm_vars", norm_vars)):
+            if not isinstance(value, bool):
+                raise TypeError(f"For 'SlidingWindowCmn', '{name}' must be a bool, but got {value!r}.")
+        self.cmn_window, self.min_cmn_window, self.center, self.norm_vars = cmn_window, min_cmn_window, center, \
+            norm_vars
+
+    def _execute(self, features):
+        x = _float_wave(features, "SlidingWindowCmn")
+        if x.ndim < 2:
+            raise ValueError(f"For 'SlidingWindowCmn', the input must be (..., freq, time), but got shape {x.shape}.")
+        frames = x.shape[-1]
+        flat = x.reshape(-1, x.shape[-2], frames).astype(np.float64)
+        zero = np.zeros(flat.shape[:2] + (1,))
+        sums = np.concatenate([zero, np.cumsum(flat, axis=-1)], axis=-1)
+        squares = np.concatenate([zero, np.cumsum(flat ** 2, axis=-1)], axis=-1)
+        out = np.empty_like(flat)
+        for t in range(frames):
+            start, end = _cmn_window(t, frames, self.cmn_window, self.min_cmn_window, self.center)
+            count = end - start
+            mean = (sums[..., end] - sums[..., start]) / count
+            out[..., t] = flat[..., t] - mean
+            if self.norm_vars:
+                variance = (squares[..., end] - squares[..., start]) / count - mean ** 2
+                out[..., t] = out[..., t] / np.sqrt(np.where(variance > 0, variance, 1.0))
         return out.reshape(x.shape).astype(x.dtype if x.dtype.kind == "f" else np.float32)
