@@ -78,3 +78,6 @@ from .sources.text_sets import (CLUEDataset, IWSLT2016Dataset, IWSLT2017Dataset,
                                 SQuADDataset, SST2Dataset)
 
 __all__ += ["CLUEDataset", "IWSLT2016Dataset", "IWSLT2017Dataset", "Multi30kDataset", "SQuADDataset", "SST2Dataset"]
+from .sources.obs_mind import OBSMindDataset  # noqa: E402,F401
+
+__all__ += ["OBSMindDataset"]

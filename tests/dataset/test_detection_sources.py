@@ -20,7 +20,7 @@ def write_image(path, value, size=(4, 6), ext=".png"):
 
 
 def _voc(root):
-    objs = {"a": [("dog", (1, 2, 5, 7), 0, 1)], "b": [("cat", (0, 0, 2, 3), 1, 0), ("dog", (1, 1, 4, 4), 0, 0)]}
+    objs = {"a": [("dog", (1, 2, 5, 7), 0, 1)], "b": [("cat", (1, 1, 3, 4), 1, 0), ("dog", (1, 1, 4, 4), 0, 0)]}
     for image_id, items in objs.items():
         xml = "<annotation><filename>%s.jpg</filename>" % image_id
         for name, (x0, y0, x1, y1), diff, trunc in items:
@@ -41,17 +41,22 @@ def test_voc_detection(tmp_path):
     root = str(tmp_path)
     _voc(root)
     data = ds.VOCDataset(root, task="Detection", usage="train", shuffle=False, decode=True)
-    assert data.get_col_names() == ["image", "bbox", "label", "difficult", "truncated"]
+    assert data.get_col_names() == ["image", "bbox", "label", "difficult", "truncate"]
     rows = list(data.create_dict_iterator(output_numpy=True))
     assert data.get_class_indexing() == {"cat": 0, "dog": 1}
     assert rows[0]["image"].shape == (4, 6, 3) and int(rows[0]["image"][0, 0, 0]) == 10
     assert rows[0]["bbox"].dtype == np.float32 and rows[0]["bbox"].tolist() == [[1, 2, 4, 5]]
     assert rows[1]["label"].tolist() == [[0], [1]] and rows[1]["label"].dtype == np.uint32
-    assert rows[1]["difficult"].tolist() == [[1], [0]] and rows[0]["truncated"].tolist() == [[1]]
+    assert rows[1]["difficult"].tolist() == [[1], [0]] and rows[0]["truncate"].tolist() == [[1]]
     data = ds.VOCDataset(root, task="Detection", class_indexing={"dog": 7, "cat": 3}, shuffle=False)
     assert [r[2].tolist() for r in data.create_tuple_iterator(output_numpy=True)] == [[[7]], [[3], [7]]]
     with pytest.raises(RuntimeError, match="class_indexing"):
         list(ds.VOCDataset(root, task="Detection", class_indexing={"dog": 0}, shuffle=False).create_tuple_iterator())
+    with open(os.path.join(root, "Annotations", "a.xml"), "w") as f:  # VOC is 1-based: a 0 coordinate is invalid
+        f.write("<annotation><object><name>dog</name><bndbox><xmin>0</xmin><ymin>2</ymin><xmax>5</xmax>"
+                "<ymax>7</ymax></bndbox></object></annotation>")
+    with pytest.raises(RuntimeError, match="greater than 0"):
+        list(ds.VOCDataset(root, task="Detection", shuffle=False).create_tuple_iterator())
 
 
 def test_voc_segmentation_and_sharding(tmp_path):
@@ -108,12 +113,13 @@ def test_coco_tasks(tmp_path):
     kp = list(ds.CocoDataset(root, ann, task="Keypoint", shuffle=False).create_dict_iterator(output_numpy=True))
     assert kp[2]["keypoints"].shape == (2, 51) and kp[2]["num_keypoints"].tolist() == [[3], [5]]
     cap = list(ds.CocoDataset(root, ann, task="Captioning", shuffle=False).create_dict_iterator(output_numpy=True))
-    assert cap[2]["captions"].tolist() == ["sky", "blue sky"]
+    assert cap[2]["captions"].tolist() == [["sky"], ["blue sky"]]  # (n, 1), as MindSpore gives them
     data = ds.CocoDataset(root, pan, task="Panoptic", shuffle=False)
     assert data.get_col_names() == ["image", "bbox", "category_id", "iscrowd", "area"]
     prow = list(data.create_dict_iterator(output_numpy=True))[1]
     assert prow["area"].tolist() == [[12]] and prow["bbox"].tolist() == [[1, 2, 3, 4]]
     assert data.get_class_indexing() == {"person": [1, 1], "sky": [2, 0]}
+    assert ds.CocoDataset(root, ann).get_class_indexing() == {"person": [1], "sky": [2]}
 
 
 def test_coco_errors(tmp_path):

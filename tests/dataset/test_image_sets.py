@@ -51,7 +51,7 @@ def test_caltech101_and_256(tmp_path):
     for k, cls in enumerate(("001.ak47", "002.bat")):
         write_image(os.path.join(c256, cls, f"{k + 1:03d}_0001.jpg"), 50 * k, ext=".jpg")
     rows = _rows(ds.Caltech256Dataset(c256, shuffle=False, decode=True))
-    assert [int(r[1]) for r in rows] == [0, 1] and rows[1][1].dtype == np.uint32 and _pixel(rows[1][0]) == 50
+    assert [int(r[1]) for r in rows] == [0, 1] and rows[1][1].dtype == np.int32 and _pixel(rows[1][0]) == 50
 
 
 def test_flowers102(tmp_path):

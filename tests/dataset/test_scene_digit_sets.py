@@ -23,12 +23,12 @@ def _write_idx(path, array, type_code):
 
 def test_qmnist(tmp_path):
     root = str(tmp_path)
-    for prefix, n, first in (("qmnist-train", 3, 0), ("qmnist-test", 2, 7)):
+    for prefix, n, first in (("qmnist-train", 3, 0), ("qmnist-test", 2, 7), ("xnist", 1, 100)):
         _write_idx(os.path.join(root, f"{prefix}-images-idx3-ubyte"), np.full((n, 28, 28), first, np.uint8), 0x08)
         labels = np.arange(n * 8).reshape(n, 8) + first
         _write_idx(os.path.join(root, f"{prefix}-labels-idx2-int"), labels, 0x0C)
     rows = _rows(ds.QMnistDataset(root, shuffle=False))
-    assert [int(r[1]) for r in rows] == [0, 8, 16, 7, 15] and rows[0][0].shape == (28, 28, 1)
+    assert [int(r[1]) for r in rows] == [0, 8, 16, 7, 15, 100] and rows[0][0].shape == (28, 28, 1)  # + nist
     full = _rows(ds.QMnistDataset(root, usage="test", compat=False, shuffle=False))
     assert full[1][1].tolist() == list(range(15, 23)) and full[1][1].dtype == np.uint32
     assert ds.QMnistDataset(root, usage="test10k").get_dataset_size() == 2
@@ -45,7 +45,7 @@ def test_svhn_and_usps(tmp_path):
     with open(os.path.join(root, "usps.t"), "w") as f:
         f.write("10 1:-1 2:0 256:1\n")
     image, label = _rows(ds.USPSDataset(root, usage="test"))[0]
-    assert int(label) == 9 and image[0, 0, 0] == 0 and image[0, 1, 0] == 128 and image[15, 15, 0] == 255
+    assert int(label) == 9 and image[0, 0, 0] == 0 and image[0, 1, 0] == 127 and image[15, 15, 0] == 255
     with pytest.raises(RuntimeError, match="usps"):
         _rows(ds.USPSDataset(root, usage="train"))
 

@@ -80,10 +80,14 @@ def test_sharding_by_files_and_by_rows(tmp_path):
         data = ds.TFRecordDataset(pattern, num_shards=2, shard_id=shard, shuffle=False)
         got.append([int(r[0][0]) for r in data.project(["id"]).create_tuple_iterator(output_numpy=True)])
     assert got == [[0, 1, 20, 21], [10, 11, 30, 31]]
+    wrapped = [int(r[0][0]) for r in ds.TFRecordDataset(str(tmp_path / "part0.tfrecord"), num_shards=3, shard_id=2,
+                                                        shuffle=False).project(["id"])
+               .create_tuple_iterator(output_numpy=True)]
+    assert wrapped == [0]  # 2 rows in 3 shards: one row each, the last shard wrapping round to row 0
     rows = [int(r[0][0]) for r in ds.TFRecordDataset(pattern, num_shards=3, shard_id=1, shuffle=False,
                                                      shard_equal_rows=True).project(["id"])
             .create_tuple_iterator(output_numpy=True)]
-    assert rows == [1, 20, 31]
+    assert rows == [11, 20, 21]  # equal blocks of consecutive rows (3 per shard), as MindSpore deals them
 
 
 def test_shuffle_follows_seed(tmp_path):

@@ -1,5 +1,5 @@
-"""`mindspore.dataset.audio`: audio transforms and cepstral features (a subset of MindSpore's module: resampling,
-pitch/vad effects and the file datasets are not here yet)."""
+"""`mindspore.dataset.audio`: audio transforms, cepstral features, resampling and a few effects (a subset of
+MindSpore's module: pitch, flanger/phaser and vad effects are not here yet)."""
 from .filters import (AllpassBiquad, BandBiquad, BandpassBiquad, BandrejectBiquad, BassBiquad, Biquad,  # noqa: F401
                       DeemphBiquad, EqualizerBiquad, Filtfilt, HighpassBiquad, LFilter, LowpassBiquad, TrebleBiquad)
 from .features import (Angle, ComputeDeltas, LFCC, MaskAlongAxis, MaskAlongAxisIID, MFCC,  # noqa: F401
@@ -16,3 +16,6 @@ __all__ = ["AmplitudeToDB", "BorderType", "ComplexNorm", "Contrast", "DBToAmplit
            "DeemphBiquad", "EqualizerBiquad", "Filtfilt", "HighpassBiquad", "LFilter", "LowpassBiquad", "TrebleBiquad",
            "Angle", "ComputeDeltas", "LFCC", "MFCC", "create_dct", "linear_fbanks", "melscale_fbanks",
            "MaskAlongAxis", "MaskAlongAxisIID", "SpectralCentroid"]
+from .effects import DensityFunction, Dither, Overdrive, Resample, ResampleMethod, SlidingWindowCmn  # noqa: F401,E402
+
+__all__ += ["DensityFunction", "Dither", "Overdrive", "Resample", "ResampleMethod", "SlidingWindowCmn"]

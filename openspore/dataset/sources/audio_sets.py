@@ -1,6 +1,6 @@
 """Speech and music sets read from their official layouts: CMU Arctic, GTZAN, LJSpeech, LibriTTS, Speech Commands,
-TED-LIUM (NIST SPHERE audio, STM transcripts) and YesNo. Waveforms are float32 (channels, samples) scaled to
-[-1, 1); the sample rate comes from each file's header.
+TED-LIUM (NIST SPHERE audio, STM transcripts) and YesNo. Waveforms are float32 (channels, samples), n-bit PCM
+divided by 2**(n-1) - 1 as MindSpore's readers do; the sample rate comes from each file's header.
 
 >>> import os, tempfile, wave
 >>> import numpy as np
@@ -10,8 +10,8 @@ TED-LIUM (NIST SPHERE audio, STM transcripts) and YesNo. Waveforms are float32 (
 ...     w.setnchannels(1); w.setsampwidth(2); w.setframerate(8000)
 ...     w.writeframes(np.array([0, 16384, -32768], "<i2").tobytes())
 >>> waveform, rate, label = next(ds.YesNoDataset(root).create_tuple_iterator(output_numpy=True))
->>> waveform.tolist(), int(rate), label.tolist()
-([[0.0, 0.5, -1.0]], 8000, [0, 1, 0, 0, 1, 0, 1, 1])
+>>> [round(v, 5) for v in waveform[0].tolist()], int(rate), label.tolist()
+([0.0, 0.50002, -1.00003], 8000, [0, 1, 0, 0, 1, 0, 1, 1])
 """
 import csv
 import glob
@@ -25,7 +25,7 @@ from .folder_base import RecordSource, _check_dir, check_choice, need_file
 
 
 def read_wav(path, where):
-    """A PCM WAV file as (float32 (channels, samples) in [-1, 1), sample rate)."""
+    """A PCM WAV file as (float32 (channels, samples), sample rate)."""
     try:
         with wave.open(path, "rb") as w:
             channels, width, rate, frames = w.getnchannels(), w.getsampwidth(), w.getframerate(), w.getnframes()
@@ -37,16 +37,16 @@ def read_wav(path, where):
 
 def _pcm_to_float(data, width, channels, path, where, little=True):
     if width == 1:
-        samples = (np.frombuffer(data, np.uint8).astype(np.float32) - 128) / 128
+        samples = (np.frombuffer(data, np.uint8).astype(np.float32) - 128) / 127
     elif width in (2, 4):
         dtype = np.dtype(f"{'<' if little else '>'}i{width}")
-        samples = np.frombuffer(data, dtype).astype(np.float32) / float(2 ** (8 * width - 1))
+        samples = (np.frombuffer(data, dtype).astype(np.float64) / float(2 ** (8 * width - 1) - 1)).astype(np.float32)
     elif width == 3:
         raw = np.frombuffer(data, np.uint8).reshape(-1, 3).astype(np.int32)
         if not little:
             raw = raw[:, ::-1]
         ints = raw[:, 0] | (raw[:, 1] << 8) | (raw[:, 2] << 16)
-        samples = (np.where(ints >= 2 ** 23, ints - 2 ** 24, ints)).astype(np.float32) / 2 ** 23
+        samples = (np.where(ints >= 2 ** 23, ints - 2 ** 24, ints) / (2 ** 23 - 1)).astype(np.float32)
     else:
         raise RuntimeError(f"For '{where}', {path} has {width}-byte samples; expected 1 to 4.")
     return np.ascontiguousarray(samples.reshape(-1, channels).T)
@@ -111,8 +111,9 @@ class CMUArcticDataset(_AudioSource):
             for line in f:
                 match = re.match(r'\s*\(\s*(\S+)\s+"(.*)"\s*\)\s*$', line)
                 if match:
+                    # the utterance id drops the "arctic_" prefix of the file name, as MindSpore's reader does
                     records.append((os.path.join(root, "wav", f"{match.group(1)}.wav"), match.group(2),
-                                    match.group(1)))
+                                    match.group(1).split("_", 1)[-1]))
         return records
 
     def _row(self, record):
@@ -152,12 +153,12 @@ class GTZANDataset(_AudioSource):
 class LJSpeechDataset(_AudioSource):
     """`LJSpeechDataset(dataset_dir, num_samples=None, num_parallel_workers=None, shuffle=None, sampler=None,
     num_shards=None, shard_id=None, cache=None)`: metadata.csv ('id|transcription|normalized' lines) and
-    wavs/<id>.wav; columns waveform, sample_rate (int32), transcription, normalized_transcript."""
+    wavs/<id>.wav; columns waveform, sample_rate (int32), transcription, normalized_transcription."""
 
     _where = "LJSpeechDataset"
 
     def _column_names(self):
-        return ["waveform", "sample_rate", "transcription", "normalized_transcript"]
+        return ["waveform", "sample_rate", "transcription", "normalized_transcription"]
 
     def _scan(self):
         records = []

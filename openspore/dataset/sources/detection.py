@@ -2,7 +2,7 @@
 
 VOC: `dataset_dir` holds `ImageSets/<Main|Segmentation>/<usage>.txt` (one image id per line), `JPEGImages/<id>.jpg`,
 `Annotations/<id>.xml` (Detection) and `SegmentationClass/<id>.png` (Segmentation). Detection rows are
-image, bbox float32 (n, 4) as [xmin, ymin, width, height], label, difficult and truncated uint32 (n, 1).
+image, bbox float32 (n, 4) as [xmin, ymin, width, height], label, difficult and truncate uint32 (n, 1).
 
 COCO: `annotation_file` is the JSON of one split; images are `dataset_dir/<file_name>`, one row per entry of
 "images" in file order.
@@ -32,7 +32,7 @@ class VOCDataset(RecordSource):
     """`VOCDataset(dataset_dir, task='Segmentation', usage='train', class_indexing=None, num_samples=None,
     num_parallel_workers=None, shuffle=None, decode=False, sampler=None, num_shards=None, shard_id=None, cache=None,
     extra_metadata=False, decrypt=None)`: Segmentation rows are (image, target); Detection rows are (image, bbox,
-    label, difficult, truncated). Without `class_indexing` the Detection labels number the object names found
+    label, difficult, truncate). Without `class_indexing` the Detection labels number the object names found
     in the listed annotations, sorted."""
 
     _where = "VOCDataset"
@@ -66,7 +66,7 @@ class VOCDataset(RecordSource):
 
     def _column_names(self):
         names = ["image", "target"] if self.task == "Segmentation" else \
-            ["image", "bbox", "label", "difficult", "truncated"]
+            ["image", "bbox", "label", "difficult", "truncate"]
         return names + (["_meta-filename"] if self.extra_metadata else [])
 
     def _objects(self, image_id):
@@ -86,7 +86,11 @@ class VOCDataset(RecordSource):
             except (TypeError, ValueError):
                 raise RuntimeError(f"For '{self._where}', an object in {path} has a <bndbox> without numeric "
                                    f"xmin/ymin/xmax/ymax.") from None
-            objects.append((obj.findtext("name", "").strip(), [xmin, ymin, xmax - xmin, ymax - ymin],
+            box = [xmin, ymin, xmax - xmin, ymax - ymin]
+            if min(box) <= 0:  # VOC coordinates are 1-based; MindSpore rejects these boxes the same way
+                raise RuntimeError(f"For '{self._where}', invalid bndbox in {path}: xmin, ymin, width and height must "
+                                   f"be greater than 0, but got {box}.")
+            objects.append((obj.findtext("name", "").strip(), box,
                             int(obj.findtext("difficult", "0") or 0), int(obj.findtext("truncated", "0") or 0)))
         return objects
 
@@ -219,12 +223,14 @@ class CocoDataset(RecordSource):
                    np.array([s.get("iscrowd", 0) for s in segs], np.uint32).reshape(-1, 1),
                    np.array([s["area"] for s in segs], np.uint32).reshape(-1, 1))
         else:
-            row = (np.array([a["caption"] for a in anns], dtype=np.str_),)
+            row = (np.array([a["caption"] for a in anns], dtype=np.str_).reshape(-1, 1),)
         return (image,) + row + ((np.array(file_name),) if self.extra_metadata else ())
 
     def get_class_indexing(self):
-        """`get_class_indexing()`: category name → [id, isthing] (Detection and Panoptic)."""
+        """`get_class_indexing()`: category name → [id] (Detection) or [id, isthing] (Panoptic)."""
         if self.task not in ("Detection", "Panoptic"):
             raise RuntimeError(f"For '{self._where}', get_class_indexing is only supported with task 'Detection' "
                                f"or 'Panoptic'.")
+        if self.task == "Detection":
+            return {c["name"]: [c["id"]] for c in self._load_json().get("categories", [])}
         return {c["name"]: [c["id"], c.get("isthing", 1)] for c in self._load_json().get("categories", [])}

@@ -63,7 +63,7 @@ class QMnistDataset(_ArraySource):
     """`QMnistDataset(dataset_dir, usage=None, compat=True, num_samples=None, num_parallel_workers=None,
     shuffle=None, sampler=None, num_shards=None, shard_id=None, cache=None)`: qmnist-<train|test>-images-idx3-ubyte
     and qmnist-<train|test>-labels-idx2-int (xnist-* for usage 'nist'); usage 'train', 'test', 'test10k' (first
-    10,000 test rows), 'test50k' (the rest), 'nist' or 'all' (train + test). With compat the label is the digit
+    10,000 test rows), 'test50k' (the rest), 'nist' or 'all' (train + test + nist). With compat the label is the digit
     (uint32); without, all 8 label fields (uint32 (8,))."""
 
     _where = "QMnistDataset"
@@ -89,7 +89,7 @@ class QMnistDataset(_ArraySource):
         if self.usage == "nist":
             images, labels = self._pair("xnist")
         elif self.usage == "all":
-            parts = [self._pair("qmnist-train"), self._pair("qmnist-test")]
+            parts = [self._pair("qmnist-train"), self._pair("qmnist-test"), self._pair("xnist")]
             images, labels = np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
         else:
             images, labels = self._pair("qmnist-train" if self.usage == "train" else "qmnist-test")
@@ -126,7 +126,7 @@ class SVHNDataset(_ArraySource):
 class USPSDataset(_ArraySource):
     """`USPSDataset(dataset_dir, usage=None, num_samples=None, num_parallel_workers=None, shuffle=Shuffle.GLOBAL,
     num_shards=None, shard_id=None, cache=None)`: the libsvm files usps (train) and usps.t (test), 256 values in
-    [-1, 1] per line mapped to uint8 (16, 16, 1) pixels; labels 1-10 given as 0-9."""
+    [-1, 1] per line mapped to uint8 (16, 16, 1) pixels ((v + 1) / 2 * 255, truncated); labels 1-10 given as 0-9."""
 
     _where = "USPSDataset"
 
@@ -153,7 +153,9 @@ class USPSDataset(_ArraySource):
                 except (ValueError, IndexError):
                     raise RuntimeError(f"For '{self._where}', line {line_no} of {path} is not "
                                        f"'<label> <index>:<value> ...'.") from None
-                images.append(np.clip(np.round((pixels + 1) / 2 * 255), 0, 255).astype(np.uint8).reshape(16, 16, 1))
+                # (v + 1) / 2 * 255, truncated to uint8, as MindSpore's reader converts
+                scaled = ((pixels.astype(np.float32) + 1) / 2 * 255).astype(np.float32)
+                images.append(np.clip(scaled, 0, 255).astype(np.uint8).reshape(16, 16, 1))
                 labels.append(label)
         return images, labels
 

@@ -170,9 +170,10 @@ class Caltech101Dataset(_ImageSource):
 class Caltech256Dataset(_ImageSource):
     """`Caltech256Dataset(dataset_dir, num_samples=None, num_parallel_workers=None, shuffle=None, decode=False,
     sampler=None, num_shards=None, shard_id=None, cache=None)`: one folder per class (001.ak47, ...), labels
-    numbered by sorted folder (uint32)."""
+    numbered by sorted folder (int32, as ImageFolderDataset's)."""
 
     _where = "Caltech256Dataset"
+    _label_types = (np.int32,)
 
     def __init__(self, dataset_dir, num_samples=None, num_parallel_workers=None, shuffle=None, decode=False,
                  sampler=None, num_shards=None, shard_id=None, cache=None):

@@ -78,7 +78,8 @@ class CLUEDataset(_TextSource):
         super().__init__(num_samples, num_parallel_workers, shuffle, num_shards, shard_id, cache)
 
     def _spec(self):
-        return [(c.split(":") + [""])[:2] for c in _CLUE[self.task][self.usage == "test"]]
+        # MindSpore's reader gives the columns in name order
+        return sorted((c.split(":") + [""])[:2] for c in _CLUE[self.task][self.usage == "test"])
 
     def _column_names(self):
         return [c[0] for c in self._spec()]
@@ -210,10 +211,12 @@ class IWSLT2017Dataset(IWSLT2016Dataset):
 
 class Multi30kDataset(_Translation):
     """`Multi30kDataset(dataset_dir, usage=None, language_pair=None, num_samples=None, num_parallel_workers=None,
-    shuffle=None, num_shards=None, shard_id=None, cache=None)`: <usage>.en and <usage>.de line files (usage
-    'train', 'valid', 'test' or 'all'); language_pair ['en', 'de'] (default) or ['de', 'en']."""
+    shuffle=None, num_shards=None, shard_id=None, cache=None)`: line files training/train.<lang>,
+    validation/val.<lang> and mmt16_task1_test/test.<lang> (usage 'train', 'valid', 'test' or 'all');
+    language_pair ['en', 'de'] (default) or ['de', 'en']."""
 
     _where = "Multi30kDataset"
+    _files = {"train": ("training", "train"), "valid": ("validation", "val"), "test": ("mmt16_task1_test", "test")}
 
     def __init__(self, dataset_dir, usage=None, language_pair=None, num_samples=None, num_parallel_workers=None,
                  shuffle=None, num_shards=None, shard_id=None, cache=None):
@@ -232,8 +235,9 @@ class Multi30kDataset(_Translation):
         for usage in ("train", "valid", "test"):
             if self.usage in ("all", usage):
                 lines = []
+                folder, stem = self._files[usage]
                 for lang in self.language_pair:
-                    with open(need_file(os.path.join(self.dataset_dir, f"{usage}.{lang}"), self._where),
+                    with open(need_file(os.path.join(self.dataset_dir, folder, f"{stem}.{lang}"), self._where),
                               encoding="utf-8") as f:
                         lines.append([line.rstrip("\n") for line in f])
                 records += self._pair(lines[0], lines[1], self._where, usage)

@@ -182,8 +182,8 @@ class TFRecordDataset(MappableDataset):
     """`TFRecordDataset(dataset_files, schema=None, columns_list=None, num_samples=None, num_parallel_workers=None,
     shuffle=Shuffle.GLOBAL, num_shards=None, shard_id=None, shard_equal_rows=False, cache=None,
     compression_type=None)`: one row per `Example` record; files sorted by name (globs expanded). With shards and
-    at least as many files as shards (and `shard_equal_rows` False) each shard reads whole files; otherwise rows
-    are dealt out."""
+    at least as many files as shards (and `shard_equal_rows` False) each shard reads whole files; otherwise each
+    shard reads an equal block of consecutive rows, the last block wrapping round to the first rows."""
 
     _where = "TFRecordDataset"
 
@@ -217,10 +217,15 @@ class TFRecordDataset(MappableDataset):
             self.read_files = self.dataset_files[shard_id::num_shards]
         else:
             self.read_files = list(self.dataset_files)
-        row_shards = None if by_files else num_shards
-        super().__init__(num_samples, num_parallel_workers, self.shuffle_level is not None, None, row_shards,
-                         None if by_files else shard_id, cache)
-        self.num_shards, self.shard_id = num_shards, shard_id
+        if num_shards is not None and not by_files:
+            if not isinstance(num_shards, int) or not isinstance(shard_id, int) or not 0 <= shard_id < num_shards:
+                raise ValueError(f"For '{where}', 'shard_id' must be in [0, num_shards), but got shard_id="
+                                 f"{shard_id!r}, num_shards={num_shards!r}.")
+        elif (num_shards is None) != (shard_id is None):
+            raise RuntimeError(f"For '{where}', 'num_shards' and 'shard_id' must be given together.")
+        # shards are chosen here (whole files, or blocks of rows), so the base reads this shard's rows unsharded
+        super().__init__(num_samples, num_parallel_workers, self.shuffle_level is not None, None, None, None, cache)
+        self.num_shards, self.shard_id, self._row_sharded = num_shards, shard_id, num_shards is not None and not by_files
         self._store = {}
 
     def _expand(self, dataset_files):
@@ -261,7 +266,12 @@ class TFRecordDataset(MappableDataset):
                 per_file = [per_file[i] for i in rng.permutation(len(per_file))]
             else:
                 per_file = [[f[i] for i in rng.permutation(len(f))] for f in per_file]
-        return [e for f in per_file for e in f]
+        examples = [e for f in per_file for e in f]
+        if self._row_sharded and examples:
+            # equal blocks of consecutive rows, the last wrapping round to the first rows (as MindSpore deals them)
+            per = -(-len(examples) // self.num_shards)
+            examples = [examples[(self.shard_id * per + i) % len(examples)] for i in range(per)]
+        return examples
 
     def _examples(self):
         if "examples" not in self._store:
@@ -294,7 +304,7 @@ class TFRecordDataset(MappableDataset):
         return tuple(row)
 
     def _epoch_indices(self, ctx):
+        idx = super()._epoch_indices(ctx)
         if self.shuffle_level in (Shuffle.FILES, Shuffle.INFILE):  # order already set by the file-level shuffle
-            idx = super()._epoch_indices(ctx)
-            return np.sort(idx) if self.num_shards is None else idx
-        return super()._epoch_indices(ctx)
+            return np.sort(idx)
+        return idx

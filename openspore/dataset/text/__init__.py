@@ -1,5 +1,5 @@
-"""`mindspore.dataset.text`: text transforms and `Vocab` (a subset of MindSpore's module: the tokenizers that
-need external models — Jieba, SentencePiece — and pretrained vectors are not here yet)."""
+"""`mindspore.dataset.text`: text transforms, `Vocab` and pretrained word vectors (a subset of MindSpore's module:
+the tokenizers that need external models — Jieba, SentencePiece — are not here yet)."""
 from .transforms import (AddToken, BasicTokenizer, CaseFold, JiebaMode, Lookup, Ngram, NormalizeForm,  # noqa: F401
                          NormalizeUTF8, PythonTokenizer, RegexReplace, RegexTokenizer, SlidingWindow,
                          SPieceTokenizerLoadType, SPieceTokenizerOutType, ToNumber, Truncate, TruncateSequencePair,
@@ -12,3 +12,6 @@ __all__ = ["AddToken", "BasicTokenizer", "CaseFold", "JiebaMode", "Lookup", "Ngr
            "SPieceTokenizerLoadType", "SPieceTokenizerOutType", "ToNumber", "Truncate", "TruncateSequencePair",
            "UnicodeCharTokenizer", "WhitespaceTokenizer", "to_bytes", "to_str", "Vocab", "BertTokenizer",
            "WordpieceTokenizer"]
+from .vectors import CharNGram, FastText, GloVe, ToVectors, Vectors  # noqa: F401,E402
+
+__all__ += ["CharNGram", "FastText", "GloVe", "ToVectors", "Vectors"]

@@ -35,3 +35,8 @@ __all__ = ["CenterCrop", "Crop", "Decode", "Grayscale", "HorizontalFlip", "HWC2C
            "UniformAugment", "ImageReadMode", "encode_jpeg", "encode_png", "read_file", "read_image", "write_file",
            "write_jpeg", "write_png", "ResizeWithBBox", "RandomResizeWithBBox", "RandomHorizontalFlipWithBBox",
            "RandomVerticalFlipWithBBox", "not_random"]
+from .policy_augment import (BoundingBoxAugment, RandAugment, RandomCropWithBBox,  # noqa: F401,E402
+                             RandomResizedCropWithBBox, TrivialAugmentWide)
+
+__all__ += ["BoundingBoxAugment", "RandAugment", "RandomCropWithBBox", "RandomResizedCropWithBBox",
+            "TrivialAugmentWide"]

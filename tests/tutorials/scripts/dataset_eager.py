@@ -1,3 +1,4 @@
+# ruff: noqa: E402, F401, F811, F841  (the page's cells, concatenated as published)
 # MindSpore 2.10 tutorial "Data Operation/Data Transformation" (tutorials/dataset/eager), unchanged except that
 # the downloads are replaced by synthetic files written by the test (MNIST_Data/, banana.jpg, 84-121123-0000.wav)
 # and the matplotlib lines (plots) are left out (matplotlib is not a dependency here).

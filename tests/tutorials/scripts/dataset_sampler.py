@@ -1,3 +1,4 @@
+# ruff: noqa: E402, F401, F811, F841  (the page's cells, concatenated as published)
 # MindSpore 2.x tutorial "Data Loading and Sampling" (tutorials/dataset/sampler), unchanged except that the
 # downloads are replaced by synthetic data written by the test (MNIST_Data/, cifar-10-batches-bin/) and the
 # matplotlib lines (figures, subplot, imshow) are left out (matplotlib is not a dependency here).
