@@ -25,6 +25,7 @@ from .composite_primitives_compat import *  # noqa: F401,F403
 from .optim_primitives_fused import *  # noqa: F401,F403
 from .image_primitives import *  # noqa: F401,F403
 from .resize_primitives_more import *  # noqa: F401,F403
+from .comm_primitives_more import *  # noqa: F401,F403
 from . import tensor_more_methods as _tensor_more_methods  # noqa: F401,E402  (last: forwards to the names above)
 
 
