@@ -171,7 +171,7 @@ def _point_to_point(op, sends, send_ranks, recv_shapes, recv_dtypes, recv_ranks,
     received = []
     if world.group_size(group) == 1:  # a world of one: each receive takes the next send to itself
         pending = [_host(x) for x in sends]
-        for shape, dtype, src in zip(recv_shapes, recv_dtypes, recv_ranks):
+        for shape, dtype in zip(recv_shapes, recv_dtypes):
             if not pending:
                 raise RuntimeError(f"For '{op}', a receive in a one-process world has no matching send.")
             received.append(Tensor(pending.pop(0).reshape(tuple(shape)).astype(mstype.to_dtype(dtype, op).np_dtype)))
