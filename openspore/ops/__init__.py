@@ -26,6 +26,7 @@ from .optim_primitives_fused import *  # noqa: F401,F403
 from .image_primitives import *  # noqa: F401,F403
 from .resize_primitives_more import *  # noqa: F401,F403
 from .comm_primitives_more import *  # noqa: F401,F403
+from .attention_primitives import *  # noqa: F401,F403
 from . import tensor_more_methods as _tensor_more_methods  # noqa: F401,E402  (last: forwards to the names above)
 
 

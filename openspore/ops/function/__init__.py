@@ -33,3 +33,4 @@ from .taylor_func import *  # noqa: F401,F403
 from .pool3d_func import *  # noqa: F401,F403
 from .random_dist_func import *  # noqa: F401,F403
 from .compat_misc_func import *  # noqa: F401,F403
+from .attention_func import *  # noqa: F401,F403
