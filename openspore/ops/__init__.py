@@ -29,6 +29,7 @@ from .comm_primitives_more import *  # noqa: F401,F403
 from .attention_primitives import *  # noqa: F401,F403
 from .fractional_pool import *  # noqa: F401,F403
 from .rnn_primitives import *  # noqa: F401,F403
+from .misc_primitives_more import *  # noqa: F401,F403
 from . import tensor_more_methods as _tensor_more_methods  # noqa: F401,E402  (last: forwards to the names above)
 
 
