@@ -239,5 +239,44 @@ def _barrier(self):
 Barrier = _primitive("Barrier", _barrier, attrs=[("group", WORLD)],
                      doc="Barrier(group)(): wait until every member of the group reaches it.")
 
+# ---- matmuls fused with a collective (MindSpore's Ascend fusions; here the two steps) --------------------------------
+def _mm(a, b, trans_a, trans_b, bias):
+    out = F.matmul(F.swapaxes(a, -1, -2) if trans_a else a, F.swapaxes(b, -1, -2) if trans_b else b)
+    return out + bias if bias is not None else out
+
+
+def _check_world(op, group, world_size):
+    if world_size != world.group_size(group):
+        raise ValueError(f"For '{op}', 'world_size' {world_size} must equal the size of group '{group}' "
+                         f"({world.group_size(group)}).")
+
+
+def all_gather_matmul(input, x2, group, world_size, bias=None, gather_index=0, gather_output=True, comm_turn=0,
+                      trans_input=False, trans_x2=False):
+    """(AllGather(input along axis 0) @ x2 (+ bias), the gathered input when gather_output else an empty
+    tensor); gather_index=1 gathers x2 instead."""
+    _check_world("all_gather_matmul", group, world_size)
+    gather = prim("AllGather", group=group)
+    if gather_index == 0:
+        gathered = gather(input)
+        out = _mm(gathered, x2, trans_input, trans_x2, bias)
+    elif gather_index == 1:
+        gathered = gather(x2)
+        out = _mm(input, gathered, trans_input, trans_x2, bias)
+    else:
+        raise ValueError(f"For 'all_gather_matmul', 'gather_index' must be 0 or 1, but got {gather_index!r}.")
+    return out, (gathered if gather_output else F.zeros((0,), input.dtype))
+
+
+def matmul_reduce_scatter(input, x2, group, world_size, reduce_op=ReduceOp.SUM, bias=None, comm_turn=0,
+                          trans_input=False, trans_x2=False):
+    """ReduceScatter(input @ x2 along axis 0) (+ bias, added once after the reduction)."""
+    _check_world("matmul_reduce_scatter", group, world_size)
+    _check_op("matmul_reduce_scatter", reduce_op)
+    out = prim("ReduceScatter", op=reduce_op, group=group)(_mm(input, x2, trans_input, trans_x2, None))
+    return out + bias if bias is not None else out
+
+
 __all__ = sorted(n for n, v in list(globals().items())
-                 if isinstance(v, type) and issubclass(v, _PythonPrimitive) and v is not _PythonPrimitive)
+                 if isinstance(v, type) and issubclass(v, _PythonPrimitive) and v is not _PythonPrimitive) + [
+    "all_gather_matmul", "matmul_reduce_scatter"]

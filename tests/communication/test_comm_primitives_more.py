@@ -27,6 +27,14 @@ def test_values_across_two_ranks(ranks):
     assert r0["a2a_v"] == [0.0, 10.0] and r1["a2a_v"] == [1.0, 11.0, 12.0]
     assert r0["neighbor"] == [2.0, 20.0] and r1["neighbor"] == [1.0, 10.0]
     assert r0["batch"] == [4.0, 40.0] and r1["batch"] == [2.0, 20.0]
+    a = [np.arange(4, dtype=np.float64).reshape(2, 2) + r for r in range(2)]
+    w = np.array([[1.0, 2.0], [3.0, 4.0]])
+    for r, got in enumerate(ranks):
+        np.testing.assert_allclose(got["ag_mm"][0], np.concatenate(a) @ w)
+        assert got["ag_mm"][1] == 4
+        np.testing.assert_allclose(got["mm_rs"], (a[0] @ w + a[1] @ w)[r:r + 1])
+    # counts [[1, 1], [1, 2]]: rank 0 sends [0] / [1]; rank 1 sends [10] / [11, 12]
+    assert r0["a2a_v_c"] == [0.0, 10.0] and r1["a2a_v_c"] == [1.0, 11.0, 12.0]
 
 
 def test_world_of_one():

@@ -33,6 +33,15 @@ def main():
     got["neighbor"] = ops.NeighborExchange([peer], [peer], [[2]], [[2]], ms.float32)((x,))[0].asnumpy().tolist()
     got["batch"] = ops.BatchISendIRecv(("isend", "irecv"), (peer, peer), ([2],), (ms.float32,))((x * 2,))[0] \
         .asnumpy().tolist()
+    a = ms.Tensor(np.arange(4, dtype=np.float32).reshape(2, 2) + rank)
+    w = ms.Tensor(np.array([[1.0, 2.0], [3.0, 4.0]], np.float32))
+    out, gathered = ops.all_gather_matmul(a, w, "hccl_world_group", 2)
+    got["ag_mm"] = [out.asnumpy().tolist(), gathered.shape[0]]
+    got["mm_rs"] = ops.matmul_reduce_scatter(a, w, "hccl_world_group", 2).asnumpy().tolist()
+    ops.init_process_group()  # already joined: a no-op; the torch-style API shares the job
+    box = ms.Tensor(np.zeros(2 + rank, np.float32))
+    ops.all_to_all_v_c(box, f32(*[10.0 * rank + i for i in range(2 + rank)]), [1, 1, 1, 2])
+    got["a2a_v_c"] = box.asnumpy().tolist()
     ops.Barrier()()
     comm.release()
     with open(os.path.join(out_dir, f"worker_{rank}.json"), "w") as f:
