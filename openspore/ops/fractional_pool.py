@@ -119,3 +119,74 @@ FractionalMaxPool3DWithFixedKsize = _primitive(
     doc="FractionalMaxPool3DWithFixedKsize(ksize, output_shape, data_format='NCDHW')(x, random_samples): "
         "(pooled, int64 flat argmax).")
 
+
+
+# ---- TensorFlow-style fractional pooling over NHWC (pooling_ratio, random pooling sequences) ----------------------------
+def _sequence(rng, n_in, n_out, pseudo_random):
+    """Cumulative window boundaries 0 = s_0 < … < s_out = n_in (TensorFlow's two generators)."""
+    if pseudo_random:
+        alpha = n_in / n_out
+        u_max = min((n_in + 2) / alpha - (n_out + 1), 1.0)  # keeps every window at least one wide
+        u = rng.uniform(0.0, max(u_max, 0.0))
+        seq = np.ceil(alpha * (np.arange(n_out + 1) + u)).astype(np.int64) - 1
+        seq[0], seq[-1] = 0, n_in
+        return np.maximum.accumulate(seq)
+    k, extra = divmod(n_in, n_out)
+    sizes = np.full(n_out, k, np.int64)
+    sizes[rng.permutation(n_out)[:extra]] += 1
+    return np.concatenate([[0], np.cumsum(sizes)])
+
+
+def _fractional_tf(self, x, reduce):
+    if len(x.shape) != 4:
+        raise ValueError(f"For '{self.name}', 'x' must be 4-D (N, H, W, C), but got {list(x.shape)}.")
+    ratio = tuple(self.pooling_ratio)
+    if len(ratio) != 4 or ratio[0] != 1.0 or ratio[3] != 1.0 or min(ratio[1:3]) < 1.0:
+        raise ValueError(f"For '{self.name}', 'pooling_ratio' must be [1.0, >=1, >=1, 1.0], but got {list(ratio)}.")
+    n_h, n_w = int(x.shape[1] / ratio[1]), int(x.shape[2] / ratio[2])
+    seed = (self.seed, self.seed2) if (self.seed or self.seed2) else None
+    rng = np.random.Generator(np.random.Philox(list(seed))) if self.deterministic and seed else \
+        np.random.default_rng(prim("UniformInt", seed=0, seed2=0)((2,), 0, 2 ** 31 - 1).asnumpy())
+    rows = _sequence(rng, x.shape[1], n_h, self.pseudo_random)
+    cols = _sequence(rng, x.shape[2], n_w, self.pseudo_random)
+
+    def pool(t, axis, seq):
+        parts = []
+        for i in range(len(seq) - 1):
+            end = min(seq[i + 1] + (1 if self.overlapping else 0), t.shape[axis])
+            parts.append(reduce(F.narrow(t, axis, int(seq[i]), int(end - seq[i])), axis))
+        return F.stack(parts, axis)
+
+    out = pool(pool(x, 1, rows), 2, cols) if reduce is _max else _avg2d(x, rows, cols, self.overlapping)
+    return out, Tensor(rows), Tensor(cols)
+
+
+def _max(t, axis):
+    return F.amax(t, axis)
+
+
+def _avg2d(x, rows, cols, overlapping):
+    """Mean over each (row window × column window): not separable when windows overlap unevenly, so per cell."""
+    cells = []
+    for i in range(len(rows) - 1):
+        r_end = min(rows[i + 1] + (1 if overlapping else 0), x.shape[1])
+        band = F.narrow(x, 1, int(rows[i]), int(r_end - rows[i]))
+        line = []
+        for j in range(len(cols) - 1):
+            c_end = min(cols[j + 1] + (1 if overlapping else 0), x.shape[2])
+            line.append(F.mean(F.narrow(band, 2, int(cols[j]), int(c_end - cols[j])), (1, 2)))
+        cells.append(F.stack(line, 1))
+    return F.stack(cells, 1)
+
+
+_TF_ATTRS = [("pooling_ratio", (1.0, 1.0, 1.0, 1.0)), ("pseudo_random", False), ("overlapping", False),
+             ("deterministic", False), ("seed", 0), ("seed2", 0)]
+FractionalMaxPool = _primitive(
+    "FractionalMaxPool", lambda self, x: _fractional_tf(self, x, _max), attrs=_TF_ATTRS,
+    doc="FractionalMaxPool(pooling_ratio, pseudo_random=False, overlapping=False, deterministic=False, seed=0, "
+        "seed2=0)(x NHWC): (max over fractional windows, row boundaries, column boundaries).")
+FractionalAvgPool = _primitive(
+    "FractionalAvgPool", lambda self, x: _fractional_tf(self, x, None), attrs=_TF_ATTRS,
+    doc="FractionalAvgPool(pooling_ratio, pseudo_random=False, overlapping=False, deterministic=False, seed=0, "
+        "seed2=0)(x NHWC): (mean over fractional windows, row boundaries, column boundaries).")
+__all__ += ["FractionalMaxPool", "FractionalAvgPool"]

@@ -43,3 +43,27 @@ def test_fractional_max_pool3d_matches_torch_and_follows_the_seed():
     np.testing.assert_array_equal(ops.fractional_max_pool3d(T(x), 2, output_size=4).asnumpy(), a)
     with pytest.raises(ValueError, match="output_size"):
         ops.fractional_max_pool3d(T(x), 2)
+
+
+@pytest.mark.parametrize("pseudo_random", [False, True])
+@pytest.mark.parametrize("overlapping", [False, True])
+def test_tensorflow_style_fractional_pools_follow_their_sequences(pseudo_random, overlapping):
+    x = rng.standard_normal((1, 8, 6, 2)).astype(np.float32)
+    ms.set_seed(7)
+    y, rows, cols = ops.FractionalMaxPool((1.0, 1.6, 2.0, 1.0), pseudo_random, overlapping)(T(x))
+    a, rows_a, cols_a = ops.FractionalAvgPool((1.0, 1.6, 2.0, 1.0), pseudo_random, overlapping, True, 3, 1)(T(x))
+    r, c = rows.asnumpy(), cols.asnumpy()
+    assert r[0] == 0 and r[-1] == 8 and (np.diff(r) >= 1).all() and len(r) == int(8 / 1.6) + 1
+    assert c[0] == 0 and c[-1] == 6 and (np.diff(c) >= 1).all() and len(c) == int(6 / 2.0) + 1
+    extra = 1 if overlapping else 0
+    for seq_r, seq_c, out, reduce in ((r, c, y.asnumpy(), np.max), (rows_a.asnumpy(), cols_a.asnumpy(), a.asnumpy(),
+                                                                      np.mean)):
+        for i in range(len(seq_r) - 1):
+            for j in range(len(seq_c) - 1):
+                window = x[:, seq_r[i]:min(seq_r[i + 1] + extra, 8), seq_c[j]:min(seq_c[j + 1] + extra, 6)]
+                np.testing.assert_allclose(out[:, i, j], reduce(window, axis=(1, 2)), rtol=1e-5, atol=1e-6)
+    again = ops.FractionalAvgPool((1.0, 1.6, 2.0, 1.0), pseudo_random, overlapping, True, 3, 1)(T(x))
+    np.testing.assert_array_equal(again[1].asnumpy(), rows_a.asnumpy())  # deterministic with a seed
+    ms.set_seed(7)
+    np.testing.assert_array_equal(ops.FractionalMaxPool((1.0, 1.6, 2.0, 1.0), pseudo_random, overlapping)(T(x))[1]
+                                  .asnumpy(), r)
