@@ -19,7 +19,7 @@ from ..core.tensor import Tensor
 from . import function as F
 from .composite_primitives import _primitive
 
-__all__ = ["DropoutGenMask", "DropoutDoMask", "EditDistance", "Betainc", "MatrixLogarithm"]
+__all__ = ["DropoutGenMask", "DropoutDoMask", "EditDistance", "Betainc", "MatrixLogarithm", "RNNTLoss"]
 
 
 def _host(x):
@@ -165,3 +165,68 @@ MatrixLogarithm = _primitive("MatrixLogarithm", _matrix_logarithm,
                              doc="MatrixLogarithm()(x): the principal logarithm of each complex square matrix "
                                  "(diagonalisable ones).")
 
+
+
+# ---- RNN-transducer loss -------------------------------------------------------------------------------------------------
+def _rnnt_one(lp, labels, blank):
+    """(−log P(labels | lp), d(−log P)/d lp) for one sequence; lp: (T, U+1, V) log-probabilities."""
+    t_len, u1 = lp.shape[:2]
+    alpha = np.full((t_len, u1), -np.inf)
+    alpha[0, 0] = 0.0
+    for t in range(t_len):
+        for u in range(u1):
+            if t == 0 and u == 0:
+                continue
+            stay = alpha[t - 1, u] + lp[t - 1, u, blank] if t else -np.inf
+            emit = alpha[t, u - 1] + lp[t, u - 1, labels[u - 1]] if u else -np.inf
+            alpha[t, u] = np.logaddexp(stay, emit)
+    beta = np.full((t_len, u1), -np.inf)
+    beta[-1, -1] = lp[-1, -1, blank]
+    for t in range(t_len - 1, -1, -1):
+        for u in range(u1 - 1, -1, -1):
+            if t == t_len - 1 and u == u1 - 1:
+                continue
+            stay = beta[t + 1, u] + lp[t, u, blank] if t + 1 < t_len else -np.inf
+            emit = beta[t, u + 1] + lp[t, u, labels[u]] if u + 1 < u1 else -np.inf
+            beta[t, u] = np.logaddexp(stay, emit)
+    log_p = beta[0, 0]
+    grad = np.zeros_like(lp)
+    for t in range(t_len):
+        for u in range(u1):
+            after_blank = beta[t + 1, u] if t + 1 < t_len else (0.0 if u == u1 - 1 else -np.inf)
+            grad[t, u, blank] = -np.exp(alpha[t, u] + lp[t, u, blank] + after_blank - log_p)
+            if u + 1 < u1:
+                grad[t, u, labels[u]] = -np.exp(alpha[t, u] + lp[t, u, labels[u]] + beta[t, u + 1] - log_p)
+    return -log_p, grad
+
+
+def _rnnt_loss(self, acts, labels, input_lengths, label_lengths):
+    a = _host(acts).astype(np.float64)
+    if a.ndim != 4:
+        raise ValueError(f"For 'RNNTLoss', 'acts' must be 4-D (B, T, U+1, V), but got {list(a.shape)}.")
+    lab, t_lens, u_lens = _host(labels), _host(input_lengths).reshape(-1), _host(label_lengths).reshape(-1)
+    shifted = a - a.max(-1, keepdims=True)
+    lp = shifted - np.log(np.exp(shifted).sum(-1, keepdims=True))
+    costs, grads = np.zeros(a.shape[0]), np.zeros_like(a)
+    for b in range(a.shape[0]):
+        t_b, u_b = int(t_lens[b]), int(u_lens[b])
+        if not (1 <= t_b <= a.shape[1] and 0 <= u_b < a.shape[2]):
+            raise ValueError(f"For 'RNNTLoss', sequence {b} has lengths T={t_b}, U={u_b} outside 'acts' "
+                             f"{list(a.shape)}.")
+        costs[b], g_lp = _rnnt_one(lp[b, :t_b, :u_b + 1], lab[b, :u_b], self.blank_label)
+        probs = np.exp(lp[b, :t_b, :u_b + 1])
+        grads[b, :t_b, :u_b + 1] = g_lp - probs * g_lp.sum(-1, keepdims=True)  # through the log-softmax
+    dtype = acts.dtype.np_dtype
+    grads_t = Tensor(grads.astype(dtype))
+
+    def forward(x):
+        return Tensor(costs.astype(dtype))
+
+    def bprop(x, out, dout):
+        return (grads_t * F.reshape(dout, (-1, 1, 1, 1)),)
+    return autograd.custom_bprop_call(forward, bprop, (acts,)), grads_t
+
+
+RNNTLoss = _primitive("RNNTLoss", _rnnt_loss, attrs=[("blank_label", 0)],
+                      doc="RNNTLoss(blank_label=0)(acts (B, T, U+1, V) logits, labels (B, U), input_lengths, "
+                          "label_lengths): (−log P(labels) per sequence, its gradient with respect to acts).")

@@ -57,3 +57,41 @@ def test_matrix_logarithm_matches_scipy():
     np.testing.assert_allclose(np.stack([linalg.expm(g) for g in got]), m, rtol=1e-8, atol=1e-10)
     with pytest.raises(ValueError, match="complex"):
         ops.MatrixLogarithm()(T(np.eye(2, dtype=np.float32)))
+
+
+def _rnnt_brute(acts, labels, blank=0):
+    """−log Σ over every monotone alignment path of the product of its emission probabilities."""
+    lp = acts - np.log(np.exp(acts).sum(-1, keepdims=True))
+    t_len, u1 = lp.shape[:2]
+
+    def paths(t, u):
+        if t == t_len - 1 and u == u1 - 1:
+            return [lp[t, u, blank]]
+        out = []
+        if t + 1 < t_len:
+            out += [lp[t, u, blank] + rest for rest in paths(t + 1, u)]
+        if u + 1 < u1:
+            out += [lp[t, u, labels[u]] + rest for rest in paths(t, u + 1)]
+        return out
+    return -np.logaddexp.reduce(paths(0, 0))
+
+
+def test_rnnt_loss_matches_path_enumeration_and_finite_differences():
+    acts = rng.standard_normal((2, 4, 3, 5))
+    labels = np.array([[1, 3], [2, 0]], np.int32)
+    costs, grads = ops.RNNTLoss()(T(acts), T(labels), T(np.array([4, 3], np.int32)), T(np.array([2, 1], np.int32)))
+    assert costs.asnumpy()[0] == pytest.approx(_rnnt_brute(acts[0], labels[0]), rel=1e-10)
+    assert costs.asnumpy()[1] == pytest.approx(_rnnt_brute(acts[1, :3, :2], labels[1, :1]), rel=1e-10)
+    eps, g = 1e-6, grads.asnumpy()
+    for idx in [(0, 0, 0, 0), (0, 2, 1, 3), (0, 3, 2, 0), (1, 1, 1, 0)]:
+        up, dn = acts.copy(), acts.copy()
+        up[idx] += eps
+        dn[idx] -= eps
+        b = idx[0]
+        f = (lambda a: _rnnt_brute(a[0], labels[0])) if b == 0 else (lambda a: _rnnt_brute(a[1, :3, :2], labels[1, :1]))
+        assert g[idx] == pytest.approx((f(up) - f(dn)) / (2 * eps), abs=1e-6)
+    assert (g[1, 3] == 0).all() and (g[1, :, 2] == 0).all()  # beyond the sequence's lengths
+    auto = ms.grad(lambda a: (ops.RNNTLoss()(a, T(labels), T(np.array([4, 3], np.int32)),
+                                             T(np.array([2, 1], np.int32)))[0] * T(np.array([1.0, 2.0]))).sum())(
+        T(acts)).asnumpy()
+    np.testing.assert_allclose(auto, g * np.array([1.0, 2.0])[:, None, None, None], rtol=1e-10)
