@@ -26,7 +26,7 @@ from ..ops.defs.comm import ReduceOp
 from . import management
 
 __all__ = ["P2POp", "CommHandle", "TCPStore", "all_gather", "all_gather_into_tensor", "all_gather_into_tensor_uneven",
-           "all_gather_object", "all_reduce", "all_to_all", "all_to_all_single", "barrier", "batch_isend_irecv",
+           "all_gather_object", "all_reduce", "all_to_all", "all_to_all_single", "all_to_all_v_c", "barrier", "batch_isend_irecv",
            "broadcast", "broadcast_object_list", "destroy_process_group", "gather", "gather_object", "get_backend",
            "get_global_rank", "get_group_rank", "get_process_group_ranks", "get_rank", "get_world_size",
            "init_process_group", "irecv", "is_available", "is_initialized", "isend", "new_group", "recv",
@@ -356,6 +356,27 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
         raise ValueError(f"For 'all_to_all_single', 'output_split_sizes' {list(output_split_sizes)} does not match "
                          f"the received blocks {[o.shape[0] for o in received]}.")
     return _done(async_op, lambda: _write(output, np.concatenate(received)))
+
+
+def all_to_all_v_c(output, input, send_count_matrix, group=None, async_op=False):
+    """all-to-all of flattened blocks sized by send_count_matrix (world_size × world_size, row i: what rank i
+    sends to each rank); `output` receives the blocks sent to this rank, in rank order."""
+    _check_tensor("all_to_all_v_c", "input", input)
+    group = _group("all_to_all_v_c", group)
+    n = world.group_size(group)
+    counts = np.asarray(send_count_matrix, np.int64).reshape(-1)
+    if counts.size != n * n or (counts < 0).any():
+        raise ValueError(f"For 'all_to_all_v_c', 'send_count_matrix' must hold {n}×{n} non-negative counts, but got "
+                         f"{counts.size} values.")
+    counts = counts.reshape(n, n)
+    me = world.group_rank(group)
+    flat = _host(input).reshape(-1)
+    if counts[me].sum() != flat.size:
+        raise ValueError(f"For 'all_to_all_v_c', row {me} of 'send_count_matrix' sends {int(counts[me].sum())} "
+                         f"elements but the input has {flat.size}.")
+    bounds = np.cumsum([0] + counts[me].tolist())
+    received = _exchange([flat[bounds[r]:bounds[r + 1]] for r in range(n)], group)
+    return _done(async_op, lambda: _write(output, np.concatenate(received).reshape(tuple(output.shape))))
 
 
 # ---- point to point ------------------------------------------------------------------------------------------------

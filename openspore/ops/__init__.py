@@ -24,14 +24,21 @@ from .resize_primitives import *  # noqa: F401,F403
 from .composite_primitives_compat import *  # noqa: F401,F403
 from .optim_primitives_fused import *  # noqa: F401,F403
 from .image_primitives import *  # noqa: F401,F403
+from .resize_primitives_more import *  # noqa: F401,F403
+from .comm_primitives_more import *  # noqa: F401,F403
+from .attention_primitives import *  # noqa: F401,F403
+from .fractional_pool import *  # noqa: F401,F403
+from .rnn_primitives import *  # noqa: F401,F403
+from .misc_primitives_more import *  # noqa: F401,F403
+from .op_info import *  # noqa: F401,F403
 from . import tensor_more_methods as _tensor_more_methods  # noqa: F401,E402  (last: forwards to the names above)
 
 
 # mindspore.ops re-exports the torch-style collectives (mindspore.ops.communication); they live in
 # openspore.communication, above this layer, so they are looked up on first use.
 _COMMUNICATION = ("P2POp", "TCPStore", "all_gather", "all_gather_into_tensor", "all_gather_into_tensor_uneven",
-                  "all_gather_object", "all_reduce", "all_to_all", "all_to_all_single", "barrier", "batch_isend_irecv",
-                  "broadcast", "broadcast_object_list", "destroy_process_group", "gather_object", "get_backend",
+                  "all_gather_object", "all_reduce", "all_to_all", "all_to_all_single", "all_to_all_v_c", "barrier",
+                  "batch_isend_irecv", "broadcast", "broadcast_object_list", "destroy_process_group", "gather_object", "get_backend",
                   "get_global_rank", "get_group_rank", "get_process_group_ranks", "get_rank", "get_world_size",
                   "init_process_group", "irecv", "is_available", "is_initialized", "isend", "new_group", "recv",
                   "recv_object_list", "reduce", "reduce_scatter", "reduce_scatter_tensor",

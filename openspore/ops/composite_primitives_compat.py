@@ -336,6 +336,24 @@ DepthwiseConv2dNative = _primitive(
     doc="DepthwiseConv2dNative(channel_multiplier, kernel_size, ...)(x, w): each input channel convolved with its "
         "channel_multiplier filters of w (multiplier, C, kh, kw); output channel c·multiplier + k.")
 
+# ---- views (MindSpore's view-kernel primitives: here the ordinary ops, which already return new tensors) ----------
+TransposeView = _primitive("TransposeView", lambda self, input, input_perm: F.transpose(input, tuple(input_perm)),
+                           doc="TransposeView()(input, input_perm): the axes of input permuted.")
+TransposeExtView = _primitive("TransposeExtView", lambda self, input, dim0, dim1: F.swapaxes(input, dim0, dim1),
+                              doc="TransposeExtView()(input, dim0, dim1): input with two axes swapped.")
+SelectView = _primitive("SelectView", lambda self, input, dim, index: F.squeeze(
+    F.narrow(input, dim, index % input.shape[dim], 1), dim % len(input.shape)),
+                        doc="SelectView()(input, dim, index): the slice at `index` of axis `dim` (that axis removed).")
+
+
+def _copy_with_slice(self, dst, src):
+    from .tensor_methods import _inplace
+    return _inplace(dst, src)
+
+
+CopyWithSlice = _primitive("CopyWithSlice", _copy_with_slice,
+                           doc="CopyWithSlice()(self, src): src's values written into `self` (broadcast); returns it.")
+
 __all__ = sorted(n for n, v in list(globals().items())
                  if isinstance(v, type) and issubclass(v, _PythonPrimitive) and v is not _PythonPrimitive) + [
     "adaptive_max_pool3d", "max_unpool3d"]

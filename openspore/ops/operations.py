@@ -12,12 +12,13 @@ __all__ = sorted(PRIMITIVES) + ["Primitive"]
 def __getattr__(name):
     """`P.Shape`, `P.DivNoNan`, ...: the Primitive classes computed as composites (PEP 562, imported on first use
     since they are built on the functional API, which imports this module)."""
-    from . import (composite_primitives, composite_primitives_compat, composite_primitives_extra,
-                   composite_primitives_misc, hooks, image_primitives, optim_primitives, optim_primitives_fused,
-                   resize_primitives)
+    from . import (attention_primitives, comm_primitives_more, composite_primitives, composite_primitives_compat, composite_primitives_extra,
+                   composite_primitives_misc, fractional_pool, hooks, misc_primitives_more, rnn_primitives, image_primitives, optim_primitives, optim_primitives_fused,
+                   resize_primitives, resize_primitives_more)
     for module in (composite_primitives, composite_primitives_extra, composite_primitives_misc, hooks,
                    optim_primitives, resize_primitives, composite_primitives_compat, optim_primitives_fused,
-                   image_primitives):
+                   image_primitives, resize_primitives_more, comm_primitives_more, attention_primitives,
+                   fractional_pool, rnn_primitives, misc_primitives_more):
         if name in module.__all__:
             return getattr(module, name)
     raise AttributeError(f"module 'openspore.ops.operations' has no attribute {name!r}")

@@ -184,3 +184,13 @@ def test_depthwise_conv_matches_torch():
     tw = torch.tensor(w).permute(1, 0, 2, 3).reshape(6, 1, 3, 3)  # output channel c·multiplier + k
     ref = torch.nn.functional.conv2d(torch.tensor(x), tw, stride=2, padding=1, groups=3).numpy()
     np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-5)
+
+
+def test_view_primitives():
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    np.testing.assert_array_equal(ops.TransposeView()(T(x), (2, 0, 1)).asnumpy(), x.transpose(2, 0, 1))
+    np.testing.assert_array_equal(ops.TransposeExtView()(T(x), 0, 2).asnumpy(), x.swapaxes(0, 2))
+    np.testing.assert_array_equal(ops.SelectView()(T(x), 1, 2).asnumpy(), x[:, 2])
+    dst = T(np.zeros((2, 3), np.float32))
+    assert ops.CopyWithSlice()(dst, T(np.array([1.0, 2.0, 3.0], np.float32))) is dst
+    np.testing.assert_array_equal(dst.asnumpy(), [[1, 2, 3], [1, 2, 3]])

@@ -36,3 +36,5 @@ from .sparse_unary_func import *  # noqa: F401,F403
 from .random_dist_func import *  # noqa: F401,F403
 from .compat_misc_func import *  # noqa: F401,F403
 from .ctc_func import *  # noqa: F401,F403
+from .attention_func import *  # noqa: F401,F403
+from .graph_helpers_func import *  # noqa: F401,F403
