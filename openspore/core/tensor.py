@@ -310,6 +310,8 @@ class Tensor:
             body = np.array2string(arr, separator=", ", threshold=1000)
         if arr.ndim == 1:  # MindSpore keeps a vector on the header line; an empty one prints nothing
             return f"Tensor(shape={list(self.shape)}, dtype={self._dtype}, value= {body if arr.size else ''})"
+        if arr.ndim >= 3:  # numpy separates blocks by blank lines; MindSpore's repr does not
+            body = "\n".join(line for line in body.split("\n") if line.strip())
         return f"Tensor(shape={list(self.shape)}, dtype={self._dtype}, value=\n{body})"
 
     def __str__(self):
