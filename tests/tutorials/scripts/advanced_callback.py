@@ -1,3 +1,4 @@
+# ruff: noqa: E402, F811  (a tutorial page: imports where the page has them, cells that redefine names)
 # MindSpore 2.x tutorial "Callback Mechanism" (tutorials/advanced/model/callback), unchanged except that the
 # `download(url, "./", kind="zip", replace=True)` step is replaced by synthetic MNIST_Data written by the test
 # (640 training images: 10 steps of 64 per epoch).

@@ -1,3 +1,4 @@
+# ruff: noqa: E402, F811  (a tutorial page: imports where the page has them, cells that redefine names)
 # MindSpore 2.x tutorial "Advanced Automatic Differentiation" (tutorials/advanced/derivation), unchanged.
 # expect: (Tensor(shape=[1], dtype=Float32, value= [ 3.00000000e+01]), Tensor(shape=[1], dtype=Float32, value= [ 9.00000000e+00]))
 # expect: (Tensor(shape=[1], dtype=Float32, value= [ 4.50000000e+01]),)

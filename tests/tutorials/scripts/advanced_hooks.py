@@ -1,3 +1,4 @@
+# ruff: noqa: E402, F811  (a tutorial page: imports where the page has them, cells that redefine names)
 # MindSpore 2.x tutorial "Hook Programming" (tutorials/custom_program/hook_program), unchanged.
 # expect: hook_fn print grad_out: (Tensor(shape=[], dtype=Float32, value= 2),)
 # expect: output: (Tensor(shape=[], dtype=Float32, value= 4), Tensor(shape=[], dtype=Float32, value= 4))

@@ -1,3 +1,4 @@
+# ruff: noqa: E402, F811  (a tutorial page: imports where the page has them, cells that redefine names)
 # MindSpore 2.x tutorial "Parameter Initialization" (tutorials/advanced/modules/initializer), unchanged (the page
 # prints nothing: it must run to the end).
 import numpy as np

@@ -1,3 +1,4 @@
+# ruff: noqa: E402, F811  (a tutorial page: imports where the page has them, cells that redefine names)
 # MindSpore 2.x tutorial "Cell and Parameter" (tutorials/advanced/modules/layer), unchanged.
 # expect: [Parameter (name=w, shape=(5, 3), dtype=Float32, requires_grad=True), Parameter (name=b, shape=(3,), dtype=Float32, requires_grad=True)]
 # expect: <class 'generator'>

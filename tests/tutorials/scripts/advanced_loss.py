@@ -1,3 +1,4 @@
+# ruff: noqa: E402, F811  (a tutorial page: imports where the page has them, cells that redefine names)
 # MindSpore 2.x tutorial "Loss Function" (tutorials/advanced/modules/loss), unchanged (its data is synthetic).
 # expect: loss: 1.5
 # expect: loss_sum: 9.0

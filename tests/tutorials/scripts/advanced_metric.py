@@ -1,3 +1,4 @@
+# ruff: noqa: E402, F811  (a tutorial page: imports where the page has them, cells that redefine names)
 # MindSpore 2.x tutorial "Evaluation Metrics" (tutorials/advanced/model/metric), unchanged (its data is synthetic).
 # (NumPy 1.x, which MindSpore 2.10 needs, prints the MAE as float64 0.1499999612569809; NumPy 2 keeps float32)
 # expect: 0.14999996

@@ -1,3 +1,4 @@
+# ruff: noqa: E402, F811  (a tutorial page: imports where the page has them, cells that redefine names)
 # MindSpore 2.x tutorial "Optimizer" (tutorials/advanced/modules/optimizer), unchanged except the page's
 # unindented `for` body (a markdown slip) being indented.
 # expect: [Parameter (name=param, shape=(1,), dtype=Float32, requires_grad=True)]
