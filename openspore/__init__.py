@@ -34,6 +34,8 @@ from .ops.sparse_tensor import COOTensor, CSRTensor, RowTensor, SparseTensor  # 
 from .runtime.streams import (Stream, Event, StreamCtx, current_stream, default_stream,  # noqa: F401
                               communication_stream, set_cur_stream, launch_blocking, dispatch_threads_num,
                               set_cpu_affinity)
+from .profiler import Profiler  # noqa: F401
+from .core.symbol import Symbol, enable_dynamic  # noqa: F401
 from .core.saved_tensors import saved_tensors_hooks, register_saved_tensors_hooks, recompute  # noqa: F401
 from .runtime import install_cell_runner as _install_cell_runner
 from .nn import cell as _cell, _cell_call

@@ -90,9 +90,14 @@ class Tensor:
             self._shape_hint = tuple(shape)
             return
         if input_data is None:
-            if shape is None or dtype is None:
+            if dtype is None:
                 raise TypeError("For 'Tensor', input_data is None: give 'shape' and 'dtype' (a placeholder tensor).")
-            shape = tuple(0 if s is None or s == -1 else s for s in shape)
+            # a placeholder (core/symbol.py): None, -1 or a Symbol marks a dynamic axis, shape=None any rank
+            declared = None if shape is None else tuple(shape)
+            if declared is None or any(not isinstance(s, int) or s == -1 for s in declared):
+                self.__dict__["_dynamic_shape"] = declared
+            shape = () if declared is None else tuple(0 if not isinstance(s, int) or s == -1 else s
+                                                      for s in declared)
             input_data = np.zeros(shape, dtype.np_dtype)
         backend = backends.current()
         if isinstance(input_data, Tensor):
@@ -121,7 +126,10 @@ class Tensor:
             array = array.astype(dtype.np_dtype)
         self._data = backend.from_numpy(array, copy=True)
         self._dtype = dtype or mstype.nptype_to_dtype(array.dtype)
-        if shape is not None and tuple(shape) != tuple(array.shape):
+        declared = self.__dict__.get("_dynamic_shape", ())
+        if declared != ():  # MindSpore reports a dynamic axis as -1 and an unknown rank as [-2]
+            self._shape = (-2,) if declared is None else tuple(s if isinstance(s, int) else -1 for s in declared)
+        elif shape is not None and tuple(shape) != tuple(array.shape):
             raise ValueError(f"For 'Tensor', the shape {tuple(shape)} does not match the data's shape {array.shape}.")
 
     # --- internal construction -------------------------------------------------------------------
@@ -310,6 +318,8 @@ class Tensor:
             body = np.array2string(arr, separator=", ", threshold=1000)
         if arr.ndim == 1:  # MindSpore keeps a vector on the header line; an empty one prints nothing
             return f"Tensor(shape={list(self.shape)}, dtype={self._dtype}, value= {body if arr.size else ''})"
+        if arr.ndim >= 3:  # numpy separates blocks by blank lines; MindSpore's repr does not
+            body = "\n".join(line for line in body.split("\n") if line.strip())
         return f"Tensor(shape={list(self.shape)}, dtype={self._dtype}, value=\n{body})"
 
     def __str__(self):

@@ -8,6 +8,7 @@ import weakref
 from ..core import autograd
 from ..core.dispatch import cast
 from ..core.tensor import Tensor
+from ..core.symbol import check_inputs
 
 _hook_ids = itertools.count()
 
@@ -126,6 +127,8 @@ def _wrap_outputs(cell, output, state):
 
 def complex_call(cell, args, kwargs):
     d = cell.__dict__
+    if d["_dynamic_inputs"] is not None:
+        check_inputs(cell.cls_name, d["_dynamic_inputs"][0], args)
     dtype = d["_mixed_dtype"]
     if dtype is not None:
         args = tuple(_cast_value(a, dtype) for a in args)

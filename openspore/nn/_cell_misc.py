@@ -72,8 +72,18 @@ class CellCompatMixin:
         return self
 
     def set_inputs(self, *inputs, **kwargs):
-        """Declare the (possibly dynamic-shape) inputs for graph compilation."""
+        """Declare the inputs: placeholder Tensors whose None / -1 / `Symbol` axes may take any size the
+        declaration allows (`Tensor(shape=(Symbol(), 3), dtype=ms.float32)`; shape=None: any rank). Every later
+        call is checked against them (dtype, rank, static sizes, Symbol constraints), with a clear error.
+
+        >>> import numpy as np, openspore as ms
+        >>> net = ms.nn.Dense(3, 2)
+        >>> net.set_inputs(ms.Tensor(shape=(ms.Symbol(max=8), 3), dtype=ms.float32))
+        >>> net(ms.Tensor(np.ones((5, 3), np.float32))).shape
+        (5, 2)
+        """
         self.__dict__["_dynamic_inputs"] = (inputs, kwargs)
+        self._refresh_call_path()
 
     def get_inputs(self):
         inputs = self._dynamic_inputs

@@ -33,6 +33,7 @@ from ..core.dispatch import _tracers
 from ..core.parameter import Parameter, ParameterTuple
 from ..core.primitive import Primitive
 from ..core.tensor import Tensor
+from ..core.symbol import check_inputs
 from . import _cell_call
 from ._cell_misc import CellCompatMixin
 
@@ -83,6 +84,8 @@ class Cell(CellCompatMixin):
         if _tracers:  # tracing a graph: the tracer records the cell's scope and runs its rewritten construct
             return _tracers[-1].call_cell(self, args, kwargs, _cell_call.complex_call)
         if _graph_runner is not None and context.get_context("mode") == context.GRAPH_MODE:
+            if self._dynamic_inputs is not None:
+                check_inputs(self.cls_name, self._dynamic_inputs[0], args)
             return _graph_runner(self, args, kwargs)
         if self._plain_call:
             return self.construct(*args, **kwargs)
@@ -92,7 +95,7 @@ class Cell(CellCompatMixin):
         d = self.__dict__
         d["_plain_call"] = not (d["_has_bprop"] or d["_mixed_dtype"] is not None or d["_forward_pre_hooks"]
                                 or d["_forward_hooks"] or d["_backward_hooks"] or d["_backward_pre_hooks"]
-                                or d["_recompute_kwargs"] is not None)
+                                or d["_recompute_kwargs"] is not None or d["_dynamic_inputs"] is not None)
 
     def register_forward_pre_hook(self, hook_fn, *, prepend=False, with_kwargs=False):
         """`hook_fn(cell, inputs)` (or `(cell, args, kwargs)`) runs before construct; may return new inputs."""
