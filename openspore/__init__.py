@@ -33,6 +33,7 @@ from .common.tensor import swap_tensors  # noqa: F401
 from .runtime import install_cell_runner as _install_cell_runner
 from .nn import cell as _cell, _cell_call
 _install_cell_runner(_cell.set_graph_runner, _cell_call.complex_call)
+from .parallel import Layout, shard  # noqa: F401,E402  (operator-level sharding; makes Cell.shard act)
 
 
 def __getattr__(name):

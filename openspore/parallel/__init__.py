@@ -10,5 +10,8 @@ docs/distributed.md.
 """
 from ..context import ParallelMode  # noqa: F401
 from ._param_shard import ShardLayout, gather_full, parameter_memory, slice_parameter, sliced_parameters  # noqa: F401
+from . import _sharding  # noqa: F401  (installs Primitive.shard's sharded call)
+from ._shard_api import Layout, shard  # noqa: F401
 
-__all__ = ["ParallelMode", "ShardLayout", "gather_full", "parameter_memory", "slice_parameter", "sliced_parameters"]
+__all__ = ["ParallelMode", "ShardLayout", "gather_full", "parameter_memory", "slice_parameter", "sliced_parameters",
+           "Layout", "shard"]

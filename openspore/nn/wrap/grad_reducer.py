@@ -34,6 +34,19 @@ def broadcast_parameters(parameters, root_rank=0):
         p.set_data(bcast((p,))[0])
 
 
+def mirror_shard_grads(weights, grads):
+    """Sum the gradients of parameters used inside a `Cell.shard` region (each rank ran it on its block of the
+    batch, openspore.parallel marks them with the group that split it) over that group; others pass."""
+    if not any(p.__dict__.get("_grad_mirror_group") for p in weights):
+        return grads
+    out = list(grads)
+    for i, p in enumerate(weights):
+        group = p.__dict__.get("_grad_mirror_group")
+        if group is not None:
+            out[i] = PRIMITIVES["AllReduce"](op="sum", group=group)(out[i])
+    return tuple(out)
+
+
 def _buckets(count, split_points):
     """Index ranges [start, stop) of the gradient buckets that `all_reduce_fusion_config` describes."""
     edges = [0] + [i for i in split_points if 0 < i < count] + [count]
