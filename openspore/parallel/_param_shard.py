@@ -24,6 +24,7 @@ from ..core.tensor import Tensor
 from ..ops.defs import _comm_world as world
 from ._layout import block_slices
 
+ON_SLICE = []  # callbacks after a parameter is sliced (the strategy file writer)
 _SLICED = {}  # id(Parameter) -> weakref to a sliced Parameter of this process (names change as cells nest)
 
 
@@ -84,8 +85,11 @@ def slice_parameter(param, layout):
         clone = ref()
         if clone is not None and clone.shape == layout.full_shape and getattr(clone, "shard_layout", None) is None:
             _cut(clone, layout)
+            clone.__dict__["_optimizer_state"] = True  # left out of strategy files with only_trainable_params
             _SLICED[id(clone)] = weakref.ref(clone)
     _SLICED[id(param)] = weakref.ref(param)
+    for callback in ON_SLICE:
+        callback()
     return param
 
 
