@@ -227,6 +227,8 @@ class TrainOneStepCell(Cell):
             loss, grads = self._pipeline(*inputs)
             self.optimizer(grads)
             return loss
+        if self.reducer_flag:
+            self.grad_reducer.overlap_begin(self.weights)  # PyNative: buckets leave during the backward
         loss, grads = self._value_and_grad(*inputs)
         if self.sense_flag:
             loss = loss[1]
