@@ -40,6 +40,13 @@ from .core.saved_tensors import saved_tensors_hooks, register_saved_tensors_hook
 from .runtime import install_cell_runner as _install_cell_runner
 from .nn import cell as _cell, _cell_call
 _install_cell_runner(_cell.set_graph_runner, _cell_call.complex_call)
+from .parallel import Layout, shard  # noqa: F401,E402  (operator-level sharding; makes Cell.shard act)
+from .parallel import (build_searched_strategy, merge_pipeline_strategys, load_distributed_checkpoint,  # noqa: F401,E402
+                       transform_checkpoints, transform_checkpoint_by_rank, rank_list_for_transform,
+                       convert_checkpoints, convert_checkpoint_by_rank, rank_list_for_convert,
+                       get_ckpt_path_with_strategy, load_segmented_checkpoints, parameter_broadcast,
+                       sync_pipeline_shared_parameters, restore_group_info_list, set_algo_parameters,
+                       get_algo_parameters, reset_algo_parameters)
 
 
 def __getattr__(name):

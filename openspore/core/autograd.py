@@ -21,6 +21,9 @@ _WANTED = [None]  # input indices whose gradient the running backward rule must 
 DIFFERENTIATING = [None]
 
 
+GRAD_READY = []  # hooks(tensor, gradient) called when a differentiated input's gradient is final
+
+
 def needs_input_grad(index):
     """Inside a backward rule: whether input `index` needs a gradient. Rules of expensive ops skip the rest
     (e.g. a network's first Conv2D never computes the gradient of the data batch)."""
@@ -184,6 +187,8 @@ def _walk(roots):
             continue
         if node.prim is None:  # leaf
             leaves[id(node)] = douts[0]
+            for hook in GRAD_READY:  # its gradient is final now: a data-parallel reducer may send it already
+                hook(node.outputs[0], douts[0])
             continue
         if all(d is None for d in douts):
             continue

@@ -9,6 +9,12 @@ from collections import OrderedDict, namedtuple
 from ..core.tensor import Tensor
 
 _IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+_CELL_SHARD = []  # the function openspore.parallel installs to make Cell.shard act (nn sits below it)
+
+
+def install_cell_shard(fn):
+    """Install fn(cell, in_strategy, out_strategy, parameter_plan), called by every Cell.shard."""
+    _CELL_SHARD[:] = [fn]
 
 
 class CellCompatMixin:
@@ -65,10 +71,13 @@ class CellCompatMixin:
         self._refresh_call_path()
 
     def shard(self, in_strategy, out_strategy=None, parameter_plan=None, device="Ascend", level=0):
-        """Record a parallel sharding strategy; single-device execution is unaffected. Returns self."""
+        """Record a parallel sharding strategy (`None` per input = data parallel); it acts in semi_auto_parallel
+        over several ranks (openspore.parallel), single-device execution is unaffected. Returns self."""
         if not isinstance(in_strategy, tuple):
             raise TypeError(f"For 'Cell.shard', 'in_strategy' should be a tuple, but got {type(in_strategy).__name__}.")
         self.__dict__["_shard_strategy"] = (in_strategy, out_strategy, parameter_plan)
+        if _CELL_SHARD:  # openspore.parallel makes the strategy act (semi_auto_parallel over several ranks)
+            _CELL_SHARD[0](self, in_strategy, out_strategy, parameter_plan)
         return self
 
     def set_inputs(self, *inputs, **kwargs):

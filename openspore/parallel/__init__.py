@@ -10,5 +10,18 @@ docs/distributed.md.
 """
 from ..context import ParallelMode  # noqa: F401
 from ._param_shard import ShardLayout, gather_full, parameter_memory, slice_parameter, sliced_parameters  # noqa: F401
+from . import _sharding  # noqa: F401  (installs Primitive.shard's sharded call)
+from ._shard_api import Layout, shard  # noqa: F401
+from ._strategy_file import build_searched_strategy, merge_pipeline_strategys  # noqa: F401
+from ._ckpt_transform import (convert_checkpoint_by_rank, convert_checkpoints, get_ckpt_path_with_strategy,  # noqa: F401
+                              load_distributed_checkpoint, load_segmented_checkpoints, rank_list_for_convert,
+                              rank_list_for_transform, transform_checkpoint_by_rank, transform_checkpoints)
+from ._parallel_misc import (get_algo_parameters, parameter_broadcast, reset_algo_parameters,  # noqa: F401
+                             restore_group_info_list, set_algo_parameters, sync_pipeline_shared_parameters)
 
-__all__ = ["ParallelMode", "ShardLayout", "gather_full", "parameter_memory", "slice_parameter", "sliced_parameters"]
+__all__ = ["ParallelMode", "ShardLayout", "gather_full", "parameter_memory", "slice_parameter", "sliced_parameters",
+           "Layout", "shard", "build_searched_strategy", "merge_pipeline_strategys", "load_distributed_checkpoint",
+           "transform_checkpoints", "transform_checkpoint_by_rank", "rank_list_for_transform", "convert_checkpoints",
+           "convert_checkpoint_by_rank", "rank_list_for_convert", "get_ckpt_path_with_strategy",
+           "load_segmented_checkpoints", "parameter_broadcast", "sync_pipeline_shared_parameters",
+           "restore_group_info_list", "set_algo_parameters", "get_algo_parameters", "reset_algo_parameters"]

@@ -24,7 +24,8 @@ from ..core.tensor import Tensor
 from ..ops.defs import _comm_world as world
 from ._layout import block_slices
 
-_SLICED = {}  # parameter name -> weakref to the sliced Parameter (this process)
+ON_SLICE = []  # callbacks after a parameter is sliced (the strategy file writer)
+_SLICED = {}  # id(Parameter) -> weakref to a sliced Parameter of this process (names change as cells nest)
 
 
 class ShardLayout:
@@ -84,20 +85,23 @@ def slice_parameter(param, layout):
         clone = ref()
         if clone is not None and clone.shape == layout.full_shape and getattr(clone, "shard_layout", None) is None:
             _cut(clone, layout)
-            _SLICED[clone.name] = weakref.ref(clone)
-    _SLICED[param.name] = weakref.ref(param)
+            clone.__dict__["_optimizer_state"] = True  # left out of strategy files with only_trainable_params
+            _SLICED[id(clone)] = weakref.ref(clone)
+    _SLICED[id(param)] = weakref.ref(param)
+    for callback in ON_SLICE:
+        callback()
     return param
 
 
 def sliced_parameters():
-    """{name: Parameter} of the parameters this process holds sliced (live ones)."""
+    """{name: Parameter} of the parameters this process holds sliced (live ones; the newest of a name wins)."""
     out = {}
-    for name, ref in list(_SLICED.items()):
+    for key, ref in list(_SLICED.items()):
         p = ref()
         if p is None or getattr(p, "shard_layout", None) is None:
-            _SLICED.pop(name, None)
+            _SLICED.pop(key, None)
         else:
-            out[name] = p
+            out[p.name] = p
     return out
 
 

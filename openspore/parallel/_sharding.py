@@ -57,6 +57,9 @@ def group_of(dm, axes):
             _PROCESS_GROUPS[members] = name
             if rank in members:
                 world.add_group(name, members, pg)
+                from ._parallel_misc import group_info_target, save_group_info
+                if group_info_target():  # group_ckpt_save_file: the groups this rank belongs to
+                    save_group_info(group_info_target(), name, members)
     return _PROCESS_GROUPS[key]
 
 

@@ -48,7 +48,11 @@ def _check_matches_reference(out_dir, ref_dir, net, size, atol):
 
 @pytest.mark.parametrize("fusion", ["", "fusion"])
 def test_two_process_data_parallel_matches_one_process(tmp_path, reference, fusion):
-    run_workers("worker_dp.py", 2, tmp_path, "mlp", fusion)
+    results = run_workers("worker_dp.py", 2, tmp_path, "mlp", fusion)
+    for r in results:  # every bucket's AllReduce was sent during the backward pass (PyNative), 20 steps
+        buckets_per_step = 2 if fusion else 4
+        assert r["overlap"] == {"steps": 20, "buckets": 20 * buckets_per_step,
+                                "sent_during_backward": 20 * buckets_per_step}, r
     _check_matches_reference(tmp_path, reference("mlp"), "mlp", 2, atol=1e-6)
 
 

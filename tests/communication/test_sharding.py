@@ -44,6 +44,9 @@ def test_sharded_mlp_matches_one_process(size, reference, tmp_path):
                 assert tuple(got[f"shape_{mode}_{name}"]) == SLICES[size][name], (rank, mode, name)
                 # the optimizer's momentum is sliced with its parameter
                 assert tuple(got[f"shape_{mode}_moments.{name}"]) == SLICES[size][name], (rank, mode, name)
+            for key in [k for k in reference if k.startswith((f"{mode}_cell", f"{mode}_fn"))]:
+                np.testing.assert_allclose(got[key], reference[key], rtol=0, atol=1e-6, err_msg=f"rank {rank} {key}")
+            assert got[f"rows_seen_{mode}"][0] == (4 if size == 1 else 2)  # each rank ran on its batch block
             local, full = got[f"bytes_{mode}"]
             assert full == 4 * (48 + 8 + 32)
             assert local == 4 * sum(int(np.prod(s)) for s in SLICES[size].values())

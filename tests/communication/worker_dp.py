@@ -10,6 +10,7 @@ import sys
 import numpy as np
 
 import openspore as ms
+from openspore.nn.wrap import grad_reducer
 from openspore import communication as comm, dataset as ds, nn
 from openspore.train import Model
 from tests.nn.fixture_nets import LeNet5
@@ -60,8 +61,10 @@ def main():
     for name, mode in (("pynative", ms.PYNATIVE_MODE), ("graph", ms.GRAPH_MODE)):
         weights = train(mode, rank, size, build)
         np.savez(os.path.join(out_dir, f"weights_{net_name}_{name}_{size}_{rank}.npz"), **weights)
+        if name == "pynative":  # PyNative sends each gradient bucket during the backward pass
+            overlap = dict(grad_reducer.OVERLAP_STATS)
     with open(os.path.join(out_dir, f"worker_{rank}.json"), "w") as f:
-        json.dump({"rank": rank, "size": size}, f)
+        json.dump({"rank": rank, "size": size, "overlap": overlap}, f)
     comm.release()
 
 

@@ -29,6 +29,9 @@ class ShardedMLP(nn.Cell):
         self.b1 = ms.Parameter(ms.Tensor(rng.standard_normal(8).astype(np.float32) * 0.1), name="b1")
         self.w2 = ms.Parameter(ms.Tensor(rng.standard_normal((8, 4)).astype(np.float32) * 0.5), name="w2")
         s_mm1, s_add, s_relu, s_mm2, s_softmax = STRATEGIES[size]
+        if size == 4:  # the same first strategy written as an ms.Layout
+            layout = ms.Layout((2, 2), ("dp", "mp"))
+            s_mm1 = (layout("dp", "mp"), layout("mp", "None"))
         self.mm1 = ops.MatMul().shard(s_mm1)
         self.add = ops.Add().shard(s_add)
         self.relu = ops.ReLU().shard(s_relu)
@@ -61,6 +64,20 @@ def main():
             result[f"shape_{name}_{m.name}"] = np.array(m.shape)
         memory = parameter_memory(net)
         result[f"bytes_{name}"] = np.array([memory["local_bytes"], memory["full_bytes"]])
+        # Cell.shard: the batch split over the ranks (None = all of them; 2 ways, repeated, on 4)
+        cell = nn.SequentialCell(nn.Dense(6, 8, weight_init="normal"), nn.Tanh(), nn.Dense(8, 4, weight_init="normal"))
+        for i, p in enumerate(cell.trainable_params()):
+            p.set_data(ms.Tensor(np.random.default_rng(10 + i).standard_normal(p.shape).astype(np.float32) * 0.3))
+        cell.shard(((2, 1),) if size == 4 else (None,))
+        seen = []
+        cell[0].register_forward_pre_hook(lambda c, inputs: seen.append(inputs[0].shape[0]))
+        step = nn.TrainOneStepCell(nn.WithLossCell(cell, nn.MSELoss()), nn.SGD(cell.trainable_params(), 0.5))
+        result[f"{name}_cell_loss"] = np.array([float(step(x, y).asnumpy()) for _ in range(5)])
+        for i, p in enumerate(cell.trainable_params()):
+            result[f"{name}_cell_{i}"] = p.asnumpy()
+        result[f"rows_seen_{name}"] = np.array(seen[:1])  # the batch block each rank computed on
+        double = ms.shard(lambda t: ops.tanh(t) * 2, in_strategy=(None,))  # ms.shard of a function
+        result[f"{name}_fn"] = double(x).asnumpy()
     np.savez(os.path.join(out_dir, f"shard_{size}_{rank}.npz"), **result)
     with open(os.path.join(out_dir, f"worker_{rank}.json"), "w") as f:
         f.write("{}")

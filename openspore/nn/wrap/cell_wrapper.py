@@ -25,7 +25,7 @@ from ...core.parameter import Parameter, ParameterTuple
 from ...core.tensor import Tensor
 from ...ops import operations as P
 from ..cell import Cell
-from .grad_reducer import DistributedGradReducer, broadcast_parameters, parallel_reduce_settings
+from .grad_reducer import DistributedGradReducer, broadcast_parameters, mirror_shard_grads, parallel_reduce_settings
 
 
 def _check_cell(owner, name, value):
@@ -227,11 +227,14 @@ class TrainOneStepCell(Cell):
             loss, grads = self._pipeline(*inputs)
             self.optimizer(grads)
             return loss
+        if self.reducer_flag:
+            self.grad_reducer.overlap_begin(self.weights)  # PyNative: buckets leave during the backward
         loss, grads = self._value_and_grad(*inputs)
         if self.sense_flag:
             loss = loss[1]
         if self.reducer_flag:
             grads = self.grad_reducer(grads)
+        grads = mirror_shard_grads(self.weights, grads)
         self.optimizer(grads)
         if self.return_grad:
             return loss, dict(zip(self.weights_name, grads))

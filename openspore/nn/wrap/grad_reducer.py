@@ -5,8 +5,12 @@ one device divides by one). Over more processes (after `communication.init()`) e
 with `all_reduce_fusion_config=[i, j, ...]` in the auto-parallel context the gradients are fused into buckets
 split at those parameter indices, each bucket flattened into one buffer and reduced by one AllReduce.
 """
+import numpy as np
+
 from ... import context
+from ...core import autograd
 from ...core.parameter import Parameter
+from ...core.tensor import Tensor
 from ...core.primitive import PRIMITIVES
 from ...ops.defs import _comm_world
 from ..cell import Cell
@@ -32,6 +36,19 @@ def broadcast_parameters(parameters, root_rank=0):
     bcast = PRIMITIVES["Broadcast"](root_rank=root_rank)
     for p in parameters:
         p.set_data(bcast((p,))[0])
+
+
+def mirror_shard_grads(weights, grads):
+    """Sum the gradients of parameters used inside a `Cell.shard` region (each rank ran it on its block of the
+    batch, openspore.parallel marks them with the group that split it) over that group; others pass."""
+    if not any(p.__dict__.get("_grad_mirror_group") for p in weights):
+        return grads
+    out = list(grads)
+    for i, p in enumerate(weights):
+        group = p.__dict__.get("_grad_mirror_group")
+        if group is not None:
+            out[i] = PRIMITIVES["AllReduce"](op="sum", group=group)(out[i])
+    return tuple(out)
 
 
 def _buckets(count, split_points):
@@ -107,11 +124,82 @@ class DistributedGradReducer(Cell):
                 offset += size
         return tuple(out)
 
+    def overlap_begin(self, weights):
+        """PyNative: send each bucket's AllReduce as soon as the backward pass has finished its gradients
+        (autograd.GRAD_READY), so communication overlaps the rest of the backward; construct() then waits.
+        Nothing happens in Graph mode or over one device."""
+        self._overlap = None
+        if self._allreduce is None or context.get_context("mode") != context.PYNATIVE_MODE or not OVERLAP[0]:
+            return
+        self._overlap = _Overlap(self, weights)
+        autograd.GRAD_READY[:] = [self._overlap.ready]  # a hook left by a failed step is replaced
+
     def construct(self, grads):
         grads = tuple(grads)
         if self._allreduce is None:  # one device: the sum over the group is the gradient itself
             return grads
-        reduced = self._fused(grads) if self.buckets else tuple(self._allreduce(g) for g in grads)
+        overlap, self._overlap = self.__dict__.get("_overlap"), None
+        if overlap is not None:
+            autograd.GRAD_READY[:] = []
+            reduced = overlap.finish(grads)
+        else:
+            reduced = self._fused(grads) if self.buckets else tuple(self._allreduce(g) for g in grads)
         if self.mean:
             reduced = tuple(g * self._scale for g in reduced)
         return reduced
+
+
+OVERLAP = [True]  # False: reduce after the backward pass (bench/distributed_scaling.py compares both)
+OVERLAP_STATS = {"steps": 0, "buckets": 0, "sent_during_backward": 0}  # for tests and benchmarks
+
+
+class _Overlap:
+    """One step's bucketed AllReduce issued during the backward pass. Gradients arrive in backward order; when
+    every gradient of a bucket is in, the bucket is flattened and its AllReduce launched asynchronously.
+    `finish` waits for them (a bucket not launched — a gradient that never came, or not on the host — is
+    reduced there, synchronously, as without overlap)."""
+
+    def __init__(self, reducer, weights):
+        self.reducer = reducer
+        self.index = {id(p): i for i, p in enumerate(weights)}
+        buckets = reducer.buckets or [(i, i + 1) for i in range(len(weights))]
+        self.buckets = buckets
+        self.bucket_of = {i: b for b, (start, stop) in enumerate(buckets) for i in range(start, stop)}
+        self.arrived = [dict() for _ in buckets]
+        self.waits = {}
+
+    def ready(self, tensor, grad):
+        i = self.index.get(id(tensor))
+        array = getattr(grad, "_data", None) if isinstance(grad, Tensor) else None
+        if i is None or not (isinstance(array, np.ndarray) or type(array).__name__ == "Tensor"):
+            return  # not a weight of this step, or not a concrete array (tracing): construct() reduces it
+        b = self.bucket_of[i]
+        self.arrived[b][i] = array
+        start, stop = self.buckets[b]
+        parts = self.arrived[b]
+        if len(parts) == stop - start and len({(type(a), a.dtype) for a in parts.values()}) == 1:
+            flat = [parts[k].reshape(-1) for k in range(start, stop)]
+            if isinstance(flat[0], np.ndarray):
+                flat = np.concatenate(flat)
+            else:
+                import torch  # the torch backend's arrays (Gloo/NCCL carry them as they are)
+                flat = torch.cat(flat)
+            self.waits[b] = _comm_world.all_reduce_start(flat, "sum", self.reducer.group)
+
+    def finish(self, grads):
+        OVERLAP_STATS["steps"] += 1
+        OVERLAP_STATS["buckets"] += len(self.buckets)
+        OVERLAP_STATS["sent_during_backward"] += len(self.waits)
+        out = list(grads)
+        for b, (start, stop) in enumerate(self.buckets):
+            if b not in self.waits:
+                part = tuple(self.reducer._allreduce(g) for g in grads[start:stop])
+                out[start:stop] = part
+                continue
+            summed, offset = self.waits[b](), 0
+            for k in range(start, stop):
+                shape = tuple(grads[k].shape)
+                size = int(np.prod(shape, dtype=np.int64))
+                out[k] = Tensor._wrap(summed[offset:offset + size].reshape(shape), grads[k].dtype)
+                offset += size
+        return tuple(out)

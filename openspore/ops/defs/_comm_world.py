@@ -142,6 +142,22 @@ def all_reduce(x, op, group):
     return back(wire)
 
 
+def all_reduce_start(x, op, group):
+    """Launch an AllReduce of x without waiting; returns wait() -> the reduced array. Only the time spent
+    in wait() is counted in stats(): the part of the transfer that did not overlap other work."""
+    if group_size(group) == 1:
+        return lambda: x
+    import torch.distributed as dist
+    wire, back = _to_wire(x)
+    work = dist.all_reduce(wire, op=_reduce_op(op), group=_process_group(group), async_op=True)
+
+    def wait():
+        with _timed():
+            work.wait()
+        return back(wire)
+    return wait
+
+
 def all_gather(x, group):
     """The members' arrays joined along axis 0, in group-rank order."""
     if group_size(group) == 1:
