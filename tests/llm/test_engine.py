@@ -55,8 +55,10 @@ def _run_schedule(engine, prompts, starts, new_tokens, rng):
     return seqs, logged
 
 
-@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
-def test_incremental_equals_full_recompute(mode):
+@pytest.mark.parametrize("mode,attention", [(ms.PYNATIVE_MODE, "auto"), (ms.GRAPH_MODE, "auto"),
+                                            (ms.PYNATIVE_MODE, "pool")])
+def test_incremental_equals_full_recompute(mode, attention):
+    # decode reads the pool through the block tables (auto, for this pool size) or attends over all of it
     net = make_model()
     rng = np.random.default_rng(1)
     lengths = [5, 23, 11, 40, 1, 17]
@@ -65,7 +67,8 @@ def test_incremental_equals_full_recompute(mode):
     old = ms.get_context("mode")
     ms.set_context(mode=mode)
     try:
-        engine = LLMEngine(net, block_size=8, max_batch_size=4, max_model_len=112)
+        engine = LLMEngine(net, block_size=8, max_batch_size=4, max_model_len=112, decode_attention=attention)
+        assert engine.decode_over_pool == (attention == "pool")
         seqs, logged = _run_schedule(engine, prompts, starts, 64, rng)
         counts = engine.compile_counts()
     finally:
