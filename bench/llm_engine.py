@@ -31,7 +31,8 @@ def build(args):
     cfg = GPTConfig(vocab_size=args.vocab, n_positions=512, n_embd=args.n_embd, n_layer=args.n_layer,
                     n_head=args.n_head)
     net = GPT(cfg)
-    engine = LLMEngine(net, block_size=16, max_batch_size=args.batch, max_model_len=args.max_model_len)
+    engine = LLMEngine(net, block_size=16, max_batch_size=args.batch, max_model_len=args.max_model_len,
+                       decode_attention=args.decode_attention)
     hf_cfg = transformers.GPT2Config(vocab_size=cfg.vocab_size, n_positions=cfg.n_positions, n_embd=cfg.n_embd,
                                      n_layer=cfg.n_layer, n_head=cfg.n_head, activation_function="gelu_new",
                                      resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0, pad_token_id=0,
@@ -108,6 +109,7 @@ def main(argv=None):
     parser.add_argument("--max-model-len", type=int, default=192)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--decode-steps", type=int, default=20)
+    parser.add_argument("--decode-attention", default="auto", choices=("auto", "tables", "pool"))
     parser.add_argument("--threads", type=int, default=0, help="torch threads for both sides (0: torch's default)")
     args = parser.parse_args(argv)
     import torch
@@ -130,7 +132,8 @@ def main(argv=None):
         print(f"round {r}: decode {ours * 1e3:.2f} ms vs HF {theirs * 1e3:.2f} ms; generate {ours_tps:.0f} vs "
               f"{theirs_tps:.0f} tokens/s", flush=True)
     print(f"\nGPT n_embd={args.n_embd} n_layer={args.n_layer} n_head={args.n_head} vocab={args.vocab}, "
-          f"{args.batch} sequences, torch threads {torch.get_num_threads()}, {args.rounds} rounds (medians)")
+          f"{args.batch} sequences, max_model_len {args.max_model_len}, decode attention "
+          f"{'pool' if engine.decode_over_pool else 'tables'}, torch threads {torch.get_num_threads()}, {args.rounds} rounds (medians)")
     print(f"{'row':<34}{'openspore':>12}{'HF transformers':>17}{'ratio':>8}")
     d_ours = statistics.median(o for o, _ in rows["decode"])
     d_hf = statistics.median(t for _, t in rows["decode"])

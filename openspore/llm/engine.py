@@ -42,7 +42,8 @@ class LLMEngine:
     """Prefill/decode over a paged KV pool (see the module docstring). Sequence ids are any hashable values."""
 
     def __init__(self, model, *, block_size=16, num_blocks=None, max_batch_size=16, max_model_len=None,
-                 memory_bytes=None, decode_attention="auto"):
+                 memory_bytes=None, decode_attention="auto",
+                 decode_chunk_tokens=128):
         if not isinstance(model, GPT):
             raise TypeError(f"LLMEngine expects an openspore.llm.GPT model, but got {type(model).__name__}.")
         self.model = model
@@ -76,6 +77,9 @@ class LLMEngine:
         # auto: a pool of at most max_batch_size blocks is cheaper to attend over whole than to gather from
         self.decode_over_pool = decode_attention == "pool" or (decode_attention == "auto" and
                                                                self.num_blocks <= self.max_batch_size)
+        # decode gathers blocks in chunks of ~decode_chunk_tokens and visits only the chunks holding tokens
+        self.chunk_blocks = min(self.max_blocks_per_seq, max(1, int(decode_chunk_tokens) // self.block_size))
+        self.decode_chunks = -(-self.max_blocks_per_seq // self.chunk_blocks)
         self._prefill_cell = PrefillGraph(model, self.pool)
         self._decode_cell = DecodeGraph(model, self.pool, self.decode_over_pool)
         self._prefill_cell.set_train(False)
@@ -246,11 +250,14 @@ class LLMEngine:
         ids = np.zeros(rows, np.int32)
         positions = np.zeros(rows, np.int32)
         slots = np.full(rows, scratch * bs, np.int64)  # padding rows write into (and attend to) scratch
-        tables = np.full((rows, self.max_blocks_per_seq), scratch, np.int32)
-        span = self.pool.num_slots if self.decode_over_pool else self.max_blocks_per_seq * bs
-        mask_add = np.full((rows, span), _NEG, np.float32)
+        n_chunks, cb = self.decode_chunks, self.chunk_blocks
+        tables = np.full((rows, n_chunks * cb), scratch, np.int32)
+        span = self.pool.num_slots if self.decode_over_pool else n_chunks * cb * bs
+        mask_add = np.full((rows, span), _NEG, self._mask_dtype)
+        longest = 1
         for row, (s, t) in enumerate(zip(seq_ids, tokens)):
             n = self.pool.length(s)  # already counts this token
+            longest = max(longest, n)
             ids[row], positions[row] = t, n - 1
             table = self.pool.table(s)
             tables[row, :len(table)] = table
@@ -261,11 +268,12 @@ class LLMEngine:
             else:
                 slots[row] = self.pool.slot(s, n - 1)
                 mask_add[row, :n] = 0.0
-        if self.decode_over_pool:
-            mask_add[len(seq_ids):, scratch * bs] = 0.0
-        else:
-            mask_add[len(seq_ids):, 0] = 0.0
-        inputs = (ids, positions, self.pool.head_rows(slots), mask_add.astype(self._mask_dtype), tables.reshape(-1))
+        mask_add[len(seq_ids):, scratch * bs if self.decode_over_pool else 0] = 0.0
+        if not self.decode_over_pool:  # chunk-major, for the graph's loop over chunks
+            tables = tables.reshape(rows, n_chunks, cb).transpose(1, 0, 2).reshape(n_chunks, rows * cb)
+            mask_add = np.ascontiguousarray(mask_add.reshape(rows, n_chunks, cb * bs).transpose(1, 0, 2))
+        used = np.int32(-(-longest // (cb * bs)))
+        inputs = (ids, positions, self.pool.head_rows(slots), mask_add, np.ascontiguousarray(tables), used)
         logits = self._decode(*[Tensor(a) for a in inputs])
         return logits.asnumpy()[:len(seq_ids)]
 
