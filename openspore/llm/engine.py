@@ -272,6 +272,7 @@ class LLMEngine:
         if not self.decode_over_pool:  # chunk-major, for the graph's loop over chunks
             tables = tables.reshape(rows, n_chunks, cb).transpose(1, 0, 2).reshape(n_chunks, rows * cb)
             mask_add = np.ascontiguousarray(mask_add.reshape(rows, n_chunks, cb * bs).transpose(1, 0, 2))
+            mask_add = mask_add.reshape(n_chunks, 1, rows, 1, cb * bs)
         used = np.int32(-(-longest // (cb * bs)))
         inputs = (ids, positions, self.pool.head_rows(slots), mask_add, np.ascontiguousarray(tables), used)
         logits = self._decode(*[Tensor(a) for a in inputs])

@@ -72,7 +72,7 @@ class DecodeGraph(_PoolGraph):
 
     * over the pool: mask_add [B, S] float (S: the pool's slots); tables and n_chunks unused;
     * through tables: tables [NC, B * CB] int32 (each sequence's blocks, in chunks of CB blocks), mask_add
-      [NC, B, CB * block_size] float, n_chunks a scalar int32: only the first n_chunks chunks (those holding some
+      [NC, 1, B, 1, CB * block_size] float, n_chunks a scalar int32: only the first n_chunks chunks (those holding some
       sequence's tokens) are gathered and attended, in a loop that merges the chunks' softmax partial sums
       (running max, sum and weighted values), so the work follows the longest sequence, not max_model_len."""
 
@@ -103,22 +103,29 @@ class DecodeGraph(_PoolGraph):
         partial sums into the running max, sum and weighted values."""
         blocks = ops.reshape(self.kv[i], (2 * self.n_head, self.num_rows, self.block_size * self.head_dim))
 
+        def chunk_scores(c):
+            kv = ops.reshape(ops.gather(blocks, ops.gather(tables, c, 0), 1),
+                             (2, self.n_head, b, -1, self.head_dim))                   # [2, H, B, CL, D]
+            # q as [H, B, 1, D] rows: row-vector matmuls are the fast kernels here (a K @ q column form is ~7x
+            # slower in torch CPU for these shapes); mask_add comes as [NC, 1, B, 1, CL]
+            return self.matmul_t(q, kv[0]) + ops.gather(mask_add, c, 0), kv[1]         # [H, B, 1, CL]
+
+        # chunk 0 holds a token of every row: it starts the partial sums without a rescale
+        scores, values = chunk_scores(ops.zeros((), mstype.int32))
+        first_max = ops.amax(scores, -1, True)
+        weights = ops.exp(scores - first_max)
+
         def more(c, running_max, total, acc):
             return c < n_chunks
 
         def step(c, running_max, total, acc):
-            kv = ops.reshape(ops.gather(blocks, ops.gather(tables, c, 0), 1),
-                             (2, self.n_head, b, -1, self.head_dim))                   # [2, H, B, CL, D]
-            # q as [H, B, 1, D] rows: row-vector matmuls are the fast kernels here (a K @ q column form is ~7x
-            # slower in torch CPU for these shapes)
-            scores = self.matmul_t(q, kv[0]) + ops.reshape(ops.gather(mask_add, c, 0), (1, b, 1, -1))
+            scores, values = chunk_scores(c)
             new_max = ops.maximum(running_max, ops.amax(scores, -1, True))
             weights = ops.exp(scores - new_max)
             rescale = ops.exp(running_max - new_max)
             return (c + 1, new_max, total * rescale + ops.sum(weights, -1, True),
-                    acc * rescale + self.matmul(weights, kv[1]))
+                    acc * rescale + self.matmul(weights, values))
 
-        start = (ops.zeros((), mstype.int32), ops.fill(q.dtype, (self.n_head, b, 1, 1), _NEG),
-                 ops.zeros((self.n_head, b, 1, 1), q.dtype), ops.zeros_like(q))
+        start = (ops.ones((), mstype.int32), first_max, ops.sum(weights, -1, True), self.matmul(weights, values))
         _, _, total, acc = while_loop(more, step, start, ("chunk", "running_max", "total", "acc"))
         return ops.reshape(acc / total, (self.n_head, b, self.head_dim))
