@@ -31,6 +31,7 @@ import os
 import queue
 import re
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -401,6 +402,7 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", help="also write the raw rounds here")
     args = ap.parse_args(argv)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # a terminated bench still stops its server
     workdir = tempfile.mkdtemp(prefix="openspore-bench-llm-")
     server = None
     try:
