@@ -31,6 +31,7 @@ import os
 import queue
 import re
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -58,7 +59,7 @@ MODE_NAMES = {"cb": "openspore continuous batching", "single": "openspore reques
 
 # ---- the model: one set of weights for both frameworks --------------------------------------------------------
 def model_files(args, workdir):
-    """(checkpoint, config.json, tokenizer folder or None) — from --model-dir, or a random GPT written here."""
+    """(checkpoint, config.json, tokenizer folder, description) — from --model-dir, or a random GPT written here."""
     folder = args.model_dir or (DEFAULT_MODEL_DIR if os.path.isfile(os.path.join(DEFAULT_MODEL_DIR, "gpt.ckpt"))
                                 else None)
     if folder:
@@ -67,15 +68,27 @@ def model_files(args, workdir):
             if not os.path.isfile(path):
                 raise SystemExit(f"bench/llm.py: {path} is missing; run examples/llm/prepare.py or pass --model-dir")
         tok = os.path.join(folder, "tokenizer")
-        return ckpt, config, tok if os.path.isdir(tok) else None, folder
+        if not os.path.isdir(tok):
+            raise SystemExit(f"bench/llm.py: {tok} is missing (the server decodes the generated ids with it)")
+        return ckpt, config, tok, folder
+    import glob
+
     import openspore as ms
     from openspore.llm import GPT, GPTConfig
+    from openspore.llm.tokenizer import BPETokenizer
+    docs = []
+    for path in [os.path.join(REPO, "README.md")] + sorted(glob.glob(os.path.join(REPO, "docs", "*.md"))):
+        with open(path, encoding="utf-8") as f:
+            docs.append(f.read())
+    tokenizer = BPETokenizer.train(docs, vocab_size=1024)  # the server returns text: the ids need a tokenizer
+    tok_dir = os.path.join(workdir, "tokenizer")
+    tokenizer.save(tok_dir)
     ms.set_seed(0)
-    config = GPTConfig(vocab_size=1024, n_positions=512, n_embd=128, n_layer=4, n_head=4)
+    config = GPTConfig(vocab_size=tokenizer.vocab_size, n_positions=512, n_embd=128, n_layer=4, n_head=4)
     ckpt, config_path = os.path.join(workdir, "gpt.ckpt"), os.path.join(workdir, "config.json")
     ms.save_checkpoint(GPT(config), ckpt)
     config.save(config_path)
-    return ckpt, config_path, None, "random weights (seed 0)"
+    return ckpt, config_path, tok_dir, "random weights (seed 0), prepare.py's default shape"
 
 
 def hf_model(ckpt, config_path, threads):
@@ -308,10 +321,6 @@ class Server:
 def write_servables(root, ckpt, config, tokenizer_dir, clients, n_positions):
     """Two servables over the same files: `gpt` (continuous batching, `clients` sequences at once) and
     `gpt_single` (one request at a time)."""
-    from openspore.llm.tokenizer import ByteTokenizer
-    if tokenizer_dir is None:  # the prompts are token ids; the server still wants a tokenizer for the text it returns
-        tokenizer_dir = os.path.join(root, "tokenizer")
-        ByteTokenizer().save(tokenizer_dir)
     blocks = clients * (-(-n_positions // 16)) + 16
     for name, running in (("gpt", clients), ("gpt_single", 1)):
         os.makedirs(os.path.join(root, name, "1"))
@@ -356,9 +365,9 @@ def print_serving_table(runs, args):
                 print(f"    errors ({mode}): {r['errors']}")
     if "cb" in medians:
         for other, bar in (("single", 3.0), ("hf", 1.5)):
-            if other in medians:
+            if other in medians and medians[other] > 0:
                 ratio = medians["cb"] / medians[other]
-                per_round = [a["tok_s"] / b["tok_s"] for a, b in zip(runs["cb"], runs[other])]
+                per_round = [a["tok_s"] / b["tok_s"] for a, b in zip(runs["cb"], runs[other]) if b["tok_s"] > 0]
                 print(f"continuous batching / {MODE_NAMES[other]}: {ratio:.2f}x (bar >= {bar}x: "
                       f"{'met' if ratio >= bar else 'NOT met'}; per round {', '.join(f'{x:.2f}' for x in per_round)})")
     print("\ntensor-parallel 1 vs 2 processes: not measured yet (distributed inference with agents comes later)")
@@ -393,6 +402,7 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", help="also write the raw rounds here")
     args = ap.parse_args(argv)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # a terminated bench still stops its server
     workdir = tempfile.mkdtemp(prefix="openspore-bench-llm-")
     server = None
     try:
@@ -434,6 +444,8 @@ def main(argv=None):
             server = Server(servables, args.threads)
             for model in ("gpt", "gpt_single"):  # warm-up: the first request of each worker
                 stream_completion(server.address, model, work[0][0][0], 4, args.timeout)
+        if "hf" in args.modes:  # warm-up: HF's first generate call sets up much that later calls reuse
+            run_hf_generate(hf, [[(work[0][0][0], 4)]], 1)
         for r in range(args.rounds):
             for mode in args.modes:
                 if mode == "hf":
