@@ -52,8 +52,8 @@ def test_gtzan_librispeech_yesno(tmp_path):
     lt = str(tmp_path / "libritts")
     stem = os.path.join(lt, "dev-clean", "84", "121123", "84_121123_000007_000001")
     write_wav(stem + ".wav", [0, 0, 0], rate=24000)
-    open(stem + ".original.txt", "w").write("Hello, Mr. X\n")
-    open(stem + ".normalized.txt", "w").write("Hello, Mister X\n")
+    with open(os.path.join(lt, "dev-clean", "84", "121123", "84_121123.trans.tsv"), "w") as f:
+        f.write("84_121123_000007_000001\tHello, Mr. X\tHello, Mister X\n")
     row = next(ds.LibriTTSDataset(lt, usage="dev-clean").create_dict_iterator(output_numpy=True))
     assert str(row["normalized_text"]) == "Hello, Mister X" and int(row["speaker_id"]) == 84
     assert int(row["chapter_id"]) == 121123 and str(row["utterance_id"]) == "84_121123_000007_000001"

@@ -50,7 +50,7 @@ def test_iwslt2016_and_2017(tmp_path):
     assert ds.IWSLT2016Dataset(root).get_dataset_size() == 4
     with pytest.raises(ValueError, match="language_pair"):
         ds.IWSLT2016Dataset(root, language_pair=["de", "fr"])
-    folder17 = os.path.join(root, "DeEnItNlRo-DeEnItNlRo")
+    folder17 = os.path.join(root, "texts", "DeEnItNlRo", "DeEnItNlRo", "DeEnItNlRo-DeEnItNlRo")
     os.makedirs(folder17)
     for lang, text in (("it", "Ciao"), ("nl", "Hoi")):
         with open(os.path.join(folder17, f"IWSLT17.TED.dev2010.it-nl.{lang}.xml"), "w") as f:

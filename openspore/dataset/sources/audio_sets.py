@@ -175,9 +175,9 @@ class LJSpeechDataset(_AudioSource):
 
 class LibriTTSDataset(_AudioSource):
     """`LibriTTSDataset(dataset_dir, usage=None, num_samples=None, num_parallel_workers=None, shuffle=None,
-    sampler=None, num_shards=None, shard_id=None, cache=None)`: <usage>/<speaker>/<chapter>/<utterance>.wav with
-    .original.txt and .normalized.txt beside it; columns waveform, sample_rate, original_text, normalized_text,
-    speaker_id, chapter_id (uint32), utterance_id."""
+    sampler=None, num_shards=None, shard_id=None, cache=None)`: <usage>/<speaker>/<chapter>/ with
+    <speaker>_<chapter>.trans.tsv (utterance, original and normalized text per line) and <utterance>.wav; columns
+    waveform, sample_rate, original_text, normalized_text, speaker_id, chapter_id (uint32), utterance_id."""
 
     _where = "LibriTTSDataset"
     USAGES = ("dev-clean", "dev-other", "test-clean", "test-other", "train-clean-100", "train-clean-360",
@@ -194,20 +194,23 @@ class LibriTTSDataset(_AudioSource):
 
     def _scan(self):
         usages = self.USAGES if self.usage == "all" else (self.usage,)
-        paths = []
+        records = []
         for usage in usages:
-            paths += sorted(glob.glob(os.path.join(self.dataset_dir, usage, "*", "*", "*.wav")))
-        return paths
+            # each chapter folder has <speaker>_<chapter>.trans.tsv: utterance \t original \t normalized
+            for table in sorted(glob.glob(os.path.join(self.dataset_dir, usage, "*", "*", "*.trans.tsv"))):
+                folder = os.path.dirname(table)
+                with open(table, encoding="utf-8") as f:
+                    for line in f:
+                        parts = line.rstrip("\n").split("\t")
+                        if len(parts) >= 3:
+                            records.append((os.path.join(folder, parts[0] + ".wav"), parts[0], parts[1], parts[2]))
+        return records
 
-    def _row(self, path):
-        utterance = os.path.basename(path)[:-4]
-        texts = []
-        for kind in ("original", "normalized"):
-            with open(need_file(path[:-4] + f".{kind}.txt", self._where, "transcript"), encoding="utf-8") as f:
-                texts.append(np.array(f.read().strip()))
+    def _row(self, record):
+        path, utterance, original, normalized = record
         speaker, chapter = utterance.split("_")[:2]
-        return self._wave(path) + tuple(texts) + (np.array(int(speaker), np.uint32), np.array(int(chapter), np.uint32),
-                                                  np.array(utterance))
+        return self._wave(path) + (np.array(original), np.array(normalized), np.array(int(speaker), np.uint32),
+                                   np.array(int(chapter), np.uint32), np.array(utterance))
 
 
 class SpeechCommandsDataset(_AudioSource):

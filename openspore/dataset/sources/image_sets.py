@@ -123,7 +123,7 @@ class CelebADataset(_ImageSource):
 class Caltech101Dataset(_ImageSource):
     """`Caltech101Dataset(dataset_dir, target_type=None, num_samples=None, num_parallel_workers=1, shuffle=None,
     decode=False, sampler=None, num_shards=None, shard_id=None)`: images in 101_ObjectCategories/<class>/
-    (BACKGROUND_Google skipped), classes numbered in sorted order; target_type 'category' (default) gives
+    (BACKGROUND_Google skipped), classes numbered in sorted order (int64); target_type 'category' (default) gives
     (image, category), 'annotation' (image, annotation), 'all' (image, category, annotation); annotations are the
     obj_contour of Annotations/<class>/annotation_<n>.mat (float64, 2 × points)."""
 
@@ -160,7 +160,7 @@ class Caltech101Dataset(_ImageSource):
         path, label, ann = record
         row = [read_image(path, self.decode)]
         if self.target_type in ("category", "all"):
-            row.append(np.array(label, np.uint32))
+            row.append(np.array(label, np.int64))
         if self.target_type in ("annotation", "all"):
             row.append(np.asarray(_loadmat(need_file(ann, self._where, "annotation"), self._where)["obj_contour"],
                                   np.float64))
@@ -189,7 +189,8 @@ class Caltech256Dataset(_ImageSource):
 class Flowers102Dataset(_ImageSource):
     """`Flowers102Dataset(dataset_dir, task='Classification', usage='all', num_samples=None, num_parallel_workers=1,
     shuffle=None, decode=False, sampler=None, num_shards=None, shard_id=None)`: jpg/image_<n>.jpg with
-    imagelabels.mat (labels 1..102, given as 0..101) and setid.mat (trnid / valid / tstid); task 'Segmentation'
+    imagelabels.mat (labels 1..102, given as 0..101) and setid.mat (trnid / valid / tstid; 'all' reads the three
+    lists in turn); task 'Segmentation'
     adds segmim/segmim_<n>.jpg: rows (image, segmentation, label)."""
 
     _where = "Flowers102Dataset"
@@ -207,11 +208,9 @@ class Flowers102Dataset(_ImageSource):
     def _scan(self):
         labels = _loadmat(need_file(os.path.join(self.dataset_dir, "imagelabels.mat"), self._where), self._where)
         labels = np.asarray(labels["labels"]).reshape(-1)
-        if self.usage == "all":
-            ids = range(1, len(labels) + 1)
-        else:
-            sets = _loadmat(need_file(os.path.join(self.dataset_dir, "setid.mat"), self._where), self._where)
-            ids = np.asarray(sets[{"train": "trnid", "valid": "valid", "test": "tstid"}[self.usage]]).reshape(-1)
+        sets = _loadmat(need_file(os.path.join(self.dataset_dir, "setid.mat"), self._where), self._where)
+        keys = {"train": ["trnid"], "valid": ["valid"], "test": ["tstid"], "all": ["trnid", "valid", "tstid"]}
+        ids = np.concatenate([np.asarray(sets[k]).reshape(-1) for k in keys[self.usage]])
         return [(int(i), int(labels[int(i) - 1]) - 1) for i in ids]
 
     def _row(self, record):
@@ -275,7 +274,7 @@ class Places365Dataset(_ImageSource):
     """`Places365Dataset(dataset_dir, usage=None, small=True, decode=False, num_samples=None,
     num_parallel_workers=None, shuffle=None, sampler=None, num_shards=None, shard_id=None, cache=None)`: usage
     'train-standard' (default), 'train-challenge' or 'val', listed by places365_<usage>.txt; images under
-    data_256/ or data_large/ (train) and val_256/ or val_large/ (val)."""
+    data_<256|large>_<standard|challenge>/ (train) and val_256/ or val_large/ (val)."""
 
     _where = "Places365Dataset"
     _usages = ("train-challenge", "val", "train-standard")
@@ -290,7 +289,8 @@ class Places365Dataset(_ImageSource):
         list_file = {"train-standard": "places365_train_standard.txt",
                      "train-challenge": "places365_train_challenge.txt", "val": "places365_val.txt"}[self.usage]
         size = "256" if self.small else "large"
-        folder = (f"val_{size}" if self.usage == "val" else f"data_{size}")
+        kind = self.usage.split("-")[-1]  # standard / challenge
+        folder = f"val_{size}" if self.usage == "val" else f"data_{size}_{kind}"
         records = []
         with open(need_file(os.path.join(self.dataset_dir, list_file), self._where), encoding="utf-8") as f:
             for line in f:
@@ -310,7 +310,8 @@ class LSUNDataset(_ImageSource):
     """`LSUNDataset(dataset_dir, usage=None, classes=None, num_samples=None, num_parallel_workers=None, shuffle=None,
     decode=False, sampler=None, num_shards=None, shard_id=None, cache=None)`: extracted images in
     <category>_<usage>/ folders (usage 'train', 'valid', 'test' or 'all'); labels number the chosen categories in
-    MindSpore's order of the ten LSUN scenes."""
+    the order they are read (class by class, train before val), as MindSpore
+    numbers them."""
 
     _where = "LSUNDataset"
     _usages = ("train", "test", "valid", "all")
@@ -336,11 +337,13 @@ class LSUNDataset(_ImageSource):
         if self.usage == "test":
             folder = os.path.join(self.dataset_dir, "test")
             return [(os.path.join(folder, n), 0) for n in _images_in(folder)] if os.path.isdir(folder) else []
-        for label, cls in enumerate(self.classes):
+        label = 0
+        for cls in self.classes:
             for split in splits:
                 folder = os.path.join(self.dataset_dir, f"{cls}_{split}")
-                if os.path.isdir(folder):
+                if os.path.isdir(folder):  # MindSpore numbers the folders it reads, in this order
                     records.extend((os.path.join(folder, n), label) for n in _images_in(folder))
+                    label += 1
         return records
 
 
@@ -380,7 +383,7 @@ class OmniglotDataset(_ImageSource):
 class SBUDataset(_ImageSource):
     """`SBUDataset(dataset_dir, decode=False, num_samples=None, num_parallel_workers=None, shuffle=None,
     sampler=None, num_shards=None, shard_id=None, cache=None)`: SBU_captioned_photo_dataset_urls.txt and
-    ..._captions.txt line by line; the image of a URL is dataset/<the URL's last path part>; rows whose image is
+    ..._captions.txt line by line; the image of a URL is sbu_images/<the URL's last path part>; rows whose image is
     missing are skipped. Columns image and caption (string)."""
 
     _where = "SBUDataset"
@@ -403,7 +406,7 @@ class SBUDataset(_ImageSource):
             raise RuntimeError(f"For '{self._where}', {len(urls)} URLs but {len(captions)} captions.")
         records = []
         for url, caption in zip(urls, captions):
-            path = os.path.join(self.dataset_dir, "dataset", url.strip().rsplit("/", 1)[-1])
+            path = os.path.join(self.dataset_dir, "sbu_images", url.strip().rsplit("/", 1)[-1])
             if url.strip() and os.path.isfile(path):
                 records.append((path, caption.strip()))
         return records
@@ -421,7 +424,7 @@ class RenderedSST2Dataset(_ImageSource):
     _usages = ("train", "val", "test", "all")
 
     def _scan(self):
-        splits = {"train": ["train"], "val": ["valid"], "test": ["test"], "all": ["train", "valid", "test"]}[self.usage]
+        splits = {"train": ["train"], "val": ["valid"], "test": ["test"], "all": ["test", "train", "valid"]}[self.usage]
         records = []
         for split in splits:
             for label, cls in enumerate(("negative", "positive")):
@@ -515,8 +518,9 @@ class ManifestDataset(RecordSource):
     """`ManifestDataset(dataset_file, usage='train', num_samples=None, num_parallel_workers=None, shuffle=None,
     sampler=None, class_indexing=None, decode=False, num_shards=None, shard_id=None, cache=None)`: a ModelArts
     manifest, one JSON object per line: {"source": image path, "usage": "train"|"eval"|"inference",
-    "annotation": [{"name": class}, ...]}; columns image and label (uint32, one per annotation). Without
-    class_indexing the classes of the whole file are numbered in sorted order."""
+    "annotation": [{"name": class}, ...]}; columns image and label. Without
+    class_indexing the classes of the whole file are numbered in sorted order. Labels are int32: a scalar
+    for one annotation, an array for several."""
 
     _where = "ManifestDataset"
 
@@ -560,7 +564,8 @@ class ManifestDataset(RecordSource):
         return records
 
     def _row(self, record):
-        return read_image(record[0], self.decode), np.array(record[1], np.uint32)
+        labels = np.array(record[1], np.int32)
+        return read_image(record[0], self.decode), (labels[0] if labels.size == 1 else labels)
 
     def get_class_indexing(self):
         """`get_class_indexing()`: class name → label."""

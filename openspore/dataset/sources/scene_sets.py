@@ -14,6 +14,7 @@ detection, WIDER FACE, LFW (people and pairs) and Photo Tour patches, each read 
 [[1, 2, 3, 4]]
 """
 import glob
+import json
 import os
 
 import numpy as np
@@ -68,8 +69,8 @@ class CityscapesDataset(RecordSource):
     def _row(self, record):
         image = read_image(record[0], self.decode)
         if self.task == "polygon":
-            with open(record[1], encoding="utf-8") as f:
-                return image, np.array(f.read())
+            with open(record[1], encoding="utf-8") as f:  # re-serialised compactly, as MindSpore gives it
+                return image, np.array(json.dumps(json.load(f), separators=(",", ":")))
         return image, read_image(record[1], self.decode)
 
 
@@ -114,11 +115,11 @@ class KITTIDataset(RecordSource):
     """`KITTIDataset(dataset_dir, usage='train', num_samples=None, num_parallel_workers=None, shuffle=None,
     decode=False, sampler=None, num_shards=None, shard_id=None, cache=None)`: data_object_image_2/<training|testing>/
     image_2/*.png with data_object_label_2/training/label_2/*.txt; train rows are image, label (uint32, class
-    numbered Car..DontCare), truncated, occluded (uint32), alpha, bbox (n, 4), dimensions (n, 3), location (n, 3),
+    numbered in name order among the types the label files use, as MindSpore numbers them), truncated, occluded (uint32), alpha, bbox (n, 4), dimensions (n, 3), location (n, 3),
     rotation_y; test rows are the image alone."""
 
     _where = "KITTIDataset"
-    CLASSES = ("Car", "Van", "Truck", "Pedestrian", "Person_sitting", "Cyclist", "Tram", "Misc", "DontCare")
+    CLASSES = ("Car", "Cyclist", "DontCare", "Misc", "Pedestrian", "Person_sitting", "Tram", "Truck", "Van")
 
     def __init__(self, dataset_dir, usage="train", num_samples=None, num_parallel_workers=None, shuffle=None,
                  decode=False, sampler=None, num_shards=None, shard_id=None, cache=None):
@@ -137,14 +138,16 @@ class KITTIDataset(RecordSource):
         folder = os.path.join(self.dataset_dir, "data_object_image_2", part, "image_2")
         if not os.path.isdir(folder):
             raise RuntimeError(f"For '{self._where}', {folder} was not found.")
-        return [os.path.splitext(n)[0] for n in _images_in(folder)]
+        stems = [os.path.splitext(n)[0] for n in _images_in(folder)]
+        if self.usage == "train":  # labels number the object types the label files use, in name order
+            names = set()
+            for stem in stems:
+                for objects in self._objects(stem):
+                    names.add(objects[0])
+            self._store["labels"] = {name: k for k, name in enumerate(sorted(names))}  # shared by clones
+        return stems
 
-    def _row(self, stem):
-        part = "training" if self.usage == "train" else "testing"
-        image = read_image(os.path.join(self.dataset_dir, "data_object_image_2", part, "image_2", f"{stem}.png"),
-                           self.decode)
-        if self.usage == "test":
-            return (image,)
+    def _objects(self, stem):
         path = need_file(os.path.join(self.dataset_dir, "data_object_label_2", "training", "label_2", f"{stem}.txt"),
                          self._where, "label file")
         objects = []
@@ -156,7 +159,17 @@ class KITTIDataset(RecordSource):
                 if len(parts) < 15 or parts[0] not in self.CLASSES:
                     raise RuntimeError(f"For '{self._where}', {path} has a line that is not '<class> + 14 numbers' "
                                        f"with class in {list(self.CLASSES)}: {line.strip()!r}.")
-                objects.append((self.CLASSES.index(parts[0]), [float(v) for v in parts[1:15]]))
+                objects.append((parts[0], [float(v) for v in parts[1:15]]))
+        return objects
+
+    def _row(self, stem):
+        part = "training" if self.usage == "train" else "testing"
+        image = read_image(os.path.join(self.dataset_dir, "data_object_image_2", part, "image_2", f"{stem}.png"),
+                           self.decode)
+        if self.usage == "test":
+            return (image,)
+        labels = self._store["labels"]
+        objects = [(labels[name], values) for name, values in self._objects(stem)]
         values = np.array([o[1] for o in objects], np.float32).reshape(-1, 14)
         return (image, np.array([o[0] for o in objects], np.uint32).reshape(-1, 1), values[:, 0:1],
                 values[:, 1:2].astype(np.uint32), values[:, 2:3], values[:, 3:7], values[:, 7:10],
@@ -225,7 +238,8 @@ class LFWDataset(RecordSource):
     shuffle=None, decode=False, sampler=None, num_shards=None, shard_id=None, cache=None)`: task 'people' (default;
     rows image, label = the person's line in lfw-names.txt) or 'pairs' (rows image1, image2, label 1 for the same
     person); usage 'train' / 'test' (the DevTrain / DevTest lists), '10fold' (people.txt / pairs.txt) or 'all'
-    (train + test); image_set 'funneled' (default, lfw-funneled/), 'original' (lfw/) or 'deepfunneled'."""
+    (train + test); image_set 'funneled' (default, lfw_funneled/), 'original' (lfw/) or 'deepfunneled'
+    (lfw_deepfunneled/)."""
 
     _where = "LFWDataset"
 
@@ -245,7 +259,7 @@ class LFWDataset(RecordSource):
         return ["image", "label"] if self.task == "people" else ["image1", "image2", "label"]
 
     def _image(self, name, number):
-        folder = {"original": "lfw", "funneled": "lfw-funneled", "deepfunneled": "lfw-deepfunneled"}[self.image_set]
+        folder = {"original": "lfw", "funneled": "lfw_funneled", "deepfunneled": "lfw_deepfunneled"}[self.image_set]
         return os.path.join(self.dataset_dir, folder, name, f"{name}_{int(number):04d}.jpg")
 
     def _lists(self):
@@ -283,7 +297,7 @@ class PhotoTourDataset(RecordSource):
     """`PhotoTourDataset(dataset_dir, name, usage=None, num_samples=None, num_parallel_workers=None, shuffle=None,
     sampler=None, num_shards=None, shard_id=None, cache=None)`: <name>/ holds patches*.bmp (1024x1024 grey sheets of
     16x16 patches of 64x64, row-major), info.txt (the 3D point of each patch) and m50_100000_100000_0.txt
-    (matches); usage 'train' rows are image (64, 64, 1) uint8 and label (the point, uint32); 'test' rows are
+    (matches); usage 'train' rows are the image (64, 64, 1) uint8 alone (as MindSpore gives them); 'test' rows are
     image1, image2 and matches (1 when both patches show the same point)."""
 
     _where = "PhotoTourDataset"
@@ -297,7 +311,7 @@ class PhotoTourDataset(RecordSource):
         super().__init__(num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id, cache)
 
     def _column_names(self):
-        return ["image", "label"] if self.usage == "train" else ["image1", "image2", "matches"]
+        return ["image"] if self.usage == "train" else ["image1", "image2", "matches"]
 
     def _patches(self):
         if "patches" not in self._store:
@@ -326,5 +340,5 @@ class PhotoTourDataset(RecordSource):
     def _row(self, record):
         patches = self._patches()
         if self.usage == "train":
-            return np.array(patches[record[0]]), np.array(record[1], np.uint32)
+            return (np.array(patches[record[0]]),)
         return np.array(patches[record[0]]), np.array(patches[record[1]]), np.array(record[2], np.uint32)

@@ -53,7 +53,7 @@ def _expand_files(dataset_files, where):
 
 _CLUE = {  # task -> (train/eval columns, test columns); u = uint32 column, else string
     "AFQMC": (["sentence1", "sentence2", "label"], ["id:u", "sentence1", "sentence2"]),
-    "TNEWS": (["label", "label_des", "sentence", "keywords"], ["id:u", "label", "label_des", "sentence", "keywords"]),
+    "TNEWS": (["label", "label_desc", "sentence", "keywords"], ["id:u", "label", "label_desc", "sentence", "keywords"]),
     "IFLYTEK": (["label", "label_des", "sentence"], ["id:u", "sentence"]),
     "CMNLI": (["sentence1", "sentence2", "label"], ["id:u", "sentence1", "sentence2"]),
     "WSC": (["span1_index:u", "span2_index:u", "span1_text", "span2_text", "idx:u", "text", "label"],
@@ -185,7 +185,7 @@ class IWSLT2016Dataset(_Translation):
 
 class IWSLT2017Dataset(IWSLT2016Dataset):
     """`IWSLT2017Dataset(dataset_dir, usage=None, language_pair=None, num_samples=None, shuffle=Shuffle.GLOBAL,
-    num_shards=None, shard_id=None, num_parallel_workers=None, cache=None)`: DeEnItNlRo-DeEnItNlRo/ with
+    num_shards=None, shard_id=None, num_parallel_workers=None, cache=None)`: texts/DeEnItNlRo/DeEnItNlRo/DeEnItNlRo-DeEnItNlRo/ with
     train.tags.<src>-<tgt>.<lang>, IWSLT17.TED.dev2010 (valid) and IWSLT17.TED.tst2010 (test) XML; any pair of
     de, en, it, nl, ro (default ['de', 'en'])."""
 
@@ -203,7 +203,7 @@ class IWSLT2017Dataset(IWSLT2016Dataset):
                          num_parallel_workers, cache)
 
     def _folder(self):
-        return os.path.join(self.dataset_dir, "DeEnItNlRo-DeEnItNlRo")
+        return os.path.join(self.dataset_dir, "texts", "DeEnItNlRo", "DeEnItNlRo", "DeEnItNlRo-DeEnItNlRo")
 
     def _xml(self, name):
         return os.path.join(self._folder(), f"IWSLT17.TED.{name}.{self.src}-{self.tgt}.{{}}.xml")
