@@ -163,12 +163,13 @@ def show_samples(net, tokenizer, max_tokens, seed):
     from openspore.llm import LLMEngine, SamplingParams, generate
     engine = LLMEngine(net, block_size=16, max_batch_size=len(SAMPLE_PROMPTS))
     prompts = [tokenizer.encode(p) for p in SAMPLE_PROMPTS]
-    greedy = generate(engine, prompts, SamplingParams(max_tokens=max_tokens, temperature=0.0,
+    # a small model's greedy text soon loops; the penalty on tokens already seen keeps it moving
+    greedy = generate(engine, prompts, SamplingParams(max_tokens=max_tokens, temperature=0.0, repetition_penalty=1.3,
                                                       stop_token_ids=(tokenizer.eos_token_id,)))
     sampled = generate(engine, prompts, [SamplingParams(max_tokens=max_tokens, temperature=0.8, top_k=40,
                                                         stop_token_ids=(tokenizer.eos_token_id,), seed=seed + i)
                                          for i in range(len(prompts))])
-    for kind, outputs in (("greedy", greedy), ("sampled (T=0.8, top-k 40)", sampled)):
+    for kind, outputs in (("greedy (repetition penalty 1.3)", greedy), ("sampled (T=0.8, top-k 40)", sampled)):
         print(f"--- {kind}")
         for prompt, out in zip(SAMPLE_PROMPTS, outputs):
             print(json.dumps(prompt + tokenizer.decode(out), ensure_ascii=False))
