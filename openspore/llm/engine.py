@@ -5,6 +5,8 @@
 GRAPH_MODE graph with fixed input shapes (prefill: `max_model_len` packed token slots and `max_batch_size` prompts;
 decode: `max_batch_size` rows and block tables of `max_model_len / block_size` blocks), compiled once whatever the
 global context mode is, and both update the same pool Parameters in place. Larger calls are split into chunks.
+`decode_attention` chooses how decode reads the pool (engine_graphs.py): 'tables' gathers each sequence's blocks,
+'pool' attends over the whole pool with a mask, 'auto' takes 'pool' only for pools of at most max_batch_size blocks.
 
 >>> import numpy as np
 >>> from openspore.llm import GPT, GPTConfig, LLMEngine
@@ -25,7 +27,7 @@ from ..runtime.jit import jit
 from .config import GPTConfig
 from .engine_graphs import DecodeGraph, PrefillGraph
 from .kv_pool import KVPool, OutOfBlocks
-from .model import GPT
+from .model import _NEG, GPT
 
 __all__ = ["LLMEngine", "OutOfBlocks"]
 
@@ -40,7 +42,8 @@ class LLMEngine:
     """Prefill/decode over a paged KV pool (see the module docstring). Sequence ids are any hashable values."""
 
     def __init__(self, model, *, block_size=16, num_blocks=None, max_batch_size=16, max_model_len=None,
-                 memory_bytes=None):
+                 memory_bytes=None, decode_attention="auto",
+                 decode_chunk_tokens=128):
         if not isinstance(model, GPT):
             raise TypeError(f"LLMEngine expects an openspore.llm.GPT model, but got {type(model).__name__}.")
         self.model = model
@@ -65,9 +68,20 @@ class LLMEngine:
         elif num_blocks is None:
             num_blocks = self.max_batch_size * self.max_blocks_per_seq  # a full batch of full-length sequences
         self.num_blocks = _positive("num_blocks", num_blocks)
-        self.pool = KVPool(self.config.n_layer, self.config.n_embd, self.num_blocks, self.block_size, dtype)
+        self._mask_dtype = dtype.np_dtype
+        self.pool = KVPool(self.config.n_layer, self.config.n_head, self.config.head_dim, self.num_blocks,
+                           self.block_size, dtype)
+        if decode_attention not in ("auto", "tables", "pool"):
+            raise ValueError(f"LLMEngine: 'decode_attention' must be 'auto', 'tables' or 'pool', but got "
+                             f"{decode_attention!r}.")
+        # auto: a pool of at most max_batch_size blocks is cheaper to attend over whole than to gather from
+        self.decode_over_pool = decode_attention == "pool" or (decode_attention == "auto" and
+                                                               self.num_blocks <= self.max_batch_size)
+        # decode gathers blocks in chunks of ~decode_chunk_tokens and visits only the chunks holding tokens
+        self.chunk_blocks = min(self.max_blocks_per_seq, max(1, int(decode_chunk_tokens) // self.block_size))
+        self.decode_chunks = -(-self.max_blocks_per_seq // self.chunk_blocks)
         self._prefill_cell = PrefillGraph(model, self.pool)
-        self._decode_cell = DecodeGraph(model, self.pool)
+        self._decode_cell = DecodeGraph(model, self.pool, self.decode_over_pool)
         self._prefill_cell.set_train(False)
         self._decode_cell.set_train(False)
         self._prefill = jit(self._prefill_cell)
@@ -180,7 +194,8 @@ class LLMEngine:
         ids = np.zeros(width, np.int32)
         positions = np.zeros(width, np.int32)
         segment = np.full(width, -1, np.int32)
-        slots = np.arange(width, dtype=np.int32) % self.block_size + self.pool.scratch_block * self.block_size
+        scratch = self.pool.scratch_block * self.block_size
+        slots = np.arange(width, dtype=np.int64) % self.block_size + scratch  # padding writes into scratch
         last = np.zeros(rows, np.int32)
         at = 0
         for row, (s, p) in enumerate(zip(seq_ids, prompts)):
@@ -188,11 +203,17 @@ class LLMEngine:
             ids[at:at + n] = p
             positions[at:at + n] = np.arange(n)
             segment[at:at + n] = row
-            slots[at:at + n] = [self.pool.slot(s, t) for t in range(n)]
+            slots[at:at + n] = self._slots(s, n)
             last[row] = at + n - 1
             at += n
-        logits = self._prefill(*[Tensor(a) for a in (ids, positions, segment, slots, last)])
+        inputs = (ids, positions, segment, self.pool.head_rows(slots), last)
+        logits = self._prefill(*[Tensor(a) for a in inputs])
         return logits.asnumpy()[:len(seq_ids)]
+
+    def _slots(self, seq_id, n):
+        """The pool slots of the sequence's first n tokens, in order."""
+        table = np.asarray(self.pool.table(seq_id), np.int64)
+        return (table[:, None] * self.block_size + np.arange(self.block_size)).reshape(-1)[:n]
 
     # ---- decode -------------------------------------------------------------------------------------------
     def decode(self, seq_ids, tokens):
@@ -228,16 +249,33 @@ class LLMEngine:
         scratch = self.pool.scratch_block
         ids = np.zeros(rows, np.int32)
         positions = np.zeros(rows, np.int32)
-        slots = np.full(rows, scratch * bs, np.int32)
-        lengths = np.ones(rows, np.int32)
-        tables = np.full((rows, self.max_blocks_per_seq), scratch, np.int32)
+        slots = np.full(rows, scratch * bs, np.int64)  # padding rows write into (and attend to) scratch
+        n_chunks, cb = self.decode_chunks, self.chunk_blocks
+        tables = np.full((rows, n_chunks * cb), scratch, np.int32)
+        span = self.pool.num_slots if self.decode_over_pool else n_chunks * cb * bs
+        mask_add = np.full((rows, span), _NEG, self._mask_dtype)
+        longest = 1
         for row, (s, t) in enumerate(zip(seq_ids, tokens)):
             n = self.pool.length(s)  # already counts this token
-            ids[row], positions[row], lengths[row] = t, n - 1, n
-            slots[row] = self.pool.slot(s, n - 1)
+            longest = max(longest, n)
+            ids[row], positions[row] = t, n - 1
             table = self.pool.table(s)
             tables[row, :len(table)] = table
-        logits = self._decode(*[Tensor(a) for a in (ids, positions, slots, lengths, tables)])
+            if self.decode_over_pool:
+                own = self._slots(s, n)
+                slots[row] = own[-1]
+                mask_add[row, own] = 0.0
+            else:
+                slots[row] = self.pool.slot(s, n - 1)
+                mask_add[row, :n] = 0.0
+        mask_add[len(seq_ids):, scratch * bs if self.decode_over_pool else 0] = 0.0
+        if not self.decode_over_pool:  # chunk-major, for the graph's loop over chunks
+            tables = tables.reshape(rows, n_chunks, cb).transpose(1, 0, 2).reshape(n_chunks, rows * cb)
+            mask_add = np.ascontiguousarray(mask_add.reshape(rows, n_chunks, cb * bs).transpose(1, 0, 2))
+            mask_add = mask_add.reshape(n_chunks, 1, rows, 1, cb * bs)
+        used = np.int32(-(-longest // (cb * bs)))
+        inputs = (ids, positions, self.pool.head_rows(slots), mask_add, np.ascontiguousarray(tables), used)
+        logits = self._decode(*[Tensor(a) for a in inputs])
         return logits.asnumpy()[:len(seq_ids)]
 
 

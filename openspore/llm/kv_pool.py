@@ -1,7 +1,10 @@
 """`KVPool`: the paged key/value state of incremental inference.
 
-The keys and values of every layer live in openspore Parameters of shape [(num_blocks + 1) * block_size, n_embd]
-(one row per token slot), grouped in fixed-size blocks of `block_size` slots. A sequence owns a list of blocks (its
+The keys and values of each layer live in one openspore Parameter of shape [2 * n_head * num_slots, head_dim]
+(num_slots = (num_blocks + 1) * block_size), head-major: row `h * num_slots + slot` holds the key of head h of the
+token in `slot`, row `(n_head + h) * num_slots + slot` its value, so one write stores a token's keys and values and
+a graph reads a head's keys as one contiguous [num_slots, head_dim] matrix. Slots are grouped in fixed-size blocks of
+`block_size`. A sequence owns a list of blocks (its
 block table): token t of the sequence sits in slot `table[t // block_size] * block_size + t % block_size`.
 Sequences of any lengths share the pool without fragmentation (any free block serves any sequence) and waste at
 most `block_size - 1` slots each. The compiled prefill and decode graphs write new rows into these Parameters in
@@ -9,7 +12,7 @@ place and read them through block tables; the bookkeeping (free list, tables, le
 
 The extra last block is scratch: padding rows of a fixed-shape graph write there, and nothing reads it as state.
 
->>> pool = KVPool(n_layer=1, n_embd=4, num_blocks=3, block_size=2)
+>>> pool = KVPool(n_layer=1, n_head=2, head_dim=2, num_blocks=3, block_size=2)
 >>> pool.reserve({"a": 3}); pool.table("a"), pool.num_free_blocks
 ([0, 1], 1)
 >>> pool.reserve({"b": 3})
@@ -33,20 +36,19 @@ class OutOfBlocks(RuntimeError):
 class KVPool:
     """Per-layer key and value Parameters plus the block bookkeeping (see the module docstring)."""
 
-    def __init__(self, n_layer, n_embd, num_blocks, block_size, dtype=mstype.float32):
-        for name, value in (("n_layer", n_layer), ("n_embd", n_embd), ("num_blocks", num_blocks),
-                            ("block_size", block_size)):
+    def __init__(self, n_layer, n_head, head_dim, num_blocks, block_size, dtype=mstype.float32):
+        for name, value in (("n_layer", n_layer), ("n_head", n_head), ("head_dim", head_dim),
+                            ("num_blocks", num_blocks), ("block_size", block_size)):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
                 raise ValueError(f"KVPool: '{name}' must be a positive int, but got {value!r}.")
-        self.n_layer, self.n_embd = int(n_layer), int(n_embd)
+        self.n_layer, self.n_head, self.head_dim = int(n_layer), int(n_head), int(head_dim)
+        self.n_embd = self.n_head * self.head_dim
         self.num_blocks, self.block_size = int(num_blocks), int(block_size)
         self.scratch_block = self.num_blocks  # padding rows write here
-        rows = (self.num_blocks + 1) * self.block_size
-        zeros = np.zeros((rows, self.n_embd), dtype.np_dtype)
-        self.keys = [Parameter(Tensor(zeros, dtype), name=f"kv_pool.key.{i}", requires_grad=False)
-                     for i in range(self.n_layer)]
-        self.values = [Parameter(Tensor(zeros, dtype), name=f"kv_pool.value.{i}", requires_grad=False)
-                       for i in range(self.n_layer)]
+        self.num_slots = (self.num_blocks + 1) * self.block_size
+        zeros = np.zeros((2 * self.n_head * self.num_slots, self.head_dim), dtype.np_dtype)
+        self.kv = [Parameter(Tensor(zeros, dtype), name=f"kv_pool.kv.{i}", requires_grad=False)
+                   for i in range(self.n_layer)]
         self.bytes_per_token = 2 * self.n_layer * self.n_embd * np.dtype(dtype.np_dtype).itemsize
         self._free = list(range(self.num_blocks - 1, -1, -1))  # a stack: low block ids are handed out first
         self._tables = {}
@@ -106,6 +108,11 @@ class KVPool:
     def slot(self, seq_id, position):
         """The pool row of token `position` of the sequence."""
         return self._tables[seq_id][position // self.block_size] * self.block_size + position % self.block_size
+
+    def head_rows(self, slots):
+        """The Parameter rows of `slots` (an int array [N]): keys then values, head-major: [2 * n_head * N] int32."""
+        offsets = np.arange(2 * self.n_head, dtype=np.int64) * self.num_slots
+        return (offsets[:, None] + np.asarray(slots, np.int64)[None, :]).reshape(-1).astype(np.int32)
 
     def snapshot(self):
         """The bookkeeping as plain values (tests compare it before and after a refused request)."""

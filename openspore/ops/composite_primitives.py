@@ -135,8 +135,6 @@ TensorScatterSub = _primitive("TensorScatterSub", lambda self, x, indices, updat
                                                                                                         updates))
 ScatterAdd = _primitive("ScatterAdd", lambda self, x, indices, updates: F.scatter_add(x, indices, updates),
                         attrs=[("use_locking", False)])
-ScatterUpdate = _primitive("ScatterUpdate", lambda self, x, indices, updates: F.scatter_update(x, indices, updates),
-                           attrs=[("use_locking", True)])
 ScatterNdAdd = _primitive("ScatterNdAdd", lambda self, x, indices, updates: F.scatter_nd_add(x, indices, updates),
                           attrs=[("use_locking", False)])
 ScatterNdSub = _primitive("ScatterNdSub", lambda self, x, indices, updates: F.scatter_nd_sub(x, indices, updates),

@@ -55,8 +55,11 @@ def _run_schedule(engine, prompts, starts, new_tokens, rng):
     return seqs, logged
 
 
-@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
-def test_incremental_equals_full_recompute(mode):
+@pytest.mark.parametrize("mode,attention,chunk", [(ms.PYNATIVE_MODE, "auto", 128), (ms.GRAPH_MODE, "auto", 16),
+                                                  (ms.PYNATIVE_MODE, "pool", 128)])
+def test_incremental_equals_full_recompute(mode, attention, chunk):
+    # decode reads the pool through the block tables (auto, for this pool size) in one chunk of blocks or in
+    # chunks of 2 blocks (a loop in the graph over the chunks in use), or attends over all of it
     net = make_model()
     rng = np.random.default_rng(1)
     lengths = [5, 23, 11, 40, 1, 17]
@@ -65,7 +68,10 @@ def test_incremental_equals_full_recompute(mode):
     old = ms.get_context("mode")
     ms.set_context(mode=mode)
     try:
-        engine = LLMEngine(net, block_size=8, max_batch_size=4, max_model_len=112)
+        engine = LLMEngine(net, block_size=8, max_batch_size=4, max_model_len=112, decode_attention=attention,
+                           decode_chunk_tokens=chunk)
+        assert engine.decode_over_pool == (attention == "pool")
+        assert engine.decode_chunks == (7 if chunk == 16 else 1)
         seqs, logged = _run_schedule(engine, prompts, starts, 64, rng)
         counts = engine.compile_counts()
     finally:
@@ -105,9 +111,11 @@ def test_out_of_blocks_leaves_the_pool_unchanged():
     engine.prefill(["a"], [[1, 2, 3, 4, 5, 6, 7, 8]])           # 2 blocks
     engine.prefill(["b"], [[3, 4, 5, 6, 7, 8, 9, 10, 11, 12]])  # 3 blocks
     before = engine.pool.snapshot()
+    state = [p.asnumpy().copy() for p in engine.pool.kv]
     with pytest.raises(OutOfBlocks, match="1 free block"):
         engine.prefill(["c", "d"], [[1], [2, 3, 4, 5, 6]])      # needs 1 + 2
     assert engine.pool.snapshot() == before and "c" not in engine.pool
+    assert all(np.array_equal(p.asnumpy(), s) for p, s in zip(engine.pool.kv, state))  # no key/value written
     engine.decode(["b"], [3])                                   # b: 11 tokens, still 3 blocks
     engine.prefill(["c"], [[7]])                                # c takes the last free block
     before = engine.pool.snapshot()

@@ -56,3 +56,24 @@ def test_config_round_trip_and_errors(tmp_path):
         GPTConfig.from_dict({"vocab_size": 3, "n_ctx": 4})
     with pytest.raises(ValueError, match="n_positions=8"):
         GPT(GPTConfig(n_positions=8, n_embd=16, n_head=2, n_layer=1))(ms.Tensor(np.zeros((1, 9), np.int32)))
+
+
+def test_engine_from_checkpoint_keeps_names_and_logits(tmp_path):
+    from openspore.llm import LLMEngine
+    cfg = GPTConfig(vocab_size=40, n_positions=32, n_embd=16, n_layer=2, n_head=2)
+    net = GPT(cfg)
+    _randomize(net, 4)
+    names = list(net.parameters_dict())
+    first = LLMEngine(net, block_size=4, max_batch_size=2)  # wrapping the model must not rename its parameters
+    assert list(net.parameters_dict()) == names and names[0] == "wte.embedding_table"
+    ms.save_checkpoint(net, str(tmp_path / "gpt.ckpt"))
+    cfg.save(tmp_path / "config.json")
+    engine = LLMEngine.from_checkpoint(str(tmp_path / "gpt.ckpt"), str(tmp_path / "config.json"), block_size=4,
+                                       max_batch_size=2)
+    prompt = [3, 1, 4, 1, 5]
+    np.testing.assert_allclose(engine.prefill(["x"], [prompt]), first.prefill(["x"], [prompt]), atol=1e-6)
+    np.testing.assert_allclose(engine.prefill(["y"], [prompt])[0], net(ms.Tensor(np.array([prompt], np.int32)))
+                               .asnumpy()[0, -1], atol=1e-4)
+    with pytest.raises(ValueError, match="lacks parameter"):
+        LLMEngine.from_checkpoint(str(tmp_path / "gpt.ckpt"), GPTConfig(vocab_size=40, n_positions=32, n_embd=16,
+                                                                         n_layer=3, n_head=2))

@@ -1,4 +1,4 @@
-"""Primitives: in-place writes (Assign, AssignAdd, AssignSub, ApplyMomentum, Adam) and gradient plumbing
+"""Primitives: in-place writes (Assign, AssignAdd, AssignSub, ScatterUpdate, ApplyMomentum, Adam) and gradient plumbing
 (StopGradient, Depend).
 
 In-place primitives write into the buffer of their first input and return that buffer, so a Parameter updated by
@@ -12,7 +12,7 @@ from ...common import dtype as mstype
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
 from . import _onnx
 from ._mindir import Arg, mindir, norm_bool
-from ._export import ORDERING, STATEFUL, UPDATE, not_exportable
+from ._export import NO_MINDIR, ORDERING, STATEFUL, UPDATE, not_exportable
 from ._util import check_dtype, check_tensor, rand_float, rand_positive, same_as
 from ._update_util import t_add_, t_addcdiv_, t_moments_, t_num
 
@@ -113,6 +113,52 @@ class AssignAdd(_InPlaceArith):
 class AssignSub(_InPlaceArith):
     """AssignSub()(variable, value): variable -= value, in place; returns the variable's data."""
     np_ufunc, torch_method = "subtract", "sub_"
+
+
+@register
+class ScatterUpdate(Primitive):
+    """ScatterUpdate(use_locking=True)()(input_x, indices, updates): input_x[indices[...]] = updates along axis 0, in
+    place (rows are written, nothing else is copied); returns input_x's data. `updates` has the shape
+    indices.shape + input_x.shape[1:] and input_x's dtype. With repeated indices, which row lands is unspecified
+    (as in MindSpore)."""
+    input_names = ("input_x", "indices", "updates")
+    attr_defaults = {"use_locking": True}
+    side_effect = True
+    differentiable = False
+    nondiff_reason = _NONDIFF_WRITE
+
+    def infer(self, input_x, indices, updates):
+        _check_variable(self.name, input_x)
+        check_tensor(self.name, "indices", indices)
+        check_tensor(self.name, "updates", updates)
+        check_dtype(self.name, "indices", indices, ("int",))
+        if len(input_x.shape) < 1:
+            raise ValueError(f"For '{self.name}', 'input_x' must have at least 1 dimension, but got a scalar.")
+        want = tuple(indices.shape) + tuple(input_x.shape[1:])
+        if tuple(updates.shape) != want:
+            raise ValueError(f"For '{self.name}', 'updates' must have the shape indices.shape + input_x.shape[1:] = "
+                             f"{list(want)}, but got {list(updates.shape)}.")
+        if updates.dtype is not input_x.dtype:
+            raise TypeError(f"For '{self.name}', 'updates' must have input_x's dtype {input_x.dtype}, but got "
+                            f"{updates.dtype}.")
+        return same_as(input_x)
+
+    def numpy(self, np, input_x, indices, updates):
+        input_x[indices] = updates
+        return input_x
+
+    def torch(self, torch, input_x, indices, updates):
+        rows = indices.reshape(-1)
+        input_x.index_copy_(0, rows if rows.dtype == torch.int64 else rows.long(),
+                            updates.reshape((rows.shape[0],) + tuple(input_x.shape[1:])))
+        return input_x
+
+    @classmethod
+    def samples(cls, rng):
+        yield Sample(rand_float(rng, (5, 3)), np.array([4, 0], np.int32), rand_float(rng, (2, 3)))
+        yield Sample(rand_float(rng, (6, 2, 2)), np.array([[1, 5], [2, 0]], np.int64), rand_float(rng, (2, 2, 2, 2)),
+                     name="2d-indices")
+        yield Sample(np.arange(4, dtype=np.int32), np.array([3], np.int32), np.array([9], np.int32), name="int")
 
 
 # ---- gradient plumbing ----------------------------------------------------------------------------
@@ -298,6 +344,8 @@ class Adam(Primitive):
 not_exportable(UPDATE, Adam)
 not_exportable(UPDATE, ApplyMomentum, formats=("ONNX",))
 not_exportable(STATEFUL, Assign, AssignAdd, AssignSub, formats=("ONNX",))
+not_exportable(STATEFUL, ScatterUpdate, formats=("ONNX",))
+not_exportable(NO_MINDIR, ScatterUpdate, formats=("MINDIR",))
 not_exportable(ORDERING, Depend, formats=("ONNX",))
 
 

@@ -409,5 +409,9 @@ def scatter_add(input_x, indices, updates):
 
 
 def scatter_update(input_x, indices, updates):
-    """In place: input_x[indices[...]] = updates along axis 0."""
+    """In place: input_x[indices[...]] = updates along axis 0. A Parameter is written row by row (the ScatterUpdate
+    primitive: no copy of the rest); a plain Tensor gets the updated copy back."""
+    from ...core.parameter import Parameter
+    if isinstance(input_x, Parameter):
+        return P.ScatterUpdate()(input_x, indices, updates)
     return scatter_nd_update(input_x, F.expand_dims(indices, -1), updates)
