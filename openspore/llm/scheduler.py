@@ -281,6 +281,13 @@ class ContinuousBatchingScheduler:
             victim = self._running[-1]
             need -= engine.seq_len(victim.seq_id) % engine.block_size == 0
             self._preempt(victim)
+        if need > engine.num_free_blocks():
+            # one sequence alone has filled the pool: its context cannot grow any more, as at max_model_len
+            (only,) = self._running
+            logger.warning("llm scheduler: request %d filled the KV pool (%d blocks) after %d tokens; it ends "
+                           "with finish_reason 'length'", only.seq_id, engine.num_blocks, len(only.generated))
+            self._finish(only, "length")
+            return
         batch = list(self._running)
         logits = engine.decode([s.seq_id for s in batch], [s.generated[-1] for s in batch])
         self.counters["steps"] += 1

@@ -27,7 +27,8 @@ def add_arguments(parser):
     parser.add_argument("--version", dest="version_number", type=int, default=0, metavar="N",
                         help="version to serve (default 0 = the newest)")
     parser.add_argument("--max-batch-size", type=int, default=None, metavar="N",
-                        help="instances per worker batch (default: the model batch size)")
+                        help="instances per worker batch (default: the model batch size); for a generation "
+                             "servable, the most sequences decoded together (1 = one request at a time)")
     parser.add_argument("--max-queue-delay", type=float, default=0.0, metavar="SECONDS",
                         help="how long a batch may wait to fill (default 0)")
     parser.add_argument("--max-msg-mb-size", type=int, default=100, metavar="MB")

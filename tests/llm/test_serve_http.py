@@ -12,13 +12,14 @@ import requests
 from openspore.llm.generate import generate
 from openspore.llm.sampling import SamplingParams
 from openspore.serving import server
+from openspore.serving.client import GenerateClient
 from openspore.serving.proto import ms_generate_pb2 as gpb
 from openspore.serving.proto import ms_generate_pb2_grpc as ggrpc
 from tests.llm.serve_support import ByteTokenizer, load_engine, mixed_requests, save_tiny_model, write_llm_servable
 from tests.serving.conftest import RunningServer
 
 TOK = ByteTokenizer()
-ENGINE_KW = {"block_size": 8, "num_blocks": 512, "max_batch_size": 16, "max_model_len": 256}
+ENGINE_KW = {"block_size": 8, "num_blocks": 512, "max_batch_size": 16, "max_model_len": 512}
 
 
 @pytest.fixture(scope="module")
@@ -160,7 +161,7 @@ def test_stop_strings_and_finish_reason_stop(running, solo):
     ({"model": "gpt", "prompt": "x", "n": 3}, "n"),
     ({"model": "gpt", "prompt": "x", "stop": [1]}, "stop"),
     ({"model": "gpt", "prompt": [1, 99999]}, "prompt"),
-    ({"model": "gpt", "prompt": "x" * 300}, "prompt"),
+    ({"model": "gpt", "prompt": "x" * 600}, "prompt"),
 ])
 def test_bad_completion_fields_name_the_field(running, body, field):
     r = requests.post(_url(running, "/v1/completions"), json=body, timeout=60)
@@ -201,6 +202,13 @@ def test_grpc_stream_and_mindspore_method(running, solo):
         list(stub.Generate(gpb.GenerateRequest(servable_name="nope", prompt="x"), timeout=60))
     assert info.value.code() == grpc.StatusCode.NOT_FOUND
     channel.close()
+    client = GenerateClient(running.grpc, "gpt")
+    result = client.generate("grpc stream", max_tokens=12, temperature=0.0, ignore_eos=True)
+    assert result["token_ids"] == ids and result["text"] == TOK.decode(ids)
+    chat = [{"role": "user", "content": "hi"}]
+    assert "".join(client.stream(messages=chat, max_tokens=6, temperature=0.0, ignore_eos=True)) == \
+        TOK.decode(solo(TOK.apply_chat_template(chat), 6))
+    client.close()
     r = requests.post(_url(running, "/model/gpt:generate"), timeout=60,
                       json={"instances": [{"prompt": "abc"}, {"prompt": "defg"}]}).json()
     assert [len(i["text"]) > 0 for i in r["instances"]] == [True, True]
@@ -248,7 +256,7 @@ def test_full_queue_is_refused_with_429(running):
 
 def test_client_disconnect_cancels_and_frees_blocks(running):
     before = _scheduler_stat(running, "gpt", "cancelled") or 0.0
-    body = {"model": "gpt", "prompt": "never mind", "max_tokens": 240, "temperature": 0, "stream": True,
+    body = {"model": "gpt", "prompt": "never mind", "max_tokens": 480, "temperature": 0, "stream": True,
             "ignore_eos": True}
     r = requests.post(_url(running, "/v1/completions"), json=body, stream=True, timeout=60)
     assert next(line for line in r.iter_lines() if line.startswith(b"data: "))
@@ -256,3 +264,26 @@ def test_client_disconnect_cancels_and_frees_blocks(running):
     _wait_for(lambda: _scheduler_stat(running, "gpt", "cancelled") == before + 1)
     _wait_for(lambda: _scheduler_stat(running, "gpt", "running") == 0.0)
     assert _scheduler_stat(running, "gpt", "free_blocks") == _scheduler_stat(running, "gpt", "num_blocks")
+
+
+def test_plain_request_abandoned_by_its_client_is_cancelled(running):
+    before = _scheduler_stat(running, "gpt", "cancelled") or 0.0
+    body = {"model": "gpt", "prompt": "too slow", "max_tokens": 480, "temperature": 0, "ignore_eos": True}
+    with pytest.raises(requests.exceptions.ReadTimeout):
+        requests.post(_url(running, "/v1/completions"), json=body, timeout=(10, 0.1))   # gives up, closes
+    _wait_for(lambda: _scheduler_stat(running, "gpt", "cancelled") == before + 1)
+    _wait_for(lambda: _scheduler_stat(running, "gpt", "running") == 0.0)
+    assert _scheduler_stat(running, "gpt", "free_blocks") == _scheduler_stat(running, "gpt", "num_blocks")
+
+
+def test_grpc_cancel_cancels_the_generation(running):
+    before = _scheduler_stat(running, "gpt", "cancelled") or 0.0
+    channel = grpc.insecure_channel(running.grpc)
+    call = ggrpc.MSGenerateStub(channel).Generate(gpb.GenerateRequest(
+        servable_name="gpt", prompt="cancel me", sampling=gpb.SamplingOptions(max_tokens=480, temperature=0.0,
+                                                                             ignore_eos=True)), timeout=60)
+    assert next(call).token_ids
+    call.cancel()
+    _wait_for(lambda: _scheduler_stat(running, "gpt", "cancelled") == before + 1)
+    _wait_for(lambda: _scheduler_stat(running, "gpt", "running") == 0.0)
+    channel.close()

@@ -20,24 +20,29 @@ def running(tmp_path_factory):
     save_tiny_model(model_dir)
     root = str(tmp_path_factory.mktemp("servables"))
     write_llm_servable(root, "gpt", model_dir, max_queue=16, block_size=8, num_blocks=256, max_batch_size=8,
-                       max_model_len=256)
-    srv = RunningServer([server.ServableStartConfig(root, "gpt")], tmp_path_factory.mktemp("logs"))
+                       max_model_len=512)
+    # max_batch_size caps the sequences decoded together (the declaration allows the engine's 8)
+    srv = RunningServer([server.ServableStartConfig(root, "gpt", max_batch_size=4)], tmp_path_factory.mktemp("logs"))
     yield srv
     srv.stop()
 
 
+def test_max_batch_size_caps_the_running_sequences(running):
+    metrics = requests.get(f"http://{running.rest}/metrics", timeout=30).text
+    assert 'openspore_llm_scheduler{servable="gpt",stat="max_running"} 4.0' in metrics
+
+
 def test_killed_worker_fails_in_flight_requests_and_serves_again(running):
     url = f"http://{running.rest}/v1/completions"
-    body = {"model": "gpt", "prompt": "long story", "max_tokens": 240, "temperature": 0, "ignore_eos": True}
-    stream = requests.post(url, json=dict(body, stream=True), stream=True, timeout=120)
-    lines = stream.iter_lines()
-    assert next(line for line in lines if line.startswith(b"data: "))
+    body = {"model": "gpt", "prompt": "long story", "max_tokens": 500, "temperature": 0, "ignore_eos": True}
     plain = {}
     waiter = threading.Thread(target=lambda: plain.setdefault("r", requests.post(url, json=body, timeout=120)))
     waiter.start()
-    time.sleep(0.2)
+    stream = requests.post(url, json=dict(body, stream=True), stream=True, timeout=120)
+    lines = stream.iter_lines()
+    assert next(line for line in lines if line.startswith(b"data: "))
     (pid,) = running.worker_pids()
-    os.kill(pid, signal.SIGKILL)
+    os.kill(pid, signal.SIGKILL)           # 500 tokens take far longer than reaching this line
     events = [line[6:].decode() for line in lines if line.startswith(b"data: ")]
     stream.close()
     assert events and events[-1] != "[DONE]"

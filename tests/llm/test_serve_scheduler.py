@@ -165,3 +165,15 @@ def test_stop_tokens_sampling_and_bad_input(engine, expected):
         scheduler.stop()
     with pytest.raises(GenerationError, match="stopped"):
         scheduler.submit([1, 2], SamplingParams())
+
+
+def test_a_sequence_that_fills_the_pool_ends_with_length(model_dir):
+    tiny_pool = load_engine(model_dir, block_size=4, num_blocks=3, max_batch_size=2, max_model_len=64)
+    scheduler = ContinuousBatchingScheduler(tiny_pool, max_queue=4)
+    try:
+        handle = scheduler.submit([1, 2, 3], SamplingParams(max_tokens=50, temperature=0.0))
+        tokens = handle.result()
+        assert handle.finish_reason == "length" and len(tokens) == 3 * 4 - 3 + 1   # 12 slots hold 3 + 8 tokens
+        assert scheduler.stats()["free_blocks"] == 3
+    finally:
+        scheduler.stop()

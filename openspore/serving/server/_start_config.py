@@ -28,7 +28,8 @@ class ServableStartConfig:
     """ServableStartConfig(servable_directory, servable_name, device_ids=None, version_number=0, device_type=None,
     num_parallel_workers=0, dec_key=None, dec_mode='AES-GCM', *, max_batch_size=None, max_queue_delay=0.0):
     what to serve and where. openspore adds the batching knobs: `max_batch_size` (instances per worker batch;
-    default the model batch size) and `max_queue_delay` (seconds a batch may wait to fill; default 0)."""
+    default the model batch size; for a generation servable, the most sequences its scheduler decodes together,
+    1 = one request at a time) and `max_queue_delay` (seconds a batch may wait to fill; default 0)."""
 
     def __init__(self, servable_directory, servable_name, device_ids=None, version_number=0, device_type=None,
                  num_parallel_workers=0, dec_key=None, dec_mode="AES-GCM", *, max_batch_size=None,

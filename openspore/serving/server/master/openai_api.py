@@ -90,7 +90,7 @@ def _common(body, max_tokens_names=("max_tokens",)):
     for name, low, high, integer, low_open in (("temperature", 0, 2, False, False), ("top_p", 0, 1, False, True),
                                                ("top_k", 0, None, True, False),
                                                ("repetition_penalty", 0, None, False, True),
-                                               ("seed", -(2 ** 63), 2 ** 63 - 1, True, False)):
+                                               ("seed", 0, 2 ** 63 - 1, True, False)):
         value = _number(body, name, low, high, integer, low_open)
         if value is not None:
             setattr(sampling, name, value)

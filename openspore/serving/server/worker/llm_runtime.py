@@ -18,7 +18,12 @@ def _find_file(name, version_dir, servable_dir, what):
     for path in candidates:
         if os.path.exists(path):
             return path
-    raise RuntimeError(f"declare_llm_servable: the {what} '{name}' was not found; looked at {candidates}")
+    hint = ""
+    for script in (os.path.join(os.path.dirname(servable_dir), "prepare.py"), os.path.join(servable_dir, "prepare.py")):
+        if os.path.isfile(script):
+            hint = f" This servable directory has {script}: run `python {script}` first to write the model files."
+            break
+    raise RuntimeError(f"declare_llm_servable: the {what} '{name}' was not found; looked at {candidates}.{hint}")
 
 
 class TextStream:
