@@ -21,9 +21,10 @@ processes on a shared machine lands on all of them — compare the ratios, not t
 3. tensor-parallel 1 vs 2 processes: not measured yet (distributed inference with agents, issue 18 Deliver 3).
 
 The model is --model-dir (a version folder written by examples/llm/prepare.py: gpt.ckpt, config.json,
-tokenizer/) or, by default when examples/llm/gpt/1 does not exist, a randomly initialised GPT of prepare.py's
-default shape (throughput does not depend on the weights' values). Everything runs on 127.0.0.1 with an
-ephemeral port, --threads torch threads for both sides, and stops by itself.
+tokenizer/) or, by default when examples/llm/gpt/1 does not exist, a randomly initialised 4-layer, 128-wide GPT
+with a 1024-token BPE vocabulary (throughput does not depend on the weights' values). Everything runs on 127.0.0.1 with an
+ephemeral port, --threads torch threads for both sides, and stops by itself. On a machine shared with other
+work use --threads 1: OpenMP threads spinning on oversubscribed cores made a 2-thread decode step 30x slower here.
 """
 import argparse
 import http.client
@@ -89,7 +90,7 @@ def model_files(args, workdir):
     ckpt, config_path = os.path.join(workdir, "gpt.ckpt"), os.path.join(workdir, "config.json")
     ms.save_checkpoint(GPT(config), ckpt)
     config.save(config_path)
-    return ckpt, config_path, tok_dir, "random weights (seed 0), prepare.py's default shape"
+    return ckpt, config_path, tok_dir, "random weights (seed 0)"
 
 
 def hf_model(ckpt, config_path, threads):
