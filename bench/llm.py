@@ -14,15 +14,17 @@ processes on a shared machine lands on all of them — compare the ratios, not t
    `ignore_eos`), each sending --requests-per-client requests back to back, prompt and output lengths drawn from
    --prompt-len and --output-len; generated tokens/s, time-to-first-token p50/p99, requests completed with exactly
    their requested tokens. Modes: `cb` = the real `openspore serve` with continuous batching (up to --clients
-   sequences decoded together), `single` = the same server admitting one request at a time (max_running=1),
+   sequences decoded together), `single` = the same server admitting one request at a time (max_running=1, its
+   engine compiled for one sequence),
    `hf` = HF `generate` on batches of --clients requests in arrival order (left-padded, greedy, no server: the
    reference row; its TTFT is when the batch's first token exists).
 3. tensor-parallel 1 vs 2 processes: not measured yet (distributed inference with agents, issue 18 Deliver 3).
 
 The model is --model-dir (a version folder written by examples/llm/prepare.py: gpt.ckpt, config.json,
-tokenizer/) or, by default when examples/llm/gpt/1 does not exist, a randomly initialised GPT of prepare.py's
-default shape (throughput does not depend on the weights' values). Everything runs on 127.0.0.1 with an
-ephemeral port, --threads torch threads for both sides, and stops by itself.
+tokenizer/) or, by default when examples/llm/gpt/1 does not exist, a randomly initialised 4-layer, 128-wide GPT
+with a 1024-token BPE vocabulary (throughput does not depend on the weights' values). Everything runs on 127.0.0.1 with an
+ephemeral port, --threads torch threads for both sides, and stops by itself. On a machine shared with other
+work use --threads 1: OpenMP threads spinning on oversubscribed cores made a 2-thread decode step 30x slower here.
 """
 import argparse
 import http.client
@@ -50,7 +52,7 @@ from openspore.serving.server import register
 
 register.declare_llm_servable(checkpoint={ckpt!r}, config={config!r}, tokenizer={tokenizer!r},
                               max_queue=256, max_running={max_running}, block_size=16,
-                              max_batch_size={max_batch}, num_blocks={num_blocks})
+                              max_batch_size={max_batch}, num_blocks={num_blocks}, max_model_len={max_len})
 """
 MODES = ("cb", "single", "hf")
 MODE_NAMES = {"cb": "openspore continuous batching", "single": "openspore request-at-a-time",
@@ -88,7 +90,7 @@ def model_files(args, workdir):
     ckpt, config_path = os.path.join(workdir, "gpt.ckpt"), os.path.join(workdir, "config.json")
     ms.save_checkpoint(GPT(config), ckpt)
     config.save(config_path)
-    return ckpt, config_path, tok_dir, "random weights (seed 0), prepare.py's default shape"
+    return ckpt, config_path, tok_dir, "random weights (seed 0)"
 
 
 def hf_model(ckpt, config_path, threads):
@@ -318,16 +320,17 @@ class Server:
                 self.proc.wait()
 
 
-def write_servables(root, ckpt, config, tokenizer_dir, clients, n_positions):
+def write_servables(root, ckpt, config, tokenizer_dir, clients, max_len):
     """Two servables over the same files: `gpt` (continuous batching, `clients` sequences at once) and
-    `gpt_single` (one request at a time)."""
-    blocks = clients * (-(-n_positions // 16)) + 16
+    `gpt_single` (one request at a time, its engine compiled for one sequence). Both hold sequences of up to
+    `max_len` tokens, with blocks for `clients` of them."""
+    blocks = clients * (-(-max_len // 16)) + 16
     for name, running in (("gpt", clients), ("gpt_single", 1)):
         os.makedirs(os.path.join(root, name, "1"))
         with open(os.path.join(root, name, "servable_config.py"), "w") as f:
             f.write(SERVABLE_CONFIG.format(ckpt=os.path.abspath(ckpt), config=os.path.abspath(config),
                                            tokenizer=os.path.abspath(tokenizer_dir), max_running=running,
-                                           max_batch=clients, num_blocks=blocks))
+                                           max_batch=running, num_blocks=blocks, max_len=max_len))
 
 
 # ---- the report ---------------------------------------------------------------------------------------------
@@ -412,18 +415,20 @@ def main(argv=None):
         from openspore.llm import GPTConfig
         cfg = cfg or GPTConfig.load(config_path)
         longest = args.prompt_len[1] + args.output_len[1]
+        max_len = min(cfg.n_positions, -(-longest // 16) * 16)  # the engines' max_model_len: what requests need
         if longest > cfg.n_positions:
             raise SystemExit(f"bench/llm.py: prompt + output up to {longest} tokens exceed the model's n_positions "
                              f"{cfg.n_positions}")
         print(f"model: {source}: {cfg.n_layer} layers, {cfg.n_embd} wide, {cfg.n_head} heads, vocab "
-              f"{cfg.vocab_size}, n_positions {cfg.n_positions}")
+              f"{cfg.vocab_size}, n_positions {cfg.n_positions}; engines' max_model_len {max_len}")
         raw = {"engine": {}, "serving": {}}
         if not args.skip_engine:
             import torch
 
             from openspore.llm import LLMEngine
             torch.set_num_threads(args.threads)
-            engine = LLMEngine.from_checkpoint(ckpt, config_path, block_size=16, max_batch_size=args.engine_batch)
+            engine = LLMEngine.from_checkpoint(ckpt, config_path, block_size=16, max_batch_size=args.engine_batch,
+                                               max_model_len=max(max_len, args.engine_prompt + args.engine_steps + 16))
             print(f"max |logits(openspore) - logits(HF)| on one prompt: {check_same_model(ckpt, cfg, hf):.2e}")
             rng = np.random.default_rng(args.seed)
             prompts = rng.integers(1, cfg.vocab_size, (args.engine_batch, args.engine_prompt)).tolist()
@@ -440,7 +445,7 @@ def main(argv=None):
         runs = {m: [] for m in args.modes}
         if {"cb", "single"} & set(args.modes):
             servables = os.path.join(workdir, "servables")
-            write_servables(servables, ckpt, config_path, tok_dir, args.clients, cfg.n_positions)
+            write_servables(servables, ckpt, config_path, tok_dir, args.clients, max_len)
             server = Server(servables, args.threads)
             for model in ("gpt", "gpt_single"):  # warm-up: the first request of each worker
                 stream_completion(server.address, model, work[0][0][0], 4, args.timeout)

@@ -1,7 +1,7 @@
 """Train a small GPT on the project's own documentation and write the `gpt` servable's model files, so that
 `openspore serve examples/llm` serves it (REST on 127.0.0.1:1500, OpenAI-compatible routes under /v1).
 
-    python examples/llm/prepare.py                       # ~3 minutes on 2 CPU cores; writes examples/llm/gpt/1/
+    python examples/llm/prepare.py                       # 300 steps; writes examples/llm/gpt/1/ (docs/llm.md)
     python examples/llm/prepare.py --steps 20            # a quick, barely trained model (tests)
     python examples/llm/prepare.py --tokenizer byte --text my_corpus.txt
 
@@ -163,12 +163,13 @@ def show_samples(net, tokenizer, max_tokens, seed):
     from openspore.llm import LLMEngine, SamplingParams, generate
     engine = LLMEngine(net, block_size=16, max_batch_size=len(SAMPLE_PROMPTS))
     prompts = [tokenizer.encode(p) for p in SAMPLE_PROMPTS]
-    greedy = generate(engine, prompts, SamplingParams(max_tokens=max_tokens, temperature=0.0,
+    # a small model's greedy text soon loops; the penalty on tokens already seen keeps it moving
+    greedy = generate(engine, prompts, SamplingParams(max_tokens=max_tokens, temperature=0.0, repetition_penalty=1.3,
                                                       stop_token_ids=(tokenizer.eos_token_id,)))
     sampled = generate(engine, prompts, [SamplingParams(max_tokens=max_tokens, temperature=0.8, top_k=40,
                                                         stop_token_ids=(tokenizer.eos_token_id,), seed=seed + i)
                                          for i in range(len(prompts))])
-    for kind, outputs in (("greedy", greedy), ("sampled (T=0.8, top-k 40)", sampled)):
+    for kind, outputs in (("greedy (repetition penalty 1.3)", greedy), ("sampled (T=0.8, top-k 40)", sampled)):
         print(f"--- {kind}")
         for prompt, out in zip(SAMPLE_PROMPTS, outputs):
             print(json.dumps(prompt + tokenizer.decode(out), ensure_ascii=False))
@@ -176,12 +177,12 @@ def show_samples(net, tokenizer, max_tokens, seed):
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--steps", type=int, default=600, help="training steps (default 600)")
+    parser.add_argument("--steps", type=int, default=300, help="training steps (default 300)")
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--context", type=int, default=128, help="tokens per training window (default 128)")
-    parser.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (default 3e-3)")
+    parser.add_argument("--lr", type=float, default=5e-3, help="peak learning rate (default 5e-3)")
     parser.add_argument("--tokenizer", choices=["bpe", "byte"], default="bpe")
-    parser.add_argument("--vocab-size", type=int, default=1024, help="BPE vocabulary size (default 1024)")
+    parser.add_argument("--vocab-size", type=int, default=512, help="BPE vocabulary size (default 512)")
     parser.add_argument("--n-layer", type=int, default=4)
     parser.add_argument("--n-embd", type=int, default=128)
     parser.add_argument("--n-head", type=int, default=4)
