@@ -267,6 +267,10 @@ class ContinuousBatchingScheduler:
             if not self._running:
                 raise
             return
+        except Exception as exc:  # the engine failed: these requests end with the reason (none is lost)
+            for seq in admitted:
+                seq.handle._finish("abort", f"the generation step failed: {type(exc).__name__}: {exc}")
+            raise
         self._running.extend(admitted)
         for seq, row, prompt in zip(admitted, logits, prompts):
             if not seq.generated:

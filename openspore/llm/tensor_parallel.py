@@ -35,7 +35,7 @@ from .config import GPTConfig
 from .engine import LLMEngine
 from .model import GPT, attend
 
-__all__ = ["shard_gpt_params", "GPTShard", "TensorParallelEngine", "GroupChannel", "check_split"]
+__all__ = ["shard_gpt_params", "save_rank_checkpoints", "GPTShard", "TensorParallelEngine", "GroupChannel", "check_split"]
 
 
 def check_split(config, size):
@@ -155,9 +155,14 @@ class GPTShard(GPT):
         self.ln_f = nn.LayerNorm((config.n_embd,), epsilon=config.layer_norm_epsilon, dtype=dtype)
 
     def load_full(self, params):
-        """Load this rank's slice of full GPT parameters (name → value); ValueError naming what is missing."""
+        """Load this rank's slice of GPT parameters (name → value): the full model's (sliced here) or this rank's
+        slice already (as `save_rank_checkpoints` writes); ValueError naming what is missing or mis-shaped."""
         from ..train.serialization import load_param_into_net
-        mine = shard_gpt_params(params, self.full_config, self.rank, self.size)
+        probe = params.get("blocks.0.attn.c_attn.weight")
+        if probe is not None and tuple(probe.shape)[0] == 3 * self.config.n_embd and self.size > 1:
+            mine = {n: _value(v) for n, v in params.items()}  # a per-rank file: its slice as saved
+        else:
+            mine = shard_gpt_params(params, self.full_config, self.rank, self.size)
         own = dict(self.parameters_and_names())
         missing = [n for n in own if n not in mine]
         if missing:
@@ -168,6 +173,23 @@ class GPTShard(GPT):
                                  f"{tuple(param.shape)} for rank {self.rank} of {self.size}.")
         load_param_into_net(self, {n: Parameter(Tensor(mine[n]), name=n) for n in own})
         return self
+
+
+def save_rank_checkpoints(ckpt_path, config, size, out_dir):
+    """Write `out_dir/rank_<r>.ckpt` for r < size: each rank's slice of the full checkpoint `ckpt_path` (what
+    `startup_agents(model_files=[...])` may load instead of the full file); returns the paths."""
+    import os
+    from ..train.serialization import load_checkpoint, save_checkpoint
+    if not isinstance(config, GPTConfig):
+        config = GPTConfig.from_dict(config) if isinstance(config, dict) else GPTConfig.load(config)
+    full = load_checkpoint(ckpt_path)
+    paths = []
+    for rank in range(size):
+        part = shard_gpt_params(full, config, rank, size)
+        path = os.path.join(out_dir, f"rank_{rank}.ckpt")
+        save_checkpoint({n: Tensor(v) for n, v in part.items()}, path)
+        paths.append(path)
+    return paths
 
 
 class GroupChannel:

@@ -98,3 +98,16 @@ def test_one_rank_engine_equals_llm_engine(tmp_path):
         assert [h.result() for h in handles] == tokens
     finally:
         scheduler.stop()
+
+
+def test_rank_checkpoints_load_as_the_full_one(tmp_path):
+    from openspore.llm.tensor_parallel import save_rank_checkpoints
+    from openspore.train.serialization import load_checkpoint
+    ckpt, config = write_model(str(tmp_path))
+    paths = save_rank_checkpoints(ckpt, config, 2, str(tmp_path))
+    full = load_checkpoint(ckpt)
+    for rank, path in enumerate(paths):
+        from_full = GPTShard(CFG, rank, 2).load_full(full)
+        from_rank = GPTShard(CFG, rank, 2).load_full(load_checkpoint(path))
+        for (name, a), (_, b) in zip(from_full.parameters_and_names(), from_rank.parameters_and_names()):
+            np.testing.assert_array_equal(a.asnumpy(), b.asnumpy(), err_msg=name)

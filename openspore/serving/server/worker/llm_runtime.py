@@ -65,14 +65,19 @@ class LLMRuntime:
         from openspore.llm.scheduler import ContinuousBatchingScheduler
         servable_dir = os.path.join(directory, name)
         version_dir = os.path.join(servable_dir, str(version))
-        checkpoint = _find_file(decl.checkpoint, version_dir, servable_dir, "checkpoint")
-        config = _find_file(decl.config, version_dir, servable_dir, "config")
+        factory = getattr(decl, "engine_factory", None)  # distributed: the engine runs in agent processes
+        if factory is None:
+            checkpoint = _find_file(decl.checkpoint, version_dir, servable_dir, "checkpoint")
+            config = _find_file(decl.config, version_dir, servable_dir, "config")
         if isinstance(decl.tokenizer, str):
             from openspore.llm.tokenizer import load_tokenizer
             self.tokenizer = load_tokenizer(_find_file(decl.tokenizer, version_dir, servable_dir, "tokenizer"))
         else:
             self.tokenizer = decl.tokenizer
-        self.engine = LLMEngine.from_checkpoint(checkpoint, config, **decl.engine_kw)
+        if factory is None:
+            self.engine = LLMEngine.from_checkpoint(checkpoint, config, **decl.engine_kw)
+        else:
+            self.engine = factory(servable_dir, version_dir, name)
         running = max_running or decl.max_running or self.engine.max_batch_size
         self.max_running = min(running, self.engine.max_batch_size)
         self.decl, self.name, self.version = decl, name, version
