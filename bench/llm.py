@@ -18,7 +18,8 @@ processes on a shared machine lands on all of them — compare the ratios, not t
    engine compiled for one sequence),
    `hf` = HF `generate` on batches of --clients requests in arrival order (left-padded, greedy, no server: the
    reference row; its TTFT is when the batch's first token exists).
-3. tensor-parallel 1 vs 2 processes: not measured yet (distributed inference with agents, issue 18 Deliver 3).
+3. tensor-parallel: `TensorParallelEngine` prefill/decode tokens/s over --tp-sizes processes (Gloo on 127.0.0.1),
+   from bench/llm_tp.py; `--tp-sizes` with no value skips it.
 
 The model is --model-dir (a version folder written by examples/llm/prepare.py: gpt.ckpt, config.json,
 tokenizer/) or, by default when examples/llm/gpt/1 does not exist, a randomly initialised 4-layer, 128-wide GPT
@@ -373,7 +374,6 @@ def print_serving_table(runs, args):
                 per_round = [a["tok_s"] / b["tok_s"] for a, b in zip(runs["cb"], runs[other]) if b["tok_s"] > 0]
                 print(f"continuous batching / {MODE_NAMES[other]}: {ratio:.2f}x (bar >= {bar}x: "
                       f"{'met' if ratio >= bar else 'NOT met'}; per round {', '.join(f'{x:.2f}' for x in per_round)})")
-    print("\ntensor-parallel 1 vs 2 processes: not measured yet (distributed inference with agents comes later)")
 
 
 def parse_range(text):
@@ -403,6 +403,8 @@ def main(argv=None):
     ap.add_argument("--threads", type=int, default=2, help="torch threads of each side (default 2)")
     ap.add_argument("--timeout", type=float, default=600, help="seconds per request at most")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--tp-sizes", type=int, nargs="*", default=[1, 2], metavar="N",
+                    help="process counts of the tensor-parallel table (default 1 2; none = skip it)")
     ap.add_argument("--json", help="also write the raw rounds here")
     args = ap.parse_args(argv)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # a terminated bench still stops its server
@@ -463,6 +465,11 @@ def main(argv=None):
                       f"{row['complete']}/{row['requests']} complete", flush=True)
         raw["serving"] = runs
         print_serving_table(runs, args)
+        if args.tp_sizes:
+            from llm_tp import print_rows, tensor_parallel_rows
+            raw["tensor_parallel"] = tensor_parallel_rows(ckpt, config_path, sizes=tuple(args.tp_sizes),
+                                                          rounds=args.rounds, threads=args.threads)
+            print_rows(raw["tensor_parallel"])
         if args.json:
             with open(args.json, "w") as f:
                 json.dump({"args": {k: v for k, v in vars(args).items()}, **raw}, f, indent=1, default=str)
