@@ -14,6 +14,7 @@ from .core import Tensor, tensor, from_numpy, Parameter, ParameterTuple  # noqa:
 from .core import grad, value_and_grad, vjp, jvp  # noqa: F401
 from . import ops  # noqa: F401
 from .ops.function.vmap_func import vmap  # noqa: F401
+from .ops.function.jacobian_func import jacrev, jacfwd  # noqa: F401  (MindSpore 2.10 has them at the top too)
 from .common.dtype import int, float, bool  # noqa: F401,A004  (MindSpore exports these names)
 from .train.serialization import save_checkpoint, load_checkpoint, load_param_into_net  # noqa: F401
 from .serialization import load, load_mindir  # noqa: F401

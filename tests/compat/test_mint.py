@@ -58,3 +58,15 @@ def test_where_split_and_layers():
     layer = mnn.Linear(3, 4, bias=False)
     assert layer(T(A)).shape == (2, 4) and layer.bias is None
     assert mnn.ReLU is ms.nn.ReLU and mint.abs is ms.ops.abs
+
+
+def test_mint_layers_with_pytorch_signatures_are_the_ext_layers():
+    """In MindSpore 2.10 `mint.nn.AvgPool2d is nn.AvgPool2dExt` (and likewise for the others)."""
+    import numpy as np
+    import openspore as ms
+    from openspore.mint import nn as mnn
+    for name in ("AvgPool1d", "AvgPool2d", "AvgPool3d", "Dropout", "Dropout2d", "Embedding", "L1Loss", "LayerNorm",
+                 "LogSoftmax", "MaxPool2d", "PReLU"):
+        assert getattr(mnn, name) is getattr(ms.nn, name + "Ext")
+    x = ms.Tensor(np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4))
+    assert mnn.AvgPool2d(2)(x).shape == (1, 1, 2, 2)  # stride defaults to the kernel size

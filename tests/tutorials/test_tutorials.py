@@ -70,7 +70,14 @@ def _expected_markers(script):
         return [line.split("# expect:", 1)[1].strip() for line in f if line.startswith("# expect:")]
 
 
-@pytest.mark.parametrize("script", SCRIPTS, ids=[os.path.basename(s)[:-3] for s in SCRIPTS])
+def _is_slow(script):
+    """A `# slow:` line marks a page whose code runs for more than ~30 s (pytest's `slow` marker)."""
+    with open(script) as f:
+        return any(line.startswith("# slow:") for line in f)
+
+
+@pytest.mark.parametrize("script", [pytest.param(s, marks=pytest.mark.slow) if _is_slow(s) else s for s in SCRIPTS],
+                         ids=[os.path.basename(s)[:-3] for s in SCRIPTS])
 def test_tutorial_runs_unchanged(script, tmp_path):
     make_mnist_data(str(tmp_path))
     make_download_stand_ins(str(tmp_path))

@@ -18,6 +18,10 @@ _SHARED = ["ReLU", "ReLU6", "Sigmoid", "Tanh", "GELU", "SiLU", "ELU", "SELU", "M
            "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
            "ReplicationPad3d"]
 globals().update({name: getattr(_nn, name) for name in _SHARED if hasattr(_nn, name)})
+# MindSpore's mint.nn.<X> is nn.<X>Ext for these (PyTorch-style signatures: stride defaults to the kernel, dim, p)
+_EXT = ["AvgPool1d", "AvgPool2d", "AvgPool3d", "Dropout", "Dropout2d", "Embedding", "L1Loss", "LayerNorm",
+        "LogSoftmax", "MaxPool2d", "PReLU"]
+globals().update({name: getattr(_nn, name + "Ext") for name in _EXT})
 
 
 class Linear(_nn.Dense):
