@@ -8,6 +8,9 @@ echo "generated openspore/train/checkpoint_pb2.py"
 python -m grpc_tools.protoc --proto_path=openspore/serialization --python_out=openspore/serialization \
     openspore/serialization/mind_ir.proto
 echo "generated openspore/serialization/mind_ir_pb2.py"
+python -m grpc_tools.protoc --proto_path=openspore/parallel --python_out=openspore/parallel \
+    openspore/parallel/node_strategy.proto
+echo "generated openspore/parallel/node_strategy_pb2.py"
 # Serving: the proto path is the repo root so the generated gRPC modules import their messages by package path.
 python -m grpc_tools.protoc --proto_path=. --python_out=. --grpc_python_out=. \
     openspore/serving/proto/ms_service.proto openspore/serving/proto/ms_worker.proto \

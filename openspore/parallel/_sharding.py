@@ -46,6 +46,8 @@ def group_of(dm, axes):
     if len(ranks) == dm.world_size:
         return _world()
     key = tuple(ranks)
+    if key in _PROCESS_GROUPS and _PROCESS_GROUPS[key] not in world.group_names():
+        _PROCESS_GROUPS.clear()  # release() + init(): the groups of the previous job are gone
     if key not in _PROCESS_GROUPS:
         import torch.distributed as dist
         for members in dm.partition(axes):  # torch: every rank creates every group, in the same order
