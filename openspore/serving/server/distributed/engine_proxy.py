@@ -225,7 +225,7 @@ class RemoteEngine:
         self._reset(group.epoch)
 
     def _reset(self, epoch):
-        self.pool = KVPool(1, 1, self.num_blocks, self.block_size)
+        self.pool = KVPool(1, 1, 1, self.num_blocks, self.block_size)  # bookkeeping only: a one-float state
         self._ids, self._next_id, self._epoch = {}, 0, epoch
 
     def _sync(self):
