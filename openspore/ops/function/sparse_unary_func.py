@@ -17,9 +17,7 @@ UNARY = ("abs", "acos", "acosh", "asin", "asinh", "atan", "atanh", "ceil", "cos"
 
 __all__ = ([f"coo_{name}" for name in UNARY] + [f"csr_{name}" for name in UNARY] +
            ["make_coo_tensor", "make_csr_tensor", "make_row_tensor", "make_row_tensor_inner", "make_sparse_tensor",
-            "coo_tensor_get_indices", "coo_tensor_get_values", "coo_tensor_get_dense_shape",
-            "csr_tensor_get_indptr", "csr_tensor_get_indices", "csr_tensor_get_values", "csr_tensor_get_dense_shape",
-            "row_tensor_get_indices", "row_tensor_get_values", "row_tensor_get_dense_shape", "row_tensor_add"])
+            "row_tensor_add"])
 
 
 def _dense(name):
@@ -76,44 +74,24 @@ def make_sparse_tensor(indices, values, dense_shape):
     return SparseTensor(indices, values, dense_shape)
 
 
-def coo_tensor_get_indices(x):
-    return _check("coo_tensor_get_indices", x, COOTensor).indices
+def _accessor(name, cls, attribute):
+    def get(x):
+        return getattr(_check(name, x, cls), attribute)
+    get.__name__ = get.__qualname__ = name
+    get.__doc__ = f"`{name}(x)`: the `{attribute}` of a {cls.__name__} (TypeError for anything else)."
+    return get
 
 
-def coo_tensor_get_values(x):
-    return _check("coo_tensor_get_values", x, COOTensor).values
-
-
-def coo_tensor_get_dense_shape(x):
-    return _check("coo_tensor_get_dense_shape", x, COOTensor).shape
-
-
-def csr_tensor_get_indptr(x):
-    return _check("csr_tensor_get_indptr", x, CSRTensor).indptr
-
-
-def csr_tensor_get_indices(x):
-    return _check("csr_tensor_get_indices", x, CSRTensor).indices
-
-
-def csr_tensor_get_values(x):
-    return _check("csr_tensor_get_values", x, CSRTensor).values
-
-
-def csr_tensor_get_dense_shape(x):
-    return _check("csr_tensor_get_dense_shape", x, CSRTensor).shape
-
-
-def row_tensor_get_indices(x):
-    return _check("row_tensor_get_indices", x, RowTensor).indices
-
-
-def row_tensor_get_values(x):
-    return _check("row_tensor_get_values", x, RowTensor).values
-
-
-def row_tensor_get_dense_shape(x):
-    return _check("row_tensor_get_dense_shape", x, RowTensor).dense_shape
+# The 1.x-style accessors: (function name, class, attribute) — one getter each, named as MindSpore names them.
+_ACCESSORS = (
+    ("coo_tensor_get_indices", COOTensor, "indices"), ("coo_tensor_get_values", COOTensor, "values"),
+    ("coo_tensor_get_dense_shape", COOTensor, "shape"), ("csr_tensor_get_indptr", CSRTensor, "indptr"),
+    ("csr_tensor_get_indices", CSRTensor, "indices"), ("csr_tensor_get_values", CSRTensor, "values"),
+    ("csr_tensor_get_dense_shape", CSRTensor, "shape"), ("row_tensor_get_indices", RowTensor, "indices"),
+    ("row_tensor_get_values", RowTensor, "values"), ("row_tensor_get_dense_shape", RowTensor, "dense_shape"))
+for _name, _cls, _attribute in _ACCESSORS:
+    globals()[_name] = _accessor(_name, _cls, _attribute)
+__all__ += [name for name, _, _ in _ACCESSORS]
 
 
 def row_tensor_add(x, y):
