@@ -59,8 +59,9 @@ def _as_array(value, name):
                     f"number or str, but got {type(value).__name__}.")
 
 
-def _collect(save_obj, choice_func):
-    """[(name, array | str)] in save order."""
+def _collect(save_obj, choice_func, integrated=False):
+    """[(name, array | str)] in save order. `integrated`: a parameter stored sliced by semi-auto parallel is saved
+    whole (one AllGather per such parameter, so every rank must save the same parameters in the same order)."""
     entries = OrderedDict()
     if isinstance(save_obj, Cell):
         for _, param in save_obj.parameters_and_names():
@@ -86,6 +87,10 @@ def _collect(save_obj, choice_func):
     out = []
     for name, value in entries.items():
         if choice_func is not None and not choice_func(name):
+            continue
+        if integrated and getattr(value, "shard_layout", None) is not None:
+            from ..parallel._param_shard import gather_full
+            out.append((name, gather_full(value)))
             continue
         out.append((name, value if isinstance(value, str) else _as_array(value, name)))
     return out
@@ -151,7 +156,9 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
                     enc_key=None, enc_mode="AES-GCM", choice_func=None, crc_check=False, format="ckpt", **kwargs):
     """`save_checkpoint(save_obj, ckpt_file_name, ...)`: save a Cell's parameters (named by `param.name`), a list
     of Parameters / {"name", "data"} dicts, or a dict name → value. `append_dict` adds extra entries (ints become
-    Int64 scalars, floats Float32, str "str" entries). The suffix `.ckpt` (`.safetensors`) is added if missing."""
+    Int64 scalars, floats Float32, str "str" entries). The suffix `.ckpt` (`.safetensors`) is added if missing.
+    Under semi-auto parallel, `integrated_save=True` (the default) writes sliced parameters whole (every rank must
+    then save); `integrated_save=False` writes this rank's slices, the input of `transform_checkpoints`."""
     _check_format(format, "save_checkpoint")
     if choice_func is not None and not callable(choice_func):
         raise TypeError(f"For 'save_checkpoint', 'choice_func' should be callable, but got {type(choice_func).__name__}.")
@@ -161,7 +168,7 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
         fmt._check_key(enc_key, enc_mode, "save_checkpoint")
     path = _target_path(ckpt_file_name, format, "save_checkpoint")
     _wait_pending(path)
-    entries = _append(_collect(save_obj, choice_func), append_dict)
+    entries = _append(_collect(save_obj, choice_func, integrated=bool(integrated_save)), append_dict)
     if not async_save:
         _write(path, entries, format, crc_check, enc_key, enc_mode)
         return

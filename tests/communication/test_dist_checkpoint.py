@@ -48,6 +48,17 @@ def test_transform_to_one_rank_gives_the_integrated_weights(runs, tmp_path):
     assert not (tmp_path / "rank_1").exists()
 
 
+def test_default_save_checkpoint_writes_whole_tensors_on_every_rank(runs):
+    """save_checkpoint(integrated_save=True), the default, gathers sliced parameters (MindSpore's semantics)."""
+    out, full = runs
+    for rank in range(4):
+        got = _ckpt(out / f"integrated_rank_{rank}.ckpt")
+        for name, value in full.items():
+            np.testing.assert_array_equal(got[name], value, err_msg=f"rank {rank}: {name}")
+    sliced = _ckpt(out / "src" / "rank_0" / "net.ckpt")
+    assert any(sliced[name].size < value.size for name, value in full.items())
+
+
 def test_transform_to_two_ranks_and_by_rank(runs, tmp_path):
     out, full = runs
     src, dst = str(out / "src_strategy.ckpt"), str(out / "dst_strategy.ckpt")

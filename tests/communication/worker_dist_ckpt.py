@@ -1,7 +1,8 @@
 """Distributed checkpoints for the tests: `worker_dist_ckpt.py <out_dir> train|resume`.
 
 train (4 ranks): the sharded MLP of worker_shard trains 3 Momentum steps; each rank saves its slices to
-<out_dir>/src/rank_<r>/net.ckpt, the run writes <out_dir>/src_strategy.ckpt and its group-info files; rank 0
+<out_dir>/src/rank_<r>/net.ckpt (integrated_save=False) and the whole tensors to
+<out_dir>/integrated_rank_<r>.ckpt (the default integrated_save=True), the run writes <out_dir>/src_strategy.ckpt and its group-info files; rank 0
 saves the integrated weights to <out_dir>/integrated.npz.
 resume (2 ranks): the same network with the 2-rank strategies takes its slices from the 4 ranks' checkpoints
 (load_distributed_checkpoint); each rank saves the integrated weights it then holds and its loss."""
@@ -33,7 +34,9 @@ def main():
         step = nn.TrainOneStepCell(loss_net, nn.Momentum(net.trainable_params(), 0.3, 0.9))
         for _ in range(3):
             step(x, y)
-        ms.save_checkpoint(net, os.path.join(out_dir, "src", f"rank_{rank}", "net.ckpt"))
+        ms.save_checkpoint(net, os.path.join(out_dir, "src", f"rank_{rank}", "net.ckpt"), integrated_save=False)
+        # the default, integrated_save=True: every rank writes the whole tensors (MindSpore's semantics)
+        ms.save_checkpoint(net, os.path.join(out_dir, f"integrated_rank_{rank}.ckpt"))
         full = {p.name: gather_full(p) for p in net.trainable_params()}
         if rank == 0:
             np.savez(os.path.join(out_dir, "integrated.npz"), **full)
