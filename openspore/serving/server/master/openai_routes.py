@@ -7,10 +7,9 @@ from starlette.requests import ClientDisconnect
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from ....common.http_body import BodyTooLarge, read_limited_body
 from ...common.status import ServingError, StatusCode
 from . import openai_api
-from .restful import loads_json
+from .restful import read_json_body
 
 
 class _Disconnected(Exception):
@@ -57,13 +56,9 @@ class OpenAIRoutes:
         name, ok = "", False
         try:
             try:
-                raw = await read_limited_body(request, self.limit)
-            except BodyTooLarge:
-                raise ServingError(f"the request body is larger than the limit of {self.limit} bytes",
-                                   StatusCode.INVALID_INPUTS, http_status=413) from None
+                body = await read_json_body(request, self.limit)
             except ClientDisconnect:
                 return Response(status_code=400)
-            body = loads_json(raw, "the request body is not valid JSON: ")
             parsed = (openai_api.parse_chat if chat else openai_api.parse_completion)(body)
             info = self.router.resolve(parsed.model)
             name = info.name

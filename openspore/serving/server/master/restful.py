@@ -42,6 +42,17 @@ def loads_json(raw, what):
         raise ServingError(f"{what}the JSON is nested too deeply") from None
 
 
+async def read_json_body(request, limit):
+    """The request body parsed as JSON: ServingError 413 over `limit` bytes, 400 for text that is not JSON;
+    ClientDisconnect propagates (nobody is left to answer)."""
+    try:
+        raw = await _read_body(request, limit)
+    except _TooLarge:
+        raise ServingError(f"the request body is larger than the limit of {limit} bytes",
+                           StatusCode.INVALID_INPUTS, http_status=413) from None
+    return loads_json(raw, "the request body is not valid JSON: ")
+
+
 async def _wait(pending):
     loop = asyncio.get_running_loop()
     future = loop.create_future()
@@ -72,6 +83,7 @@ def parse_model_url(path):
     if ":" not in rest or not rest.split(":", 1)[1]:
         raise ServingError("please check url, the keyword:[service method] must contain.")
     return name, version, rest.split(":", 1)[1]
+
 
 
 class RestServer:
@@ -227,13 +239,9 @@ class RestServer:
         name, method_name, count, ok = request.path_params["model"], "", 0, False
         try:
             try:
-                raw = await _read_body(request, self.limit)
-            except _TooLarge:
-                raise ServingError(f"the request body is larger than the limit of {self.limit} bytes",
-                                   StatusCode.INVALID_INPUTS, http_status=413) from None
+                body = await read_json_body(request, self.limit)
             except ClientDisconnect:
                 return Response(status_code=400)
-            body = loads_json(raw, "the request body is not valid JSON: ")
             params = body.get("parameters") if isinstance(body, dict) else None
             wanted = params.get("method") if isinstance(params, dict) else None
             info, method = self._resolve(request, wanted)
