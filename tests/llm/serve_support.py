@@ -1,5 +1,5 @@
-"""Helpers of the generation-serving tests: a tiny randomly initialised GPT saved as a checkpoint + config, a
-minimal byte-level tokenizer, and generation servable directories written from text.
+"""Helpers of the generation-serving tests: a tiny randomly initialised GPT saved as a checkpoint + config, the
+byte-level tokenizer, and generation servable directories written from text.
 
 The model is small (2 layers, 32 wide) so compiling its two graphs and serving it stays quick on CPU; its weights
 are random but fixed by a seed, so greedy outputs are deterministic and differ between prompts.
@@ -10,23 +10,9 @@ import textwrap
 
 import numpy as np
 
-VOCAB = 257            # 256 bytes + the end-of-text id
-EOS = 256
+from openspore.llm.tokenizer import ByteTokenizer  # noqa: F401  (the tests' tokenizer, re-exported)
 
-
-class ByteTokenizer:
-    """UTF-8 bytes are ids 0..255; id 256 ends a text. Invalid UTF-8 decodes to U+FFFD."""
-    vocab_size = VOCAB
-    eos_token_id = EOS
-
-    def encode(self, text):
-        return list(text.encode("utf-8"))
-
-    def decode(self, ids, skip_special_tokens=True):
-        return bytes(t for t in ids if t < 256).decode("utf-8", errors="replace")
-
-    def apply_chat_template(self, messages):
-        return "".join(f"<|{m['role']}|>\n{m['content']}\n" for m in messages) + "<|assistant|>\n"
+VOCAB = ByteTokenizer.vocab_size   # 256 bytes + the end-of-text id
 
 
 def tiny_config(max_positions=512):
@@ -57,7 +43,7 @@ def load_engine(folder, **engine_kw):
 
 def write_llm_servable(root, name, model_folder, **declare_kw):
     """`<root>/<name>/servable_config.py` declaring a generation servable over the model in `model_folder`, with
-    this module's ByteTokenizer (the worker imports it: the repository is on its PYTHONPATH)."""
+    openspore's ByteTokenizer."""
     folder = os.path.join(root, name)
     os.makedirs(os.path.join(folder, "1"), exist_ok=True)
     for file in ("gpt.ckpt", "config.json"):
@@ -68,7 +54,7 @@ def write_llm_servable(root, name, model_folder, **declare_kw):
     with open(os.path.join(folder, "servable_config.py"), "w") as f:
         f.write(textwrap.dedent(f"""\
             from openspore.serving.server import register
-            from tests.llm.serve_support import ByteTokenizer
+            from openspore.llm.tokenizer import ByteTokenizer
 
             register.declare_llm_servable(checkpoint="gpt.ckpt", config="config.json", tokenizer=ByteTokenizer(),
                                           {args})

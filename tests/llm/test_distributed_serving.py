@@ -63,7 +63,7 @@ def deployment(tmp_path_factory):
     with open(os.path.join(root, "gpt", "servable_config.py"), "w") as f:
         f.write(textwrap.dedent(f"""\
             from openspore.serving.server import distributed
-            from tests.llm.serve_support import ByteTokenizer
+            from openspore.llm.tokenizer import ByteTokenizer
 
             distributed.declare_llm_servable(rank_size=2, config="config.json", tokenizer=ByteTokenizer(),
                                              max_queue=16, **{ENGINE_KW!r})
@@ -80,7 +80,7 @@ def deployment(tmp_path_factory):
     started, workers = False, []
     try:
         context.set_worker_log_dir(str(tmp_path_factory.mktemp("logs")))
-        os.environ["PYTHONPATH"] = child_env()["PYTHONPATH"]  # the servable imports tests.llm.serve_support
+        os.environ["PYTHONPATH"] = child_env()["PYTHONPATH"]  # agents and worker import this checkout
         started = True
         distributed.start_servable(root, "gpt", table, 1, address, wait_agents_time_in_seconds=300)
         workers = list(_server._MASTER.workers.workers)
