@@ -239,6 +239,25 @@ def load_tokenizer(directory):
     return kind.load(directory)
 
 
+def settled_text(tokenizer, ids, final=False, skip_special_tokens=True):
+    """`ids` decoded; unless `final`, without a trailing U+FFFD run short enough (≤ 3) to be a character whose
+    last bytes have not arrived yet — the text a stream can send now.
+
+    >>> settled_text(ByteTokenizer(), list("é".encode())[:1]), settled_text(ByteTokenizer(), [195], final=True)
+    ('', '\ufffd')
+    """
+    # the plain decode(ids) call is all a user's tokenizer object has to offer (serving accepts any such object)
+    full = tokenizer.decode(ids) if skip_special_tokens else tokenizer.decode(ids, skip_special_tokens=False)
+    if not final:
+        held = _INCOMPLETE.search(full)
+        if held and len(full) - held.start() <= 3:
+            full = full[:held.start()]
+    return full
+
+
+_INCOMPLETE = re.compile("\ufffd+$")
+
+
 class StreamDecoder:
     """Token ids in, text deltas out, holding back a trailing incomplete UTF-8 character until its last byte
     arrives. `text` is everything emitted so far.
@@ -247,19 +266,13 @@ class StreamDecoder:
     >>> [dec.push([t]) for t in "é!".encode()]
     ['', 'é', '!']
     """
-    _INCOMPLETE = re.compile("\ufffd+$")
-
     def __init__(self, tokenizer, skip_special_tokens=True):
         self.tokenizer, self.skip_special_tokens = tokenizer, skip_special_tokens
         self.ids, self.text = [], ""
 
     def push(self, ids):
         self.ids.extend(ids)
-        full = self.tokenizer.decode(self.ids, skip_special_tokens=self.skip_special_tokens)
-        # A trailing U+FFFD may be half a character; wait (at most 3 more bytes make one character).
-        held = self._INCOMPLETE.search(full)
-        if held and len(full) - held.start() <= 3:
-            full = full[:held.start()]
+        full = settled_text(self.tokenizer, self.ids, skip_special_tokens=self.skip_special_tokens)
         if not full.startswith(self.text):  # a later byte changed an earlier character: emit nothing until settled
             return ""
         delta, self.text = full[len(self.text):], full
@@ -267,7 +280,7 @@ class StreamDecoder:
 
     def flush(self):
         """The rest, including replacement characters for bytes that never formed a character."""
-        full = self.tokenizer.decode(self.ids, skip_special_tokens=self.skip_special_tokens)
+        full = settled_text(self.tokenizer, self.ids, final=True, skip_special_tokens=self.skip_special_tokens)
         delta = full[len(self.text):] if full.startswith(self.text) else ""
         self.text = full
         return delta

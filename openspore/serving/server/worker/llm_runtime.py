@@ -6,7 +6,6 @@ from ...proto import ms_generate_pb2 as gpb
 
 # SamplingOptions fields → SamplingParams fields (proto3 `optional`: unset = the servable's default)
 _OPTIONAL_FIELDS = ("max_tokens", "temperature", "top_k", "top_p", "repetition_penalty", "seed")
-_INCOMPLETE_CHAR = "\ufffd"
 
 
 def _find_file(name, version_dir, servable_dir, what):
@@ -34,19 +33,13 @@ class TextStream:
         self.tokenizer, self.stops = tokenizer, tuple(s for s in stops if s)
         self.hold = max((len(s) for s in self.stops), default=1) - 1
         self.ids, self.sent = [], 0
-
-    def _text(self, final):
-        full = self.tokenizer.decode(self.ids)
-        if not final:
-            stripped = full.rstrip(_INCOMPLETE_CHAR)
-            if len(full) - len(stripped) <= 3:    # a character is at most 4 bytes: wait for its last ones
-                full = stripped
-        return full
+        from openspore.llm.tokenizer import settled_text
+        self._settled = settled_text   # text minus a trailing half character (held until its last bytes)
 
     def push(self, ids, final=False):
         """→ (delta, stopped)."""
         self.ids.extend(ids)
-        full = self._text(final)
+        full = self._settled(self.tokenizer, self.ids, final)
         hits = [i for i in (full.find(s, max(0, self.sent - len(s) + 1)) for s in self.stops) if i >= 0]
         if hits:
             end, stopped = min(hits), True
