@@ -21,14 +21,16 @@ from ._common import (check_bool, check_dtype, compute_cast, init_repr, int_tupl
 
 
 def _pads(cls_name, pad_mode, padding, dims):
-    """padding → (top, bottom, left, right); an int pads every side, 2 ints (dims=1) pad left/right."""
-    if dims == 2:
+    """padding → (top, bottom, left, right) for dims 1 and 2 (2 ints pad left/right when dims=1), and the 6
+    (head, tail, top, bottom, left, right) for dims 3; an int pads every side."""
+    if dims in (2, 3):
+        sides = 2 * dims
         if is_int(padding):
-            pads = (int(padding),) * 4
-        elif isinstance(padding, (tuple, list)) and len(padding) == 4 and all(is_int(p) for p in padding):
+            pads = (int(padding),) * sides
+        elif isinstance(padding, (tuple, list)) and len(padding) == sides and all(is_int(p) for p in padding):
             pads = tuple(int(p) for p in padding)
         else:
-            raise TypeError(f"For '{cls_name}', the 'padding' must be an int or a tuple of 4 ints, "
+            raise TypeError(f"For '{cls_name}', the 'padding' must be an int or a tuple of {sides} ints, "
                             f"but got {padding!r}.")
     else:
         if is_int(padding):

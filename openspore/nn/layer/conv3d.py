@@ -17,22 +17,8 @@ from ... import ops
 from ...common import dtype as mstype
 from ...common.initializer import HeUniform, Uniform
 from ..cell import Cell
-from ._common import check_bool, check_dtype, init_repr, int_tuple, is_int, make_param, pad_mode_of, positive_int
-
-
-def _padding6(name, pad_mode, padding):
-    if is_int(padding):
-        pads = (int(padding),) * 6
-    elif isinstance(padding, (tuple, list)) and len(padding) == 6 and all(is_int(p) for p in padding):
-        pads = tuple(int(p) for p in padding)
-    else:
-        raise TypeError(f"For '{name}', the 'padding' must be an int or a tuple of 6 ints, but got {padding!r}.")
-    if min(pads) < 0:
-        raise ValueError(f"For '{name}', the 'padding' must be non-negative, but got {padding!r}.")
-    if pad_mode != "pad" and any(pads):
-        raise ValueError(f"For '{name}', the 'padding' must be 0 when 'pad_mode' is not 'pad', but got "
-                         f"padding={padding!r} with pad_mode={pad_mode!r}.")
-    return pads
+from .conv import _pads
+from ._common import check_bool, check_dtype, init_repr, int_tuple, make_param, pad_mode_of, positive_int
 
 
 class _Conv3dBase(Cell):
@@ -49,7 +35,7 @@ class _Conv3dBase(Cell):
         self.stride = int_tuple(name, "stride", stride, 3)
         self.dilation = int_tuple(name, "dilation", dilation, 3)
         self.pad_mode = pad_mode_of(name, pad_mode)
-        self.padding = _padding6(name, self.pad_mode, padding)
+        self.padding = _pads(name, self.pad_mode, padding, dims=3)
         self.has_bias = check_bool(name, "has_bias", has_bias)
         if data_format != "NCDHW":
             raise ValueError(f"For '{name}', the 'data_format' must be 'NCDHW', but got {data_format!r}.")
