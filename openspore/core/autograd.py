@@ -53,6 +53,9 @@ class Node:
             prim, args, outputs, result, parents, bprop_fn
         self.unpack = None
 
+    def __repr__(self):
+        return f"Node({self.prim.name if self.prim is not None else 'leaf'})"
+
 
 SAVED_TENSORS_HOOKS = []  # (pack_hook, unpack_hook) pairs, innermost last (core/saved_tensors.py)
 
