@@ -10,10 +10,15 @@ with the TFRecord mask `((crc >> 15) | (crc << 17)) + 0xA282EAD8` (fact sheet §
     >>> hex(crc32c(b"123456789"))   # the standard CRC-32C check value
     '0xe3069283'
 """
+import logging
 import os
+import pickle
 import queue
 import struct
+import subprocess
+import sys
 import threading
+import time
 
 _POLY = 0x82F63B78  # CRC-32C (Castagnoli), reflected
 
@@ -89,30 +94,83 @@ def read_records(data, offset=0, check_crc=True, stop_at=None):
         stop_at[:] = [offset]
 
 
+class RecordFile:
+    """One event file being appended to: each record framed, written with one `write` and flushed, so a reader
+    tailing the file sees whole records or a partial last one it waits for. `max_file_size` drops records (with a
+    warning) once the next one would not fit, counting 16 framing bytes per record. `close()` leaves the file
+    read-only (0400), as MindSpore does."""
+
+    def __init__(self, path, max_file_size=None):
+        self.path = path
+        self.max_file_size = max_file_size
+        self._file = open(path, "ab")
+        self._size = self._file.tell()
+        self._full = False
+
+    def append(self, payload):
+        if payload is None:
+            return
+        if self.max_file_size is not None and self._size + len(payload) + 16 > self.max_file_size:
+            if not self._full:
+                self._full = True
+                logging.getLogger("openspore.summary").warning(
+                    "summary file %s reached max_file_size=%d bytes: later records are dropped",
+                    self.path, self.max_file_size)
+            return
+        self._file.write(frame(payload))
+        self._file.flush()
+        self._size += len(payload) + 16
+
+    def close(self):
+        if not self._file.closed:
+            self._file.close()
+            os.chmod(self.path, 0o400)
+
+
+def writer_backend():
+    """'process' (the default) or 'thread', from OPENSPORE_SUMMARY_WRITER."""
+    backend = os.environ.get("OPENSPORE_SUMMARY_WRITER", "process")
+    if backend not in ("process", "thread"):
+        raise ValueError(f"OPENSPORE_SUMMARY_WRITER should be 'process' or 'thread', got {backend!r}")
+    return backend
+
+
 class EventWriter:
-    """Appends framed records to one file from a writer thread, so a training step only queues its values.
+    """Appends framed records to one file without making a training step wait for them.
 
-    `submit(fn)` queues a function returning payload bytes (or None): the packing (PNG encoding, histograms,
-    serialization, CRCs) happens on the writer thread. Each record is written with one `write` and flushed, so a
-    reader tailing the file sees whole records or a partial last one it waits for. `close()` drains the queue,
-    closes the file and leaves it read-only (0400), as MindSpore does. `max_file_size` drops records (with a
-    warning) once the next one would not fit, counting 16 framing bytes per record."""
+    `submit_event(step, data)` queues a step's values ((plugin, tag, ndarray) tuples); `submit(fn)` queues a function
+    returning payload bytes (or None) — the graph and lineage records, built from in-process objects. A writer
+    thread takes the queue in order. With `backend="thread"` it packs and writes itself; with `backend="process"`
+    (what SummaryRecord uses for its data file) it hands step values to a writer process at low CPU priority
+    (`_writer_process.py`), which does the packing (histograms, PNG, protobuf, CRCs) and the writing: on a thread
+    that Python work holds the GIL the training loop needs, in the process it only uses CPU training leaves idle.
+    Should the process die, the thread writes the rest itself (one error reported). `close()` drains everything.
+    """
 
-    def __init__(self, path, max_file_size=None, on_error=None, first_payload=None):
+    def __init__(self, path, max_file_size=None, on_error=None, first_payload=None, backend="thread"):
         self.path = path
         self.max_file_size = max_file_size
         self.on_error = on_error
         self._first = first_payload
-        self._size = 0
-        self._file = None
-        self._full = False
+        self._file = None      # RecordFile, thread backend (or after the process died)
+        self._child = None     # the writer process, process backend
+        self._acks = {}
+        self._ack_lock = threading.Lock()
+        self._flushes = 0
         self._queue = queue.Queue()
+        if backend == "process":
+            self._child = _start_child(path, max_file_size)
+            threading.Thread(target=self._read_child, name=f"summary-acks:{os.path.basename(path)}",
+                             daemon=True).start()
         self._thread = threading.Thread(target=self._run, name=f"summary-writer:{os.path.basename(path)}",
                                         daemon=True)
         self._thread.start()
 
     def submit(self, make_payload):
         self._queue.put(("write", make_payload))
+
+    def submit_event(self, step, data):
+        self._queue.put(("event", (step, time.time(), data)))
 
     def flush(self, timeout=None):
         """Block until everything queued so far is written to the file."""
@@ -125,45 +183,121 @@ class EventWriter:
             self._queue.put(("close", None))
             self._thread.join()
 
-    def _open(self):
-        self._file = open(self.path, "ab")
-        if self._first is not None:
-            self._append(self._first())
-
-    def _append(self, payload):
-        if payload is None:
-            return
-        if self.max_file_size is not None and self._size + len(payload) + 16 > self.max_file_size:
-            if not self._full:
-                self._full = True
-                import logging
-                logging.getLogger("openspore.summary").warning(
-                    "summary file %s reached max_file_size=%d bytes: later records are dropped",
-                    self.path, self.max_file_size)
-            return
-        self._file.write(frame(payload))
-        self._file.flush()
-        self._size += len(payload) + 16
-
+    # ---- the writer thread ------------------------------------------------------------------------
     def _run(self):
+        first = True
         while True:
             kind, item = self._queue.get()
             try:
+                if first and kind in ("write", "event"):
+                    first = False
+                    if self._first is not None:
+                        self._write(self._first())
                 if kind == "write":
-                    if self._file is None:
-                        self._open()
-                    self._append(item())
+                    self._write(item())
+                elif kind == "event":
+                    step, wall_time, data = item
+                    if not self._send(("event", step, wall_time, data)):
+                        from ._pack import event_bytes
+                        self._local().append(event_bytes(step, data, wall_time))
                 elif kind == "flush":
-                    # every record is already flushed to the OS (readers see it); no fsync: it cost several
-                    # ms per file at each epoch end, and MindSpore's flush does not promise durability either
+                    # written records are flushed to the OS (readers see them); no fsync: it cost several ms per
+                    # file at each epoch end, and MindSpore's flush does not promise durability either
+                    self._wait_child("flush")
                     item.set()
                 else:
+                    if self._child is not None:
+                        self._wait_child("close")
                     if self._file is not None:
                         self._file.close()
-                        os.chmod(self.path, 0o400)
                     return
             except Exception as exc:  # a failed record must not kill the writer (or the training)
                 if kind == "flush":
                     item.set()
                 if self.on_error is not None:
                     self.on_error(exc)
+
+    def _local(self):
+        if self._file is None:
+            self._file = RecordFile(self.path, self.max_file_size)
+        return self._file
+
+    def _write(self, payload):
+        if payload is not None and not self._send(("raw", payload)):
+            self._local().append(payload)
+
+    def _send(self, message):
+        """Pass a message to the writer process; False when there is none (thread backend, or it died)."""
+        if self._child is None:
+            return False
+        data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+        try:
+            self._child.stdin.write(struct.pack("<I", len(data)) + data)
+            self._child.stdin.flush()  # readers (the dashboard) see a record as soon as it is written
+            return True
+        except (BrokenPipeError, OSError, ValueError):
+            self._child_died()
+            return False
+
+    def _wait_child(self, what):
+        """Send a flush (or close) to the writer process and wait until it has done everything before it."""
+        if self._child is None:
+            return
+        self._flushes += 1
+        n = self._flushes
+        done = threading.Event()
+        with self._ack_lock:
+            self._acks[n] = done
+        if not self._send((what, n)):
+            return
+        while not done.wait(0.2):
+            if self._child.poll() is not None:
+                self._child_died()
+                return
+        if what == "close":
+            self._child.stdin.close()
+            self._child.wait()
+            self._child = None
+
+    def _read_child(self):
+        child = self._child
+        for line in child.stdout:
+            word, _, rest = line.decode("utf-8", "replace").rstrip("\n").partition(" ")
+            if word == "done":
+                with self._ack_lock:
+                    event = self._acks.pop(int(rest), None)
+                if event is not None:
+                    event.set()
+            elif word == "error" and self.on_error is not None:
+                self.on_error(RuntimeError(rest))
+
+    def _child_died(self):
+        child, self._child = self._child, None
+        if child is None:
+            return
+        if child.poll() is None:
+            child.kill()
+        child.wait()
+        if self.on_error is not None:
+            self.on_error(RuntimeError(f"the summary writer process for {self.path} stopped (exit code "
+                                       f"{child.returncode}); this process writes the rest of the file itself"))
+
+
+# The child imports only the summary modules: bare `openspore`, `openspore.train`, `openspore.train.summary` package
+# modules (paths, no __init__ code) keep torch and the rest of openspore out of it, so it starts in ~0.3 s.
+_BOOTSTRAP = """
+import sys, types
+root = sys.argv[1]
+for name, sub in (("openspore", ""), ("openspore.train", "/train"), ("openspore.train.summary", "/train/summary")):
+    module = types.ModuleType(name)
+    module.__path__ = [root + sub]
+    sys.modules[name] = module
+from openspore.train.summary._writer_process import main
+main(sys.argv[2], sys.argv[3])
+"""
+
+
+def _start_child(path, max_file_size):
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    return subprocess.Popen([sys.executable, "-c", _BOOTSTRAP, root, path, str(max_file_size)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, close_fds=True)

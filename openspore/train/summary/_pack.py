@@ -7,6 +7,9 @@
     >>> pack_value("scalar", "loss", np.float32(0.5)).scalar_value
     0.5
 """
+import logging
+import time
+
 import numpy as np
 
 from . import anf_ir_pb2, summary_pb2
@@ -35,6 +38,19 @@ def pack_value(plugin, tag, array):
     else:
         raise ValueError(f"pack_value: unknown plugin {plugin!r}")
     return value
+
+
+def event_bytes(step, data, wall_time=None):
+    """One serialized `Event` for `step` holding `data`, a list of (plugin, tag, ndarray); None when nothing in it
+    could be packed (MindSpore drops an unpackable value with an error log and keeps writing)."""
+    event = summary_pb2.Event(wall_time=time.time() if wall_time is None else wall_time, step=step)
+    for plugin, name, value in data:
+        try:
+            event.summary.value.append(pack_value(plugin, name, value))
+        except (ValueError, TypeError) as exc:
+            logging.getLogger("openspore.summary").error("summary %s %r at step %d dropped: %s",
+                                                          plugin, name, step, exc)
+    return event.SerializeToString() if event.summary.value else None
 
 
 def fill_tensor(proto, array):

@@ -9,7 +9,9 @@
 Values added with `add_value`, and those the summary ops (`ops.ScalarSummary`, ...) produced since the last
 `record`, go into one `Event` per `record(step)` in `<prefix>.out.events.summary.<seconds>.<device>.<host>_MS`;
 lineage messages go into the `_lineage` file beside it. Packing (PNG, histograms, protobuf, CRCs) and writing
-happen on a writer thread per file, so `record` only copies values to the host and queues them.
+happen away from the training loop — in a writer process at idle CPU priority for the data file (a writer thread
+with `OPENSPORE_SUMMARY_WRITER=thread`), on a thread for lineage — so `record` only copies values to the host and
+queues them.
 """
 import atexit
 import os
@@ -24,7 +26,7 @@ import numpy as np
 from ...core.tensor import Tensor
 from ...ops.defs import summary as summary_ops
 from . import lineage_pb2, summary_pb2
-from ._event_file import EventWriter
+from ._event_file import EventWriter, writer_backend
 from ._graph_proto import graph_proto
 from ._pack import pack_value
 
@@ -62,6 +64,7 @@ class SummaryRecord:
         if not isinstance(raise_exception, bool):
             raise TypeError(f"For 'SummaryRecord', the 'raise_exception' should be bool, got {raise_exception!r}.")
         self._export_dir = _export_dir(export_options)
+        backend = writer_backend()
         with _instances_lock:
             if _instances["count"]:
                 raise RuntimeError("For 'SummaryRecord', only one instance is supported in a training process: "
@@ -82,7 +85,8 @@ class SummaryRecord:
             self._export_dir = os.path.join(self._dir, f"export_{seconds}", "tensor")
         self._summary = EventWriter(self._summary_path, max_file_size, self._error,
                                     first_payload=lambda: summary_pb2.Event(
-                                        wall_time=time.time(), version="MindSpore.Event:1").SerializeToString())
+                                        wall_time=time.time(), version="MindSpore.Event:1").SerializeToString(),
+                                    backend=backend)
         self._lineage = None
         self._max_file_size = max_file_size
         self._pending = []
@@ -148,7 +152,6 @@ class SummaryRecord:
             import logging
             logging.getLogger("openspore.summary").error("The record writer is closed.")
             return False
-        self._raise_pending()
         step = int(step)
         network = train_network if train_network is not None else self._network
         if network is not None and not self._graph_written:
@@ -167,7 +170,7 @@ class SummaryRecord:
             pending = [p for p in pending if plugin_filter(p[0])]
         data = [(p, n, v) for p, n, v in pending if p in _DATA_PLUGINS]
         if data:
-            self._summary.submit(lambda: _event_bytes(step, data))
+            self._summary.submit_event(step, data)
             if self._export_dir:
                 self._export(step, [(n, v) for p, n, v in data if p == "tensor"])
         for plugin, _, value in pending:
@@ -176,6 +179,7 @@ class SummaryRecord:
                     wall_time=time.time(), graph_def=g() if callable(g) else g).SerializeToString())
             elif plugin in _LINEAGE:
                 self._lineage_writer().submit(lambda p=plugin, v=value: _lineage_bytes(step, p, v))
+        self._raise_pending()  # after queueing: an earlier failure is reported, this step's values are kept
         return True
 
     def flush(self):
@@ -271,18 +275,6 @@ def _check_data(plugin, name, value):
     if plugin in ("tensor", "histogram") and array.ndim == 0:
         raise ValueError(f"For 'add_value', {plugin} {name!r}: the value should not be empty (rank > 0).")
     return array.copy()
-
-
-def _event_bytes(step, data):
-    event = summary_pb2.Event(wall_time=time.time(), step=step)
-    for plugin, name, value in data:
-        try:
-            event.summary.value.append(pack_value(plugin, name, value))
-        except (ValueError, TypeError) as exc:  # MindSpore drops an unpackable value with an error log
-            import logging
-            logging.getLogger("openspore.summary").error("summary %s %r at step %d dropped: %s",
-                                                          plugin, name, step, exc)
-    return event.SerializeToString() if event.summary.value else None
 
 
 def _lineage_bytes(step, plugin, value):
