@@ -109,7 +109,11 @@ def main():
     base_total = statistics.median(r[1] for r in results[settings[0][0]])
     print(f"LeNet Model.train, {args.mode} mode, batch 32, {args.steps} steps x {args.rounds} alternating rounds "
           "(medians)")
-    # process CPU (all threads) is the figure least moved by other jobs on a shared machine
+    # process CPU (all threads of the training process) is the figure least moved by other jobs on a shared machine;
+    # with the default writer process (OPENSPORE_SUMMARY_WRITER=process) the packing is not in it — it runs at
+    # nice 19 on CPU the training leaves idle
+    print(f"summary writer: {os.environ.get('OPENSPORE_SUMMARY_WRITER', 'process')} "
+          "(set OPENSPORE_SUMMARY_WRITER=thread to compare)")
     base_cpu = statistics.median(r[2] for r in results[settings[0][0]])
     print("| setting | median ms/step | vs none | whole epoch ms/step | vs none | process CPU ms/step | vs none |")
     print("|---|---:|---:|---:|---:|---:|---:|")

@@ -28,7 +28,6 @@ from ...ops.defs import summary as summary_ops
 from . import lineage_pb2, summary_pb2
 from ._event_file import EventWriter, writer_backend
 from ._graph_proto import graph_proto
-from ._pack import pack_value
 
 _DATA_PLUGINS = ("scalar", "image", "histogram", "tensor")
 _LINEAGE = {"train_lineage": (lineage_pb2.TrainLineage, "train_lineage"),
