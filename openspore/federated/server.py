@@ -204,6 +204,34 @@ class FLServer(HTTPService):
         return f", resumed at iteration {self.resumed_from}" if self.resumed_from else ""
 
 
+def role_service(ctx=None, weights=None, node_id=None):
+    """The service this process runs for the job, chosen by `ms_role` and `server_num` (default: what
+    set_fl_context set): server_num 0 → `FLServer` (one process owns the job); MS_SCHED → `FLScheduler`
+    (scheduler.py); MS_SERVER with server_num ≥ 1 → `ClusterServer` number `node_id` (default: env MS_NODE_ID).
+    Not started: call `.start()` (a thread) or `.serve_forever()`.
+
+    >>> from openspore.federated import FLContext
+    >>> type(role_service(FLContext(ms_role="MS_SERVER", server_num=2), node_id=1)).__name__
+    'ClusterServer'
+    """
+    from .context import fl_context
+    ctx = ctx if ctx is not None else fl_context()
+    if ctx.ms_role == "MS_WORKER":
+        raise ValueError("ms_role MS_WORKER (HYBRID_TRAINING's cloud-side trainer) is not supported; run "
+                         "MS_SCHED and MS_SERVER processes")
+    if ctx.ms_role == "MS_SCHED":
+        if ctx.server_num < 1:
+            raise ValueError("ms_role MS_SCHED needs server_num >= 1 (the servers it coordinates)")
+        from .scheduler import FLScheduler
+        return FLScheduler(ctx, weights)
+    if ctx.server_num >= 1:
+        if weights is not None:
+            raise ValueError("a cluster server holds no model: give the weights to the scheduler (MS_SCHED)")
+        from .cluster_server import ClusterServer
+        return ClusterServer(ctx, node_id)
+    return FLServer(ctx, weights)
+
+
 def main(argv=None, role=None):
     """`python -m openspore.federated.server --config fl.yaml [--model m.ms | --weights w.npz] [--set key=value…]`
 
@@ -230,11 +258,6 @@ def main(argv=None, role=None):
             ctx.update(**{key: yaml.safe_load(value)})
         if role:
             ctx.update(ms_role=role)
-        if ctx.ms_role == "MS_WORKER":
-            raise ValueError("ms_role MS_WORKER (HYBRID_TRAINING's cloud-side trainer) is not supported; run "
-                             "MS_SCHED and MS_SERVER processes")
-        if ctx.ms_role == "MS_SCHED" and ctx.server_num < 1:
-            raise ValueError("ms_role MS_SCHED needs server_num >= 1 (the servers it coordinates)")
         clustered_server = ctx.ms_role == "MS_SERVER" and ctx.server_num >= 1
         if clustered_server and (args.model or args.weights):
             raise ValueError("a cluster server holds no model: give --model/--weights to the scheduler (MS_SCHED)")
@@ -245,14 +268,7 @@ def main(argv=None, role=None):
         elif args.weights:
             with np.load(args.weights) as z:
                 weights = {k: z[k] for k in z.files}
-        if clustered_server:
-            from .cluster_server import ClusterServer
-            service = ClusterServer(ctx, args.node_id)
-        elif ctx.ms_role == "MS_SCHED":
-            from .scheduler import FLScheduler
-            service = FLScheduler(ctx, weights)
-        else:
-            service = FLServer(ctx, weights)
+        service = role_service(ctx, weights, args.node_id)
     except (OSError, ValueError, TypeError, yaml.YAMLError) as exc:  # a missing or bad file or key: one clear line
         ap.exit(2, f"openspore federated {'scheduler' if role else 'server'}: {exc}\n")
     service.serve_forever(args.ready_file)
