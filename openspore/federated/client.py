@@ -38,11 +38,16 @@ class OutOfTime(Exception):
 
 
 class FLClient:
-    """One device. `trainer` has get_weights/set_weights/train/data_size (trainer.LiteTrainer on a .ms model)."""
+    """One device. `trainer` has get_weights/set_weights/train/data_size (trainer.LiteTrainer on a .ms model).
+    `url` may be a list: the servers of one job (cluster_server.py); when the one in use cannot be reached the
+    device goes on with the next (its token is valid on every server of the job)."""
 
     def __init__(self, url, fl_name, fl_id, trainer, cafile=None, timeout=60, max_wait_s=120, seed=None,
                  download_compress=True):
-        self.url = url.rstrip("/")
+        self.urls = [u.rstrip("/") for u in ([url] if isinstance(url, str) else url)]
+        if not self.urls:
+            raise ValueError("FLClient: give the server URL (or a list of the job's server URLs).")
+        self.url = self.urls[0]
         self.fl_name, self.fl_id, self.trainer = fl_name, str(fl_id), trainer
         self.timeout, self.max_wait_s = timeout, max_wait_s
         self.ssl = ssl.create_default_context(cafile=cafile) if self.url.startswith("https") else None
@@ -53,16 +58,21 @@ class FLClient:
     # ---- HTTP ------------------------------------------------------------------------------------------
     def post(self, msg_type, msg):
         body = json.dumps(msg, separators=(",", ":")).encode()
-        req = urllib.request.Request(f"{self.url}/{msg_type}", data=body, method="POST",
-                                     headers={"Content-Type": "application/json"})
-        try:
-            with urllib.request.urlopen(req, timeout=self.timeout, context=self.ssl) as r:
-                return json.loads(r.read())
-        except urllib.error.HTTPError as e:
+        for tried in range(len(self.urls)):
+            req = urllib.request.Request(f"{self.url}/{msg_type}", data=body, method="POST",
+                                         headers={"Content-Type": "application/json"})
             try:
-                return json.loads(e.read())
-            except ValueError:
-                return {"retcode": e.code, "reason": f"HTTP {e.code}"}
+                with urllib.request.urlopen(req, timeout=self.timeout, context=self.ssl) as r:
+                    return json.loads(r.read())
+            except urllib.error.HTTPError as e:
+                try:
+                    return json.loads(e.read())
+                except ValueError:
+                    return {"retcode": e.code, "reason": f"HTTP {e.code}"}
+            except (urllib.error.URLError, ConnectionError) as e:
+                if tried == len(self.urls) - 1 or isinstance(getattr(e, "reason", None), ssl.SSLError):
+                    raise
+                self.url = self.urls[(self.urls.index(self.url) + 1) % len(self.urls)]   # that server is down
 
     def _call(self, msg_type, msg, poll=True):
         """POST, waiting out SucNotReady (poll) up to max_wait_s; OutOfTime raises OutOfTime."""

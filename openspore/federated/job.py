@@ -26,7 +26,7 @@ from . import compression, privacy
 from . import secagg
 from .aggregation import WeightedSum, make_aggregator
 from .wire import (OUT_OF_TIME, REQUEST_ERROR, SUC_NOT_READY, SUCCEED, WireError, decode_array,
-                   decode_feature_map, encode_feature_map, field)
+                   decode_feature_map, encode_array, encode_feature_map, field)
 
 POLL_MS = 100
 MAX_DATA_SIZE = 1 << 30
@@ -383,7 +383,7 @@ class FLJob:
             raw = decode_array(msg.get(name), f"{where}.{name}")
             if raw.dtype != np.uint8 or raw.shape != (32,):
                 raise Refused(REQUEST_ERROR, f"{where}: {name} must be 32 bytes (an X25519 public key)")
-            keys[name] = msg[name]
+            keys[name] = encode_array(raw)   # as the device sent it (a cluster server sends it decoded)
         self.it.keys[fl_id] = keys
         self._maybe_close()
         return {"timestamp": self._now_ms()}

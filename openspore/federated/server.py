@@ -26,14 +26,13 @@ import io
 import json
 import os
 import re
-import socket
-import threading
 import time
 
 import numpy as np
 
 from ..common.files import write_atomic
 from ..common.http_body import BodyTooLarge as _TooLarge, read_limited_body
+from .http_service import HTTPService
 from .job import FLJob
 from .wire import REQUEST_ERROR, RETCODE_NAMES, SUCCEED, SYSTEM_ERROR, WireError, dumps, loads
 
@@ -43,7 +42,7 @@ TICK_S = 0.05
 KEEP_CHECKPOINTS = 3
 
 
-class FLServer:
+class FLServer(HTTPService):
     def __init__(self, ctx=None, weights=None, clock=time.time):
         from .context import fl_context
         self.ctx = (ctx if ctx is not None else fl_context()).copy()   # default: what set_fl_context set
@@ -118,30 +117,42 @@ class FLServer:
     # ---- HTTP ----------------------------------------------------------------------------------------------
     def app(self):
         from starlette.applications import Starlette
+        return Starlette(routes=self._routes(), exception_handlers={404: self._no_route, 405: self._no_route},
+                         lifespan=self._lifespan)
+
+    def _routes(self):
         from starlette.routing import Route
         prefix = self.ctx.http_url_prefix
         routes = [Route(f"{prefix}/{name}", self._endpoint(name), methods=["POST"]) for name in MSG_TYPES]
-        routes += [Route("/metrics", self._prometheus, methods=["GET"]),
-                   Route(f"{prefix}/state", self._state, methods=["GET"])]
-        return Starlette(routes=routes, exception_handlers={404: self._no_route, 405: self._no_route},
-                         lifespan=self._lifespan)
+        return routes + [Route("/metrics", self._prometheus, methods=["GET"]),
+                         Route(f"{prefix}/state", self._state, methods=["GET"])]
 
     def _endpoint(self, msg_type):
         async def handle(request):
-            try:
-                body = await self._read_body(request)
-                msg = loads(body, msg_type)
-                retcode, reply = self.job.handle(msg_type, msg)
-            except _TooLarge:
-                retcode, reply = REQUEST_ERROR, {"reason": f"{msg_type}: the request is larger than "
-                                                 f"{self.ctx.max_request_bytes} bytes"}
-                return self._reply(msg_type, retcode, reply, status=413)
-            except WireError as e:
-                retcode, reply = REQUEST_ERROR, {"reason": str(e)}
-            except Exception as e:  # the service keeps running; the client learns what failed
-                retcode, reply = SYSTEM_ERROR, {"reason": f"{msg_type}: {type(e).__name__}: {e}"}
-            return self._reply(msg_type, retcode, reply)
+            return await self._handle(request, msg_type, loads)
         return handle
+
+    async def _handle(self, request, msg_type, decode, model_by_ref=False):
+        """One request: decode (JSON from a device, or a cluster server's packed message), run it through the job,
+        reply. `model_by_ref`: a reply carrying the global model names its version instead (scheduler.py)."""
+        try:
+            body = await self._read_body(request)
+            msg = decode(body, msg_type)
+            retcode, reply = self.job.handle(msg_type, msg)
+        except _TooLarge:
+            retcode, reply = REQUEST_ERROR, {"reason": f"{msg_type}: the request is larger than "
+                                             f"{self.ctx.max_request_bytes} bytes"}
+            return self._reply(msg_type, retcode, reply, status=413)
+        except WireError as e:
+            retcode, reply = REQUEST_ERROR, {"reason": str(e)}
+        except Exception as e:  # the service keeps running; the client learns what failed
+            retcode, reply = SYSTEM_ERROR, {"reason": f"{msg_type}: {type(e).__name__}: {e}"}
+        if model_by_ref and ("feature_map" in reply or "compress_feature_map" in reply):
+            quant = "compress_feature_map" in reply
+            for key in ("feature_map", "compress_feature_map", "download_compress_type"):
+                reply.pop(key, None)
+            reply["model_ref"] = {"iteration": self.job.model_iteration, "quant": quant}
+        return self._reply(msg_type, retcode, reply)
 
     def _reply(self, msg_type, retcode, reply, status=None):
         from starlette.responses import Response
@@ -189,89 +200,52 @@ class FLServer:
         finally:
             task.cancel()
 
-    # ---- life --------------------------------------------------------------------------------------------
-    def _ssl_options(self):
-        if not self.ctx.enable_ssl:
-            return {}
-        if not (self.ctx.server_cert_path and self.ctx.server_key_path):
-            raise ValueError("FLServer: enable_ssl=True needs server_cert_path and server_key_path.")
-        opts = {"ssl_certfile": self.ctx.server_cert_path, "ssl_keyfile": self.ctx.server_key_path}
-        if self.ctx.server_password:
-            opts["ssl_keyfile_password"] = self.ctx.server_password
-        return opts
-
-    @property
-    def url(self):
-        scheme = "https" if self.ctx.enable_ssl else "http"
-        host, port = self._sock.getsockname()[:2]
-        return f"{scheme}://{host}:{port}{self.ctx.http_url_prefix}"
-
-    def _bind(self):
-        host, port = self.ctx.fl_server_ip, self.ctx.fl_server_port
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            sock.bind((host, port))
-        except OSError as exc:
-            sock.close()
-            raise RuntimeError(f"FLServer: cannot listen on {host}:{port}: {exc.strerror}") from None
-        sock.listen(1024)
-        return sock
-
-    def _uvicorn(self):
-        import uvicorn
-        config = uvicorn.Config(self.app(), log_level="warning", access_log=False, timeout_keep_alive=60,
-                                timeout_graceful_shutdown=3, lifespan="on", **self._ssl_options())
-        return uvicorn.Server(config)
-
-    def start(self):
-        """Serve from a background thread (tests, simulations); returns self once the port is open."""
-        self._sock = self._bind()
-        self.server = self._uvicorn()
-        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self._sock]},
-                                       name="fl-server", daemon=True)
-        self.thread.start()
-        deadline = time.monotonic() + 15
-        while not self.server.started:
-            if not self.thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError(f"FLServer: the HTTP server did not start on {self.url}")
-            time.sleep(0.01)
-        return self
-
-    def serve_forever(self, ready_file=None):
-        """Serve in this thread until the job finishes its iterations (or the process is stopped)."""
-        self._sock = self._bind()
-        self.server = self._uvicorn()
-        print(f"[fl server] {self.ctx.fl_name or 'fl'} listening on {self.url}"
-              + (f", resumed at iteration {self.resumed_from}" if self.resumed_from else ""), flush=True)
-        if ready_file:
-            write_atomic(ready_file, [self.url.encode()], read_only=False)
-        self.server.run(sockets=[self._sock])
-
-    def stop(self):
-        if self.server is not None:
-            self.server.should_exit = True
-            if self.thread is not None:
-                self.thread.join(timeout=10)
-            self._sock.close()
-            self.server = None
-
-    def __enter__(self):
-        return self.start()
-
-    def __exit__(self, *exc):
-        self.stop()
+    def _started_note(self):
+        return f", resumed at iteration {self.resumed_from}" if self.resumed_from else ""
 
 
-def main(argv=None):
-    """`python -m openspore.federated.server --config fl.yaml [--model m.ms | --weights w.npz] [--set key=value…]`"""
+def role_service(ctx=None, weights=None, node_id=None):
+    """The service this process runs for the job, chosen by `ms_role` and `server_num` (default: what
+    set_fl_context set): server_num 0 → `FLServer` (one process owns the job); MS_SCHED → `FLScheduler`
+    (scheduler.py); MS_SERVER with server_num ≥ 1 → `ClusterServer` number `node_id` (default: env MS_NODE_ID).
+    Not started: call `.start()` (a thread) or `.serve_forever()`.
+
+    >>> from openspore.federated import FLContext
+    >>> type(role_service(FLContext(ms_role="MS_SERVER", server_num=2), node_id=1)).__name__
+    'ClusterServer'
+    """
+    from .context import fl_context
+    ctx = ctx if ctx is not None else fl_context()
+    if ctx.ms_role == "MS_WORKER":
+        raise ValueError("ms_role MS_WORKER (HYBRID_TRAINING's cloud-side trainer) is not supported; run "
+                         "MS_SCHED and MS_SERVER processes")
+    if ctx.ms_role == "MS_SCHED":
+        if ctx.server_num < 1:
+            raise ValueError("ms_role MS_SCHED needs server_num >= 1 (the servers it coordinates)")
+        from .scheduler import FLScheduler
+        return FLScheduler(ctx, weights)
+    if ctx.server_num >= 1:
+        if weights is not None:
+            raise ValueError("a cluster server holds no model: give the weights to the scheduler (MS_SCHED)")
+        from .cluster_server import ClusterServer
+        return ClusterServer(ctx, node_id)
+    return FLServer(ctx, weights)
+
+
+def main(argv=None, role=None):
+    """`python -m openspore.federated.server --config fl.yaml [--model m.ms | --weights w.npz] [--set key=value…]`
+
+    What runs follows ms_role and server_num: server_num 0 → one standalone server owning the job; server_num ≥ 1
+    → MS_SCHED runs the scheduler (scheduler.py: it owns the job, so it takes --model/--weights) and MS_SERVER a
+    stateless HTTP server of the cluster (cluster_server.py; --node-id or the env MS_NODE_ID picks its rank)."""
     import argparse
     from .context import FLContext, load_fl_config
-    ap = argparse.ArgumentParser(description="openspore federated-learning server")
+    ap = argparse.ArgumentParser(description="openspore federated-learning " + ("scheduler" if role else "server"))
     ap.add_argument("--config", help="YAML file of set_fl_context keys")
     ap.add_argument("--model", help="a .ms training model whose weights start the job")
     ap.add_argument("--weights", help="an .npz of the initial weights")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override one key (YAML value)")
+    ap.add_argument("--node-id", type=int, help="this server's rank in a cluster (default: env MS_NODE_ID, or 0)")
     ap.add_argument("--ready-file", help="write the server URL here once it listens")
     args = ap.parse_args(argv)
     import yaml
@@ -282,6 +256,11 @@ def main(argv=None):
             if not sep:
                 ap.error(f"--set {item!r}: expected KEY=VALUE")
             ctx.update(**{key: yaml.safe_load(value)})
+        if role:
+            ctx.update(ms_role=role)
+        clustered_server = ctx.ms_role == "MS_SERVER" and ctx.server_num >= 1
+        if clustered_server and (args.model or args.weights):
+            raise ValueError("a cluster server holds no model: give --model/--weights to the scheduler (MS_SCHED)")
         weights = None
         if args.model:
             from .export import initial_weights
@@ -289,9 +268,10 @@ def main(argv=None):
         elif args.weights:
             with np.load(args.weights) as z:
                 weights = {k: z[k] for k in z.files}
+        service = role_service(ctx, weights, args.node_id)
     except (OSError, ValueError, TypeError, yaml.YAMLError) as exc:  # a missing or bad file or key: one clear line
-        ap.exit(2, f"openspore federated server: {exc}\n")
-    FLServer(ctx, weights).serve_forever(args.ready_file)
+        ap.exit(2, f"openspore federated {'scheduler' if role else 'server'}: {exc}\n")
+    service.serve_forever(args.ready_file)
     return 0
 
 

@@ -37,6 +37,10 @@ def encode_array(arr):
 
 
 def decode_array(obj, where):
+    if isinstance(obj, np.ndarray):   # decoded already by a cluster server (pack_message); JSON never makes one
+        if obj.dtype.name not in _DTYPES or obj.ndim > MAX_DIMS:
+            raise WireError(f"{where}: an array of {obj.dtype}{list(obj.shape)} cannot travel.")
+        return obj
     if not isinstance(obj, dict) or set(obj) != {"dtype", "shape", "data"}:
         raise WireError(f"{where}: expected an array object {{dtype, shape, data}}, got {_brief(obj)}.")
     dtype, shape, data = obj["dtype"], obj["shape"], obj["data"]
@@ -75,6 +79,79 @@ def decode_feature_map(items, where="feature_map"):
             raise WireError(f"{where}: weight {name!r} appears twice.")
         out[name] = decode_array(item["data"], f"{where}[{name!r}]")
     return out
+
+
+def pack_message(msg, where, max_depth=6):
+    """A decoded request → bytes for the server → scheduler hop: every array object {dtype, shape, data} is
+    decoded here (base64 and its checks: the CPU-heavy part of a request, done by the server that received it) and
+    travels as raw bytes after a JSON header. A WireError means the device's request is malformed. Objects nested
+    deeper than `max_depth` stay JSON (the scheduler decodes them then).
+
+    >>> back = unpack_message(pack_message({"w": encode_array(np.ones(2, np.float32))}, "m"))
+    >>> back["w"]
+    array([1., 1.], dtype=float32)
+    """
+    buffers = []
+
+    def walk(obj, path, depth):
+        if isinstance(obj, dict):
+            if _BUF in obj:
+                raise WireError(f"{path}: the key {_BUF!r} is reserved.")
+            if set(obj) == {"dtype", "shape", "data"} and depth <= max_depth:
+                arr = decode_array(obj, path)
+                buffers.append(np.ascontiguousarray(arr).astype(arr.dtype.newbyteorder("<"), copy=False).tobytes())
+                return {_BUF: len(buffers) - 1, "dtype": obj["dtype"], "shape": obj["shape"]}
+            if depth >= max_depth:
+                return obj
+            return {k: walk(v, f"{path}.{k}", depth + 1) for k, v in obj.items()}
+        if isinstance(obj, list) and depth < max_depth:
+            return [walk(v, f"{path}[{k}]", depth + 1) for k, v in enumerate(obj)]
+        return obj
+
+    header = dumps({"msg": walk(msg, where, 0), "sizes": [len(b) for b in buffers]})
+    return b"".join([_MAGIC, len(header).to_bytes(4, "little"), header, *buffers])
+
+
+def unpack_message(body):
+    """pack_message's bytes → the message, with numpy arrays where the array objects were (read-only views)."""
+    if len(body) < 8 or body[:4] != _MAGIC:
+        raise WireError("cluster message: bad magic (not from an openspore federated server).")
+    n = int.from_bytes(body[4:8], "little")
+    head = loads(body[8:8 + n], "cluster message header")
+    sizes, offsets, at = head.get("sizes"), [], 8 + n
+    if not isinstance(sizes, list) or not all(isinstance(s, int) and s >= 0 for s in sizes):
+        raise WireError("cluster message: bad buffer sizes.")
+    for s in sizes:
+        offsets.append(at)
+        at += s
+    if at != len(body):
+        raise WireError(f"cluster message: {len(body)} bytes, the header accounts for {at}.")
+    view = memoryview(body)
+
+    def walk(obj):
+        if isinstance(obj, dict):
+            if _BUF in obj:
+                k, dtype, shape = obj[_BUF], obj.get("dtype"), obj.get("shape")
+                if not (isinstance(k, int) and 0 <= k < len(sizes)) or dtype not in _DTYPES:
+                    raise WireError("cluster message: bad buffer reference.")
+                dt = np.dtype(_DTYPES[dtype]).newbyteorder("<")
+                if sizes[k] != int(np.prod(shape, dtype=np.int64)) * dt.itemsize:
+                    raise WireError("cluster message: a buffer does not match its shape.")
+                arr = np.frombuffer(view[offsets[k]:offsets[k] + sizes[k]], dt).reshape(shape)
+                return arr if dt == np.dtype(_DTYPES[dtype]) else arr.astype(_DTYPES[dtype])
+            return {k: walk(v) for k, v in obj.items()}
+        if isinstance(obj, list):
+            return [walk(v) for v in obj]
+        return obj
+
+    msg = walk(head.get("msg"))
+    if not isinstance(msg, dict):
+        raise WireError("cluster message: the message must be an object.")
+    return msg
+
+
+_MAGIC = b"OSF1"
+_BUF = "__buffer__"
 
 
 def dumps(msg):
