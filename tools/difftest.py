@@ -6,6 +6,7 @@ default ``/work/msenv/bin/python``); openspore runs the *unchanged* script throu
 this tool's child process.
 
     python tools/difftest.py script.py [more.py ...] [--rtol 1e-4] [--atol 1e-5] [--timeout 600]
+                             [--mindspore-pythonpath DIR]
 
 Set-up of the MindSpore side: ``python -m venv /work/msenv && /work/msenv/bin/pip install mindspore==2.10.0
 "numpy<2"`` (MindSpore 2.10 fails on NumPy 2 at the first tensor operation).
@@ -72,10 +73,12 @@ sys.meta_path.insert(0, _MindSporeAlias())
 _NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|[-+]?(?:inf|nan)\b", re.IGNORECASE)
 
 
-def run_one(python, script, workdir, hook, timeout):
+def run_one(python, script, workdir, hook, timeout, pythonpath=None):
     code = _RUNNER.format(hook=hook, exc_file=EXC_FILE)
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)
+    if pythonpath:
+        env["PYTHONPATH"] = pythonpath
     env.setdefault("GLOG_v", "3")  # MindSpore's C++ log level: errors only
     try:
         proc = subprocess.run([python, "-c", code, os.path.abspath(script)], cwd=workdir, env=env,
@@ -166,14 +169,14 @@ def diff_exceptions(ms_exc, os_exc):
     return []
 
 
-def difftest(script, mindspore_python, rtol=1e-4, atol=1e-5, timeout=600, keep=None):
+def difftest(script, mindspore_python, rtol=1e-4, atol=1e-5, timeout=600, keep=None, mindspore_pythonpath=None):
     """Run `script` under both frameworks; returns the list of differences (empty when they agree)."""
     base = tempfile.mkdtemp(prefix="difftest_")
     try:
         ms_dir, os_dir = os.path.join(base, "mindspore"), os.path.join(base, "openspore")
         os.makedirs(ms_dir)
         os.makedirs(os_dir)
-        ms = run_one(mindspore_python, script, ms_dir, "", timeout)
+        ms = run_one(mindspore_python, script, ms_dir, "", timeout, mindspore_pythonpath)
         ours = run_one(sys.executable, script, os_dir, _OPENSPORE_HOOK.format(root=ROOT), timeout)
         problems = diff_exceptions(ms["exception"], ours["exception"])
         if ms["rc"] != 0 and ms["exception"] is None:
@@ -201,10 +204,13 @@ def main(argv=None):
     parser.add_argument("--atol", type=float, default=1e-5)
     parser.add_argument("--timeout", type=float, default=600)
     parser.add_argument("--keep", help="copy both runs' working directories here")
+    parser.add_argument("--mindspore-pythonpath", help="PYTHONPATH for the MindSpore side only, e.g. a folder "
+                        "linking torch for the model-migration pages, which compare against PyTorch")
     args = parser.parse_args(argv)
     failed = 0
     for script in args.scripts:
-        problems = difftest(script, args.mindspore_python, args.rtol, args.atol, args.timeout, args.keep)
+        problems = difftest(script, args.mindspore_python, args.rtol, args.atol, args.timeout, args.keep,
+                            args.mindspore_pythonpath)
         print(f"{'SAME' if not problems else 'DIFF'}  {script}")
         for p in problems:
             print("   ", p.replace("\n", "\n    "))
