@@ -5,7 +5,7 @@ from .version import __version__  # noqa: F401
 from . import _missing_modules  # noqa: F401  (MindSpore modules not here yet raise a clear ImportError)
 from . import context  # noqa: F401
 from .context import (GRAPH_MODE, PYNATIVE_MODE, STRICT, COMPATIBLE, LAX, set_context, get_context,  # noqa: F401
-                      set_device, get_current_device, set_seed, get_seed, ParallelMode,
+                      set_device, get_current_device, set_seed, set_recursion_limit, get_seed, ParallelMode,
                       set_auto_parallel_context, get_auto_parallel_context, reset_auto_parallel_context)
 from .common import dtype  # noqa: F401
 from .common.dtype import *  # noqa: F401,F403

@@ -192,6 +192,23 @@ def get_context(attr_key):
     return _values[attr_key]
 
 
+def set_recursion_limit(recursion_limit=1000):
+    """How deep graph code may call (functions, cells, `if` branches) while a graph compiles; deeper raises
+    RuntimeError. The same limit as `set_context(max_call_depth=...)`, as in MindSpore 2.10.
+
+    >>> import openspore as ms
+    >>> ms.set_recursion_limit(2000); ms.get_context("max_call_depth")
+    2000
+    >>> ms.set_recursion_limit()
+    """
+    if not isinstance(recursion_limit, int) or isinstance(recursion_limit, bool) or recursion_limit <= 0:
+        if isinstance(recursion_limit, (int, bool)):
+            raise ValueError(f"The input value must be int and must > 0, but got '{recursion_limit}' with type "
+                             f"'{type(recursion_limit).__name__}'.")
+        raise TypeError(f"The input value must be int, but got '{type(recursion_limit).__name__}'")
+    set_context(max_call_depth=recursion_limit)
+
+
 def set_device(device_target, device_id=None):
     """MindSpore 2.x: `set_device('CPU')`, `set_device('GPU', 0)`."""
     kwargs = {"device_target": device_target}

@@ -6,6 +6,7 @@ default ``/work/msenv/bin/python``); openspore runs the *unchanged* script throu
 this tool's child process.
 
     python tools/difftest.py script.py [more.py ...] [--rtol 1e-4] [--atol 1e-5] [--timeout 600]
+                             [--mindspore-pythonpath DIR]
 
 Set-up of the MindSpore side: ``python -m venv /work/msenv && /work/msenv/bin/pip install mindspore==2.10.0
 "numpy<2"`` (MindSpore 2.10 fails on NumPy 2 at the first tensor operation).
@@ -15,7 +16,8 @@ Each script runs in a fresh temporary directory (its working directory) under ea
 * printed values: stdout line by line; numbers inside a line are compared with ``rtol``/``atol``, the text
   around them exactly (whitespace-normalised);
 * saved tensors: every ``*.npy`` / ``*.npz`` file the script wrote into its working directory;
-* exceptions: the type of an uncaught exception (the messages are shown, not compared).
+* exceptions: the type of an uncaught exception (openspore's may be a subclass of MindSpore's; the messages are
+  shown, not compared).
 
 Exit status 0 when every script agrees, 1 otherwise. ``--keep DIR`` keeps both runs' directories.
 """
@@ -45,7 +47,8 @@ except SystemExit as exc:
 except BaseException as exc:
     traceback.print_exc()
     with open({exc_file!r}, "w") as f:
-        json.dump({{"type": type(exc).__name__, "message": str(exc)[:2000]}}, f)
+        json.dump({{"type": type(exc).__name__, "message": str(exc)[:2000],
+                   "mro": [c.__name__ for c in type(exc).__mro__]}}, f)
     sys.exit(1)
 """
 
@@ -72,10 +75,12 @@ sys.meta_path.insert(0, _MindSporeAlias())
 _NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|[-+]?(?:inf|nan)\b", re.IGNORECASE)
 
 
-def run_one(python, script, workdir, hook, timeout):
+def run_one(python, script, workdir, hook, timeout, pythonpath=None):
     code = _RUNNER.format(hook=hook, exc_file=EXC_FILE)
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)
+    if pythonpath:
+        env["PYTHONPATH"] = pythonpath
     env.setdefault("GLOG_v", "3")  # MindSpore's C++ log level: errors only
     try:
         proc = subprocess.run([python, "-c", code, os.path.abspath(script)], cwd=workdir, env=env,
@@ -159,21 +164,23 @@ def diff_arrays(ms_dir, os_dir, rtol, atol):
 def diff_exceptions(ms_exc, os_exc):
     if ms_exc is None and os_exc is None:
         return []
-    if ms_exc is None or os_exc is None or ms_exc["type"] != os_exc["type"]:
+    # openspore may raise a subclass of MindSpore's type (GraphSyntaxError is a RuntimeError): that matches,
+    # as `except RuntimeError` / `pytest.raises(RuntimeError)` in the script would catch it.
+    if ms_exc is None or os_exc is None or ms_exc["type"] not in os_exc.get("mro", [os_exc["type"]]):
         def show(e):
             return "no exception" if e is None else f"{e['type']}: {e['message'][:300]}"
         return [f"exceptions differ:\n    mindspore: {show(ms_exc)}\n    openspore: {show(os_exc)}"]
     return []
 
 
-def difftest(script, mindspore_python, rtol=1e-4, atol=1e-5, timeout=600, keep=None):
+def difftest(script, mindspore_python, rtol=1e-4, atol=1e-5, timeout=600, keep=None, mindspore_pythonpath=None):
     """Run `script` under both frameworks; returns the list of differences (empty when they agree)."""
     base = tempfile.mkdtemp(prefix="difftest_")
     try:
         ms_dir, os_dir = os.path.join(base, "mindspore"), os.path.join(base, "openspore")
         os.makedirs(ms_dir)
         os.makedirs(os_dir)
-        ms = run_one(mindspore_python, script, ms_dir, "", timeout)
+        ms = run_one(mindspore_python, script, ms_dir, "", timeout, mindspore_pythonpath)
         ours = run_one(sys.executable, script, os_dir, _OPENSPORE_HOOK.format(root=ROOT), timeout)
         problems = diff_exceptions(ms["exception"], ours["exception"])
         if ms["rc"] != 0 and ms["exception"] is None:
@@ -201,10 +208,13 @@ def main(argv=None):
     parser.add_argument("--atol", type=float, default=1e-5)
     parser.add_argument("--timeout", type=float, default=600)
     parser.add_argument("--keep", help="copy both runs' working directories here")
+    parser.add_argument("--mindspore-pythonpath", help="PYTHONPATH for the MindSpore side only, e.g. a folder "
+                        "linking torch for the model-migration pages, which compare against PyTorch")
     args = parser.parse_args(argv)
     failed = 0
     for script in args.scripts:
-        problems = difftest(script, args.mindspore_python, args.rtol, args.atol, args.timeout, args.keep)
+        problems = difftest(script, args.mindspore_python, args.rtol, args.atol, args.timeout, args.keep,
+                            args.mindspore_pythonpath)
         print(f"{'SAME' if not problems else 'DIFF'}  {script}")
         for p in problems:
             print("   ", p.replace("\n", "\n    "))

@@ -343,6 +343,30 @@ def _box_input(x, level):
 
 def run_with_grad(fn, args, kwargs, positions, weights, sens=None, has_aux=False):
     """Run fn under a new level and differentiate. Returns (output, input grads tuple, weight grads tuple)."""
+    return differentiate(record_forward(fn, args, kwargs, positions, weights), sens, has_aux)
+
+
+class Recorded:
+    """A forward run kept for a later backward: its output, the nodes of each output Tensor at the run's level,
+    and the leaves of the differentiated inputs and weights. The level is already closed (nothing links to it
+    any more), so holding a record between calls changes no other computation."""
+
+    def __init__(self, out, level, args, positions, input_leaves, weights, weight_leaves, out_nodes):
+        self.out, self.level, self.args, self.positions = out, level, args, positions
+        self.input_leaves, self.weights, self.weight_leaves = input_leaves, weights, weight_leaves
+        self.out_nodes = out_nodes  # per flattened output Tensor: (node, index) at `level`, or None
+        self.spent = False
+
+    def drop(self):
+        """Free the graph now (a record that will not be differentiated)."""
+        if not self.spent:
+            self.spent = True
+            release([n for n in (x[0] for x in self.out_nodes if x) if n is not None], self.level)
+
+
+def record_forward(fn, args, kwargs, positions, weights):
+    """Run fn(*args) with `args[positions]` and `weights` differentiable; the backward is left for
+    `differentiate`."""
     scope = _Scope()
     boxed = list(args)
     input_leaves = []
@@ -352,16 +376,37 @@ def run_with_grad(fn, args, kwargs, positions, weights, sens=None, has_aux=False
         boxed[p], leaf = _box_input(args[p], scope.level)
         input_leaves.append(leaf)
     weight_leaves = [scope.watch_parameter(w) for w in weights]
-    roots = []
     try:
         with scope:
             out = fn(*boxed, **kwargs)
+    except BaseException:
+        scope.restore()
+        raise
+    scope.restore()
+    out_nodes = [o._nodes[scope.level] if isinstance(o, Tensor) and o._nodes and scope.level in o._nodes else None
+                 for o in _flatten_tensors(out)]
+    _strip(out, scope.level)
+    for b in boxed:
+        if isinstance(b, Tensor):
+            _strip(b, scope.level)
+    return Recorded(out, scope.level, list(args), tuple(positions), input_leaves, tuple(weights), weight_leaves,
+                    out_nodes)
+
+
+def differentiate(rec, sens=None, has_aux=False):
+    """The backward of a recorded forward with the sensitivity `sens` (ones by default); frees its graph.
+    Returns (output, input grads tuple, weight grads tuple)."""
+    out, level, args = rec.out, rec.level, rec.args
+    roots = []
+    try:
         if has_aux:
             if not isinstance(out, (tuple, list)) or not out:
                 raise ValueError("With has_aux=True the function must return a tuple (output, aux...).")
             diff_out = [out[0]]
+            nodes = rec.out_nodes[:1] if isinstance(out[0], Tensor) else [None]
         else:
             diff_out = _flatten_tensors(out)
+            nodes = rec.out_nodes
         if sens is not None:
             sens_list = _flatten_tensors(sens) if isinstance(sens, (tuple, list)) else [sens]
             if len(sens_list) != len(diff_out):
@@ -372,18 +417,14 @@ def run_with_grad(fn, args, kwargs, positions, weights, sens=None, has_aux=False
                                      f"{list(o.shape)}, sens shape {list(s.shape)}.")
         else:
             sens_list = [None] * len(diff_out)
-        for o, s in zip(diff_out, sens_list):
-            if isinstance(o, Tensor) and o._nodes and scope.level in o._nodes:
-                node, k = o._nodes[scope.level]
+        for o, s, at in zip(diff_out, sens_list, nodes):
+            if isinstance(o, Tensor) and at is not None:
+                node, k = at
                 roots.append((node, k, s if s is not None else ones_like(o)))
         leaves = backward(roots) if roots else {}
     finally:
-        scope.restore()
-        release([n for n, _, _ in roots], scope.level)
-    _strip(out, scope.level)
-    for b in boxed:
-        if isinstance(b, Tensor):
-            _strip(b, scope.level)
+        rec.spent = True
+        release([n for n in (x[0] for x in rec.out_nodes if x) if n is not None], level)
 
     def grad_of(leaf, like):
         g = leaves.get(id(leaf))
@@ -402,8 +443,8 @@ def run_with_grad(fn, args, kwargs, positions, weights, sens=None, has_aux=False
         parts[k] = grad_of(leaf, x[k])
         return type(x)(*parts)
 
-    in_grads = tuple(input_grad(leaf, args[p]) for leaf, p in zip(input_leaves, positions))
-    w_grads = tuple(grad_of(leaf, w) for leaf, w in zip(weight_leaves, weights))
+    in_grads = tuple(input_grad(leaf, args[p]) for leaf, p in zip(rec.input_leaves, rec.positions))
+    w_grads = tuple(grad_of(leaf, w) for leaf, w in zip(rec.weight_leaves, rec.weights))
     return out, in_grads, w_grads
 
 

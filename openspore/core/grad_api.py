@@ -1,5 +1,5 @@
 """The user-facing transforms: grad, value_and_grad, vjp, jvp, GradOperation (facts §1.11)."""
-from .autograd import normalize_weights, run_with_grad
+from .autograd import Recorded, differentiate, normalize_weights, run_with_grad
 from .tensor import Tensor
 
 
@@ -31,6 +31,27 @@ def _check(grad_position, weights):
         raise ValueError("`grad_position` and `weight` can not be None at the same time.")
 
 
+def _run_or_reuse(fn, args, kwargs, positions, weights, sens=None, has_aux=False):
+    """run_with_grad, except when `fn` is a cell marked `set_grad()` whose last PyNative call got these very
+    input objects: then that recorded forward is differentiated and not run again (MindSpore's behaviour)."""
+    rec = getattr(fn, "__dict__", {}).get("_grad_record")
+    if rec is not None:
+        fn.__dict__["_grad_record"] = None
+        usable = (not kwargs and not rec.spent and len(args) == len(rec.args)
+                  and all(a is b for a, b in zip(args, rec.args)))
+        leaf_of_position = dict(zip(rec.positions, rec.input_leaves))
+        leaf_of_weight = {id(w): leaf for w, leaf in zip(rec.weights, rec.weight_leaves)}
+        if usable and all(p in leaf_of_position for p in positions) and all(id(w) in leaf_of_weight for w in weights):
+            view = Recorded(rec.out, rec.level, rec.args, tuple(positions), [leaf_of_position[p] for p in positions],
+                            tuple(weights), [leaf_of_weight[id(w)] for w in weights], rec.out_nodes)
+            try:
+                return differentiate(view, sens, has_aux)
+            finally:
+                rec.spent = True
+        rec.drop()
+    return run_with_grad(fn, args, kwargs, positions, weights, sens, has_aux)
+
+
 def value_and_grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False, sens_param=False):
     """`value_and_grad(fn, grad_position=0, weights=None, has_aux=False)` → function returning (value, grads).
 
@@ -50,7 +71,7 @@ def value_and_grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=
                 raise ValueError("sens_param=True: the last positional argument must be the sensitivity.")
             args, sens = args[:-1], args[-1]
         positions = _positions(grad_position, len(args))
-        out, in_grads, w_grads = run_with_grad(fn, args, kwargs, positions, weight_list, sens, has_aux)
+        out, in_grads, w_grads = _run_or_reuse(fn, args, kwargs, positions, weight_list, sens, has_aux)
         return out, _shape_grads(grad_position, weights, in_grads, w_grads, return_ids, positions, weight_list)
 
     wrapper.__wrapped__ = fn
@@ -168,7 +189,7 @@ class GradOperation:
             if self.get_all:
                 positions = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
             wl = normalize_weights(weights) if self.get_by_list else ()
-            _, in_grads, w_grads = run_with_grad(fn, args, {}, positions, wl, sens)
+            _, in_grads, w_grads = _run_or_reuse(fn, args, {}, positions, wl, sens)
             if self.get_all and self.get_by_list:
                 return in_grads, w_grads
             if self.get_by_list:

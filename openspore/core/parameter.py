@@ -96,6 +96,18 @@ class Parameter(Tensor):
         from .primitive import PRIMITIVES  # the table is filled by openspore.ops, always imported by then
         return PRIMITIVES["Identity"]()(self)
 
+    @property
+    def data(self):
+        """The Parameter's value as a plain Tensor, as `value()` (MindSpore's `param.data`; the migration guide
+        reads checkpoints with `param.data.asnumpy()`).
+
+        >>> import openspore as ms
+        >>> w = ms.Parameter(ms.Tensor([1.0, 2.0]), name="w")
+        >>> type(w.data).__name__, w.data.asnumpy().tolist()
+        ('Tensor', [1.0, 2.0])
+        """
+        return self.value()
+
     def clone(self, init="same"):
         """A copy with name unchanged (MindSpore also keeps the name; the owner re-prefixes it)."""
         p = Parameter(Tensor(self.asnumpy().copy(), dtype=self.dtype), name=self.name, requires_grad=self.requires_grad,

@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import backends
 from ..common import dtype as mstype
+from .tensor_format import format_values
 
 
 def _infer_numpy(input_data):
@@ -312,14 +313,9 @@ class Tensor:
             if isinstance(value, builtins.float):
                 value = f"{value:g}"  # MindSpore prints scalars like a C++ stream: 28, 2.5, 3.14159
             return f"Tensor(shape=[], dtype={self._dtype}, value= {value})"
-        if arr.dtype.kind in "fc":
-            body = np.array2string(arr, separator=", ", formatter={"float_kind": lambda v: f"{v: .8e}"}, threshold=1000)
-        else:
-            body = np.array2string(arr, separator=", ", threshold=1000)
+        body = format_values(arr)
         if arr.ndim == 1:  # MindSpore keeps a vector on the header line; an empty one prints nothing
             return f"Tensor(shape={list(self.shape)}, dtype={self._dtype}, value= {body if arr.size else ''})"
-        if arr.ndim >= 3:  # numpy separates blocks by blank lines; MindSpore's repr does not
-            body = "\n".join(line for line in body.split("\n") if line.strip())
         return f"Tensor(shape={list(self.shape)}, dtype={self._dtype}, value=\n{body})"
 
     def __str__(self):

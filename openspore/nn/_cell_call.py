@@ -159,3 +159,23 @@ def complex_call(cell, args, kwargs):
     if backward:
         output = _wrap_outputs(cell, output, state)
     return output
+
+
+def recorded_call(cell, args, kwargs):
+    """A PyNative call of a cell marked `set_grad()` outside any gradient transform: the forward is recorded
+    (every Tensor input and every parameter differentiable) so that a following `GradOperation` / `grad` /
+    `value_and_grad` of the same cell on the same input objects differentiates this run instead of running the
+    forward again, as MindSpore does (the forward's side effects, e.g. BatchNorm statistics, happen once, and a
+    custom bprop sees this run's output). The previous record of the cell is freed."""
+    d = cell.__dict__
+    old = d.get("_grad_record")
+    if old is not None:
+        d["_grad_record"] = None
+        old.drop()
+    positions = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
+    weights = tuple({id(p): p for p in cell.get_parameters()}.values())
+    call = cell.construct if d["_plain_call"] else (lambda *a: complex_call(cell, a, kwargs))
+    run = (lambda *a: call(*a, **kwargs)) if d["_plain_call"] else call
+    rec = autograd.record_forward(run, args, {}, positions, weights)
+    d["_grad_record"] = rec
+    return rec.out

@@ -29,6 +29,7 @@ compiler installs itself with `set_graph_runner`; a MindSpore script that sets G
 from collections import OrderedDict
 
 from .. import context
+from ..core import autograd
 from ..core.dispatch import _tracers
 from ..core.parameter import Parameter, ParameterTuple
 from ..core.primitive import Primitive
@@ -87,6 +88,8 @@ class Cell(CellCompatMixin):
             if self._dynamic_inputs is not None:
                 check_inputs(self.cls_name, self._dynamic_inputs[0], args)
             return _graph_runner(self, args, kwargs)
+        if self.requires_grad and not autograd.ACTIVE:
+            return _cell_call.recorded_call(self, args, kwargs)
         if self._plain_call:
             return self.construct(*args, **kwargs)
         return _cell_call.complex_call(self, args, kwargs)

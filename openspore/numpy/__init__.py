@@ -11,6 +11,7 @@ from ..common.dtype import (bool_, int8, int16, int32, int64, uint8, uint16, uin
 from .array_creations import *  # noqa: F401,F403
 from .array_ops import *  # noqa: F401,F403
 from .math_ops import *  # noqa: F401,F403
+from .random import *  # noqa: F401,F403
 from . import math_ops as _math_ops
 
 int_, float_ = int64, float64

@@ -268,7 +268,7 @@ def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=N
         raise TypeError(f"For 'load_checkpoint', 'choice_func' should be callable, but got {type(choice_func).__name__}.")
     path = _source_path(ckpt_file_name, format, "load_checkpoint")
     entries = _read_entries(path, format, dec_key, dec_mode, crc_check)
-    out = OrderedDict()
+    out = {}  # a plain dict (ordered), as MindSpore returns: printing it shows {'name': Parameter (...)}
     for name, value in entries.items():
         if specify and not name.startswith(specify):
             continue

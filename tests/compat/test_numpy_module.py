@@ -71,3 +71,26 @@ def test_dtypes_and_splits():
     assert mnp.isscalar(3.0) and not mnp.isscalar(mnp.ones(1))
     with pytest.raises(ValueError, match="constant"):
         mnp.pad(A, 1, mode="edge")
+
+
+def test_random_arrays_follow_the_seed_and_check_their_arguments():
+    # mindspore.numpy.rand/randn/randint (the vmap tutorial builds its batches with them); results checked
+    # against MindSpore 2.10's: dtypes float32/int32, shape as *args or a tuple, one-bound randint is [0, n).
+    ms.set_seed(5)
+    a = mnp.randn(3, 4)
+    ms.set_seed(5)
+    assert np.array_equal(a.asnumpy(), mnp.randn((3, 4)).asnumpy())
+    assert a.dtype == ms.float32 and mnp.rand(2, dtype="float16").dtype == ms.float16
+    u = mnp.rand(1000).asnumpy()
+    assert u.min() >= 0 and u.max() < 1
+    r = mnp.randint(1, 10, (4, 3))
+    assert r.dtype == ms.int32 and r.shape == (4, 3)
+    assert set(np.unique(mnp.randint(3, shape=(200,)).asnumpy())) <= {0, 1, 2}
+    with pytest.raises(TypeError):
+        mnp.randint(5.0, 6)
+    with pytest.raises(ValueError):
+        mnp.randint(5, 3)
+    with pytest.raises(ValueError):
+        mnp.randn(2, dtype="int32")
+    with pytest.raises(ValueError):
+        mnp.randint(1, 5, (2,), dtype=ms.float32)

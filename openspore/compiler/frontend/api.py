@@ -16,6 +16,7 @@ import functools
 import inspect
 import sys
 
+from ... import context
 from ...core import dispatch
 from ...core.primitive import AbstractTensor
 from ...ir.node import Graph
@@ -100,9 +101,15 @@ def trace(fn, args, kwargs=None, name=None):
     s_args, s_kwargs = unflatten(in_spec, symbolic)
     run = convert(func)
     dispatch.push_tracer(tracer)
+    # A graph call level takes several Python frames (call wrapper, rewritten function, branch helpers): give
+    # Python's stack room for max_call_depth levels, so that the limit that stops a deep recursion is
+    # MindSpore's RuntimeError and not Python's RecursionError.
+    python_limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(python_limit, 8 * context.get_context("max_call_depth") + 2000))
     try:
         out = run(*s_args, **s_kwargs)
     finally:
+        sys.setrecursionlimit(python_limit)
         dispatch.pop_tracer(tracer)
     check_defined(out, "the return value")
     out_leaves, out_spec = flatten(out)

@@ -20,14 +20,15 @@ import ast
 
 from .ast_jumps import at, cf_call, has_return, is_raw_if
 from .ast_names import assigned, closure_loads, exposed, loads, walk_scope
-from .errors import syntax_error
+from .errors import GraphSyntaxError, GraphSyntaxTypeError, syntax_error
 
 _UNSUPPORTED_STMT = {ast.Try: "Try", ast.With: "With", ast.AsyncWith: "AsyncWith", ast.AsyncFor: "AsyncFor",
                      ast.AsyncFunctionDef: "AsyncFunctionDef", ast.Global: "Global", ast.Nonlocal: "Nonlocal",
-                     ast.Match: "Match"}
+                     ast.Match: "Match", ast.Delete: "Delete"}
 if hasattr(ast, "TryStar"):
     _UNSUPPORTED_STMT[ast.TryStar] = "TryStar"
-_UNSUPPORTED_EXPR = {ast.Yield: "Yield", ast.YieldFrom: "YieldFrom", ast.Await: "Await"}
+_UNSUPPORTED_EXPR = {ast.Yield: "Yield", ast.YieldFrom: "YieldFrom", ast.Await: "Await", ast.NamedExpr: "NamedExpr",
+                     ast.Set: "Set", ast.SetComp: "SetComp"}
 _REASONS = {
     "Try": "Exceptions can not be caught inside a graph; check conditions with `if` instead",
     "With": "Context managers do not run inside a graph",
@@ -35,6 +36,10 @@ _REASONS = {
     "Nonlocal": "Graph code may read enclosing variables but not assign them",
     "Yield": "Generators do not run inside a graph",
     "YieldFrom": "Generators do not run inside a graph",
+    "Delete": "Names and attributes can not be deleted inside a graph; assign None instead",
+    "NamedExpr": "Assign the value in a statement of its own",
+    "Set": "Use a tuple or a list",
+    "SetComp": "Use a list comprehension",
 }
 # Callees left alone: builtins whose identity matters (`super()` needs the direct call) or that never hold
 # graph control flow.
@@ -49,7 +54,12 @@ def check_syntax(fdef, filename):
     for node in ast.walk(fdef):
         kind = _UNSUPPORTED_STMT.get(type(node))
         if kind is not None:
-            raise syntax_error(filename, node.lineno, f"statement '{kind}'", _REASONS.get(kind, ""))
+            raise syntax_error(filename, node.lineno, f"statement '{kind}'", _REASONS.get(kind, ""),
+                               GraphSyntaxTypeError if kind == "With" else GraphSyntaxError)
+        if isinstance(node, (ast.For, ast.While)) and node.orelse:
+            loop = "for" if isinstance(node, ast.For) else "while"
+            raise syntax_error(filename, node.lineno, f"'{loop}...else...' statement",
+                               "Put the `else` part after the loop, guarded by a flag the loop sets")
         kind = _UNSUPPORTED_EXPR.get(type(node))
         if kind is not None:
             raise syntax_error(filename, node.lineno, f"expression '{kind}'", _REASONS.get(kind, ""))
@@ -102,7 +112,7 @@ class ExpressionRewriter(ast.NodeTransformer):
             return node
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "_os_cf":
             return node
-        node.func = cf_call("call", [func], func)
+        node.func = cf_call("callee", [func], func)
         node.args = [self._arg(a) for a in node.args]
         for kw in node.keywords:
             kw.value = self._arg(kw.value)

@@ -12,6 +12,7 @@ name that comes back `UNDEFINED`, so reading it later fails as in Python.
 """
 import types
 
+from ... import context
 from ...core.dispatch import current_tracer
 from .errors import GraphCaptureError, located, user_location
 from .symbolic import SymbolicTensor
@@ -102,16 +103,60 @@ def call(fn):
     return fn
 
 
+def callee(fn):
+    """The callee of a call in rewritten code (`call`), refusing what can not be called as MindSpore's graph
+    compiler does: with a ValueError. While tracing, a user function's call counts towards `max_call_depth`."""
+    if not callable(fn):
+        raise ValueError(located(f"The object is not callable: a {type(fn).__name__} ({fn!r:.60}) is called."))
+    kind = type(fn)
+    target = call(fn)
+    if (kind is not types.FunctionType and kind is not types.MethodType) or current_tracer() is None:
+        return target
+
+    def counted(*args, **kwargs):
+        with CALL_DEPTH:
+            return target(*args, **kwargs)
+    return counted
+
+
+class _CallDepth:
+    """The depth of graph calls (user functions, cells, `if` branches) while a graph is traced. MindSpore's
+    compiler refuses to go deeper than `max_call_depth` (`set_context(max_call_depth=...)` or
+    `set_recursion_limit(...)`, default 1000) with a RuntimeError; a recursion in graph code stops there too,
+    instead of exhausting Python's stack."""
+
+    def __init__(self):
+        self.depth = 0
+
+    def __enter__(self):
+        limit = context.get_context("max_call_depth")
+        if self.depth >= limit:
+            raise RuntimeError(located(
+                f"Exceed function call depth limit {limit}, (function call depth: {self.depth + 1}). The graph "
+                f"code recurses too deep (or without end); raise the limit with "
+                f"mindspore.set_recursion_limit(...) or set_context(max_call_depth=...) if the depth is wanted."))
+        self.depth += 1
+        return self
+
+    def __exit__(self, *exc):
+        self.depth -= 1
+        return False
+
+
+CALL_DEPTH = _CallDepth()
+
+
 def _symbolic_now(value):
     return isinstance(value, SymbolicTensor) and current_tracer() is not None
 
 
 def cond_if(pred, then_fn, else_fn, values, out_names, returns=False):
     """`if pred:` with branch functions over `values`; returns the outputs (or the return value)."""
-    if _symbolic_now(pred):
-        from .cf_graph import symbolic_if
-        return symbolic_if(pred, then_fn, else_fn, values, out_names, returns, user_location())
-    return then_fn(*values) if pred else else_fn(*values)
+    with CALL_DEPTH:  # a branch is a subgraph call, as in MindSpore's count
+        if _symbolic_now(pred):
+            from .cf_graph import symbolic_if
+            return symbolic_if(pred, then_fn, else_fn, values, out_names, returns, user_location())
+        return then_fn(*values) if pred else else_fn(*values)
 
 
 def while_loop(cond_fn, body_fn, values, names):

@@ -24,6 +24,18 @@ class GraphCaptureError(RuntimeError):
     """Something in the traced code needs a value that is only known when the graph runs."""
 
 
+class GraphTypeError(GraphCaptureError, TypeError):
+    """A traced tensor where graph code needs a Python int (`range(x)`, an index): MindSpore raises TypeError."""
+
+
+class GraphValueError(GraphCaptureError, ValueError):
+    """A traced tensor converted with int()/float() (a shape made of tensors): MindSpore raises ValueError."""
+
+
+class GraphSyntaxTypeError(GraphSyntaxError, TypeError):
+    """A `with` statement: MindSpore raises TypeError (its objects are no context managers in a graph)."""
+
+
 def frame_location(frame):
     """'file:line' of a frame ('' for None)."""
     if frame is None:
@@ -53,9 +65,9 @@ def located(message, loc=None):
     return text
 
 
-def syntax_error(filename, lineno, what, reason=""):
-    """GraphSyntaxError for an AST node kind outside the subset (`what`: "statement 'Try'")."""
+def syntax_error(filename, lineno, what, reason="", kind=GraphSyntaxError):
+    """GraphSyntaxError (or `kind`) for an AST node kind outside the subset (`what`: "statement 'Try'")."""
     if reason and not reason.endswith("."):
         reason += "."
     message = f"Unsupported {what}." + (f" {reason}" if reason else "") + f" {SYNTAX_HELP}"
-    return GraphSyntaxError(located(message, f"{filename}:{lineno}"))
+    return kind(located(message, f"{filename}:{lineno}"))

@@ -6,15 +6,15 @@ It has a shape and a dtype (from the node's abstract) but no data, so every Tens
 """
 from ...core.dispatch import current_tracer
 from ...core.tensor import Tensor
-from .errors import GraphCaptureError, located
+from .errors import GraphCaptureError, GraphTypeError, GraphValueError, located
 
 _HELP = ("a tensor's value is not known while the graph is being compiled. Use the tensor in an `if`/`while` "
          "condition (compiled into graph control flow) or in ops, or compute on Python values (shapes, "
          "attributes, constants) instead.")
 
 
-def _no_value(what):
-    return GraphCaptureError(located(f"{what}: {_HELP}"))
+def _no_value(what, kind=GraphCaptureError):
+    return kind(located(f"{what}: {_HELP}"))
 
 
 class SymbolicTensor(Tensor):
@@ -81,16 +81,17 @@ class SymbolicTensor(Tensor):
         raise _no_value("the truth value of a traced tensor (bool(), or a condition outside `if`/`while`)")
 
     def __int__(self):
-        raise _no_value("int() of a traced tensor")
+        raise _no_value("int() of a traced tensor", GraphValueError)
 
     def __float__(self):
-        raise _no_value("float() of a traced tensor")
+        raise _no_value("float() of a traced tensor", GraphValueError)
 
     def __complex__(self):
         raise _no_value("complex() of a traced tensor")
 
     def __index__(self):
-        raise _no_value("a traced tensor used as a Python integer (range(), a slice bound, a list index...)")
+        raise _no_value("a traced tensor used as a Python integer (range(), a slice bound, a list index...)",
+                        GraphTypeError)
 
     def __reduce__(self):
         raise _no_value("pickling a traced tensor")

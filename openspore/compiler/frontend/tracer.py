@@ -190,8 +190,14 @@ class Tracer:
     def call_cell(self, cell, args, kwargs, slow_call):
         """`Cell.__call__` while tracing: enter the cell's scope and run its (rewritten) construct."""
         from .ast_transform import convert
+        from .control_flow import CALL_DEPTH
         scopes = self.shared.scopes
         scopes.enter(cell)
+        try:
+            CALL_DEPTH.__enter__()
+        except BaseException:
+            scopes.exit()
+            raise
         try:
             construct = convert(cell.construct)
             d = cell.__dict__
@@ -208,6 +214,7 @@ class Tracer:
                 else:
                     d["construct"] = own
         finally:
+            CALL_DEPTH.__exit__()
             scopes.exit()
 
     # ---- in-place updates of outer tensors inside subgraphs ------------------------------------
