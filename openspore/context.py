@@ -346,3 +346,7 @@ def log_config():
         if key in os.environ:
             config[key] = os.environ[key]
     return config
+
+
+# `mindspore.context.set_ps_context` & co. (the parameter-server keys live in their own small module).
+from .common.ps_context import set_ps_context, get_ps_context, reset_ps_context  # noqa: E402,F401
