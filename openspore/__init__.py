@@ -40,6 +40,7 @@ from .runtime import (set_memory, set_device_limit, get_device_limit, set_stream
                       reset_stream_limit, StreamLimitCtx, set_kernel_launch_capture, set_kernel_launch_group,
                       PluggableAllocator, MemPool, use_mem_pool, memory_replay)
 from .runtime.mem_pool import ms_memory_recycle  # noqa: F401
+from .runtime.flops import flops_collection  # noqa: F401
 from .common.ps_context import set_ps_context, get_ps_context  # noqa: F401
 from .common.device_ctx import DeviceCtx  # noqa: F401
 from .common.recursion_limit import set_recursion_limit  # noqa: F401
