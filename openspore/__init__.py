@@ -36,6 +36,16 @@ from .runtime.streams import (Stream, Event, StreamCtx, current_stream, default_
                               communication_stream, set_cur_stream, launch_blocking, dispatch_threads_num,
                               set_cpu_affinity)
 from .profiler import Profiler  # noqa: F401
+from .runtime import (set_memory, set_device_limit, get_device_limit, set_stream_limit, get_stream_limit,  # noqa: F401
+                      reset_stream_limit, StreamLimitCtx, set_kernel_launch_capture, set_kernel_launch_group,
+                      PluggableAllocator, MemPool, use_mem_pool, memory_replay)
+from .runtime.mem_pool import ms_memory_recycle  # noqa: F401
+from .runtime.flops import flops_collection  # noqa: F401
+from .common.ps_context import set_ps_context, get_ps_context  # noqa: F401
+from .common.device_ctx import DeviceCtx  # noqa: F401
+from .common.recursion_limit import set_recursion_limit  # noqa: F401
+from .common.file_system import mindio_preload, set_mindio_server_info  # noqa: F401
+from .rewrite import SymbolTree, Node, NodeType, ScopedValue  # noqa: F401  (MindSpore 2.10 exports them at the top)
 from .core.symbol import Symbol, enable_dynamic  # noqa: F401
 from .core.saved_tensors import saved_tensors_hooks, register_saved_tensors_hooks, recompute  # noqa: F401
 from .runtime import install_cell_runner as _install_cell_runner

@@ -18,7 +18,7 @@ import sys
 # package; submodules of a listed module are covered too.
 MINDSPORE_MODULES = frozenset({
     "boost", "device_context", "hal", "scipy.fft", "scipy.sparse",
-    "parallel.auto_parallel", "rewrite", "utils", "runtime_api",
+    "parallel.auto_parallel", "utils", "runtime_api",
     "nn.probability", "nn.probability.distribution", "nn.probability.bijector", "nn.probability.bnn_layers",
     "nn.extend", "numpy.fft", "mint.distributed", "mint.optim", "mint.special", "mint.linalg",
     "dataset.audio.transforms", "ops.operations.nn_ops",

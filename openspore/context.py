@@ -363,3 +363,13 @@ def log_config():
         if key in os.environ:
             config[key] = os.environ[key]
     return config
+
+
+# `mindspore.context.set_ps_context` & co. (the parameter-server keys live in their own small module).
+from .common.ps_context import set_ps_context, get_ps_context, reset_ps_context  # noqa: E402,F401
+
+
+def train_callback_env():
+    """Environment settings two training callbacks read: MA_LOG_DIR (where FlopsUtilizationCollector writes its
+    ModelArts logs) and MS_ENABLE_TFT (TrainFaultTolerance's switches, e.g. '{TTP:1,UCE:1}')."""
+    return {"ma_log_dir": os.environ.get("MA_LOG_DIR", "./"), "enable_tft": os.environ.get("MS_ENABLE_TFT", "")}

@@ -11,7 +11,17 @@ _LAZY = {"Tensor": "openspore.core.tensor", "tensor": "openspore.core.tensor", "
          "set_seed": "openspore.context", "get_seed": "openspore.context",
          "load_mindir": "openspore.serialization", "save_mindir": "openspore.serialization",
          "COOTensor": "openspore.ops.sparse_tensor", "CSRTensor": "openspore.ops.sparse_tensor",
-         "RowTensor": "openspore.ops.sparse_tensor", "SparseTensor": "openspore.ops.sparse_tensor"}
+         "RowTensor": "openspore.ops.sparse_tensor", "SparseTensor": "openspore.ops.sparse_tensor",
+         "Generator": "openspore.generator", "default_generator": "openspore.generator",
+         "Symbol": "openspore.core.symbol", "enable_dynamic": "openspore.core.symbol",
+         "recompute": "openspore.core.saved_tensors", "saved_tensors_hooks": "openspore.core.saved_tensors",
+         "register_saved_tensors_hooks": "openspore.core.saved_tensors",
+         "manual_seed": "openspore.misc", "seed": "openspore.misc", "initial_seed": "openspore.misc",
+         "get_rng_state": "openspore.misc", "set_rng_state": "openspore.misc", "is_tensor": "openspore.misc",
+         "set_dump": "openspore.runtime.dump_marks", "swap_tensors": "openspore.common.tensor",
+         "ms_memory_recycle": "openspore.runtime.mem_pool",
+         "DeviceCtx": "openspore.common.device_ctx", "set_recursion_limit": "openspore.common.recursion_limit",
+         "mindio_preload": "openspore.common.file_system", "set_mindio_server_info": "openspore.common.file_system"}
 
 
 def __getattr__(name):

@@ -1,8 +1,8 @@
 """MindSpore's optimizer-update Primitive classes that openspore computes as composites: each reads the current
 Parameters, computes the documented update with ordinary ops, assigns the new values in place (`ops.assign`, so
-the update is a side effect in Graph mode too) and returns them as MindSpore does. (ApplyFtrl is left out: on
-MindSpore 2.10's CPU kernel its result differs from the FTRL-proximal formula for some entries when l1/l2 > 0, and
-openspore will not guess.)
+the update is a side effect in Graph mode too) and returns them as MindSpore does. (ApplyFtrl, in
+optim_primitives_fused.py, follows the documented FTRL-proximal formula; MindSpore 2.10's CPU kernel departs
+from it for negative `linear` when l1 > 0.)
 
 >>> import numpy as np, openspore as ms
 >>> var = ms.Parameter(ms.Tensor(np.array([1.0, 2.0], np.float32)), name="var")

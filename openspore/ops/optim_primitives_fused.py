@@ -85,5 +85,40 @@ FusedWeightScaleApplyMomentum = _primitive(
     doc="FusedWeightScaleApplyMomentum()(weight_decay, loss_scale, variable, accumulation, learning_rate, gradient, "
         "momentum): unscale the gradient, add weight decay, then a momentum step. Returns variable.")
 
+def _ftrl(self, var, accum, linear, grad, lr, l1, l2, lr_power):
+    accum_new = accum + grad * grad
+    # sigma: how much the per-coordinate step size shrank this step, in FTRL-proximal's "linear" bookkeeping
+    sigma = (F.pow(accum_new, -lr_power) - F.pow(accum, -lr_power)) / lr
+    linear_new = linear + grad - sigma * var
+    quadratic = F.pow(accum_new, -lr_power) / lr + 2.0 * l2
+    var_new = F.select(F.abs(linear_new) > l1, (F.sign(linear_new) * l1 - linear_new) / quadratic,
+                       F.zeros_like(var))
+    _set((accum, accum_new), (linear, linear_new))
+    return _set((var, var_new))
+
+
+ApplyFtrl = _primitive(
+    "ApplyFtrl", _ftrl, attrs=[("use_locking", False)],
+    doc="ApplyFtrl(use_locking=False)(var, accum, linear, grad, lr, l1, l2, lr_power): FTRL-proximal. accum += g²; "
+        "linear += g − (accum_new^−p − accum^−p)/lr · var; var = (sign(linear)·l1 − linear) / (accum_new^−p/lr + "
+        "2·l2) where |linear| > l1, else 0 (p = lr_power). Returns var. This is the documented formula; MindSpore "
+        "2.10's CPU kernel uses l1 − linear for negative `linear` too, so with l1 > 0 its var differs there.")
+
+
+def _lars_update(self, weight, gradient, norm_weight, norm_gradient, weight_decay, learning_rate):
+    trust = self.hyperpara * norm_weight / (norm_gradient + weight_decay * norm_weight + self.epsilon)
+    trust = F.select((norm_weight > 0) & (norm_gradient > 0), trust, F.ones_like(trust))
+    if self.use_clip:
+        trust = F.minimum(trust / learning_rate, F.ones_like(trust))
+    return (gradient + weight_decay * weight) * trust
+
+
+LARSUpdate = _primitive(
+    "LARSUpdate", _lars_update, attrs=[("epsilon", 1e-05), ("hyperpara", 0.001), ("use_clip", False)],
+    doc="LARSUpdate(epsilon=1e-05, hyperpara=0.001, use_clip=False)(weight, gradient, norm_weight, norm_gradient, "
+        "weight_decay, learning_rate): the LARS gradient (gradient + weight_decay·weight) · trust with trust = "
+        "hyperpara·‖w‖/(‖g‖ + weight_decay·‖w‖ + epsilon), 1 when a norm is 0, min(trust/lr, 1) with use_clip. "
+        "(MindSpore 2.10 has no CPU kernel for it; this is its documented computation.)")
+
 __all__ = sorted(n for n, v in list(globals().items())
                  if isinstance(v, type) and issubclass(v, _PythonPrimitive) and v is not _PythonPrimitive)

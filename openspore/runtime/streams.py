@@ -23,7 +23,7 @@ import os
 import time
 
 __all__ = ["Stream", "Event", "StreamCtx", "current_stream", "default_stream", "communication_stream",
-           "set_cur_stream", "launch_blocking", "dispatch_threads_num", "set_cpu_affinity"]
+           "set_cur_stream", "launch_blocking", "dispatch_threads_num", "set_cpu_affinity", "synchronize"]
 
 _ids = itertools.count()
 
@@ -36,6 +36,11 @@ def _device_sync():
         return
     if torch.cuda.is_available() and torch.cuda.is_initialized():
         torch.cuda.synchronize()
+
+
+def synchronize():
+    """Wait for all launched work on every stream (only a CUDA device under the torch backend can have any)."""
+    _device_sync()
 
 
 class Stream:

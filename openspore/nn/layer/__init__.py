@@ -16,7 +16,7 @@ from .more import (BiDense, TimeDistributed, Upsample, LPPool1d, LPPool2d, RReLU
                    Conv2dBnAct, DenseBnAct, ParameterUpdate, EmbeddingLookup, MicroBatchInterleaved,
                    GradAccumulationCell)
 from . import more
-from .image import PSNR, SSIM  # noqa: F401
+from .image import PSNR, SSIM, MSSSIM  # noqa: F401
 from . import image
 from .sparse import SparseToDense, SparseTensorDenseMatmul  # noqa: F401
 from . import sparse
@@ -27,8 +27,10 @@ from .ext import (AvgPool1dExt, AvgPool2dExt, AvgPool3dExt, MaxPool2dExt, Dropou
                   EmbeddingExt, LayerNormExt, LogSoftmaxExt, PReLUExt)
 from .math_cells import DiGamma, IGamma, LBeta, LGamma, MatDet  # noqa: F401
 from . import conv3d, pooling3d, ext, math_cells
+from .fractional import FractionalMaxPool2d, FractionalMaxPool3d  # noqa: F401
+from . import fractional
 
 __all__ = (activation.__all__ + basic.__all__ + conv.__all__ + pooling.__all__ + normalization.__all__
            + embedding.__all__ + attention.__all__ + transformer.__all__ + rnn_cells.__all__ + rnns.__all__
            + extra.__all__ + more.__all__ + image.__all__ + sparse.__all__ + conv3d.__all__ + pooling3d.__all__
-           + ext.__all__ + math_cells.__all__)
+           + ext.__all__ + math_cells.__all__ + fractional.__all__)

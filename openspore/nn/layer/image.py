@@ -1,4 +1,4 @@
-"""Image quality measures as Cells: PSNR and SSIM of image batches (N, C, H, W).
+"""Image quality measures as Cells: PSNR, SSIM and multi-scale SSIM (MSSSIM) of image batches (N, C, H, W).
 
 >>> import numpy as np, openspore as ms
 >>> a = ms.Tensor(np.full((1, 1, 4, 4), 0.5, np.float32)); b = ms.Tensor(np.full((1, 1, 4, 4), 0.6, np.float32))
@@ -14,7 +14,7 @@ from ...common import dtype as mstype
 from ...core.tensor import Tensor
 from ..cell import Cell
 
-__all__ = ["PSNR", "SSIM"]
+__all__ = ["PSNR", "SSIM", "MSSSIM"]
 
 
 def _check_images(img1, img2, where):
@@ -84,3 +84,57 @@ class SSIM(Cell):
         cov = self._filter(x * y) - mu1 * mu2
         ssim = ((2 * mu1 * mu2 + c1) * (2 * cov + c2)) / ((mu1 * mu1 + mu2 * mu2 + c1) * (var1 + var2 + c2))
         return ops.mean(ssim, (1, 2, 3))
+
+
+class MSSSIM(Cell):
+    """`MSSSIM(max_val=1.0, power_factors=(0.0448, 0.2856, 0.3001, 0.2363, 0.1333), filter_size=11,
+    filter_sigma=1.5, k1=0.01, k2=0.03)(img1, img2)`: multi-scale SSIM per image (N,).
+
+    At each of len(power_factors) scales (halved by a 2×2 average pool between them) the per-channel mean
+    contrast-structure term cs = (2 cov + c2)/(var1 + var2 + c2) is taken; the coarsest scale gives the full SSIM
+    instead. Per channel, MS-SSIM = prod(relu(cs_i)^p_i for the finer scales) · relu(ssim)^p_last, then averaged
+    over channels. Integer images (uint8) are scaled to [0, 1] first, `max_val` with them. Each side must stay
+    at least filter_size through the last scale: (filter_size · 2^(levels−1)) pixels.
+    """
+
+    def __init__(self, max_val=1.0, power_factors=(0.0448, 0.2856, 0.3001, 0.2363, 0.1333), filter_size=11,
+                 filter_sigma=1.5, k1=0.01, k2=0.03):
+        super().__init__()
+        if not isinstance(power_factors, (tuple, list)) or not power_factors:
+            raise TypeError(f"For 'MSSSIM', 'power_factors' must be a non-empty tuple or list, got {power_factors!r}.")
+        for name, value in (("k1", k1), ("k2", k2)):
+            if not isinstance(value, float):
+                raise TypeError(f"For 'MSSSIM', '{name}' must be a float, but got {type(value).__name__}.")
+        self._ssim = SSIM(max_val, filter_size, filter_sigma, k1, k2)
+        self.max_val, self.filter_size = self._ssim.max_val, filter_size
+        self.power_factors = Tensor(np.asarray(power_factors, np.float32))
+        self.level = len(power_factors)
+
+    def construct(self, img1, img2):
+        _check_images(img1, img2, "MSSSIM")
+        scale = 1.0
+        if img1.dtype in (mstype.uint8, mstype.int8, mstype.int16, mstype.int32, mstype.int64):
+            scale = 1.0 / float(np.iinfo(mstype.dtype_to_nptype(img1.dtype)).max)
+        x, y = ops.cast(img1, mstype.float32), ops.cast(img2, mstype.float32)
+        max_val = self.max_val * scale if scale != 1.0 and self.max_val > 1.0 else self.max_val
+        if scale != 1.0:
+            x, y = x * scale, y * scale
+        c1, c2 = (self._ssim.k1 * max_val) ** 2, (self._ssim.k2 * max_val) ** 2
+        terms = []
+        for level in range(self.level):
+            if min(x.shape[2:]) < self.filter_size:
+                raise ValueError(f"For 'MSSSIM', scale {level} of the images is {x.shape[2]}x{x.shape[3]}, smaller "
+                                 f"than filter_size={self.filter_size}; the images must be at least "
+                                 f"{self.filter_size * 2 ** (self.level - 1)} on each side.")
+            f = self._ssim._filter
+            mu1, mu2 = f(x), f(y)
+            var1, var2, cov = f(x * x) - mu1 * mu1, f(y * y) - mu2 * mu2, f(x * y) - mu1 * mu2
+            cs_map = (2 * cov + c2) / (var1 + var2 + c2)
+            if level < self.level - 1:
+                terms.append(ops.relu(ops.mean(cs_map, (2, 3))))
+                x, y = ops.avg_pool2d(x, 2, 2), ops.avg_pool2d(y, 2, 2)
+            else:
+                ssim_map = (2 * mu1 * mu2 + c1) / (mu1 * mu1 + mu2 * mu2 + c1) * cs_map
+                terms.append(ops.relu(ops.mean(ssim_map, (2, 3))))
+        weighted = ops.pow(ops.stack(terms, -1), self.power_factors)
+        return ops.mean(ops.prod(weighted, -1), -1)

@@ -10,6 +10,8 @@ from . import nn_batchnorm  # noqa: F401
 from . import nn_norm  # noqa: F401
 from . import nn_resize  # noqa: F401
 from . import nn_fold  # noqa: F401
+from . import nn_roi_align  # noqa: F401
+from . import nn_deformable  # noqa: F401
 from . import random  # noqa: F401
 from . import side_effect  # noqa: F401
 from . import optim_foreach  # noqa: F401

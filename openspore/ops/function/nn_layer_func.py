@@ -15,7 +15,7 @@ from ..defs._nn_util import hw_pair, pad_four
 __all__ = ["conv1d", "conv2d", "conv_transpose2d", "bias_add", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d",
            "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d",
            "batch_norm", "layer_norm", "group_norm", "dropout", "dropout2d", "interpolate", "upsample",
-           "unfold", "fold"]
+           "unfold", "fold", "deformable_conv2d"]
 
 def _reshape(x, shape):
     return prim("Reshape")(x, tuple(shape))
@@ -60,6 +60,29 @@ def conv2d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dila
                      pad=pad_four("conv2d", "padding", padding), stride=stride, dilation=dilation, group=groups)
     out = op(input, weight)
     return bias_add(out, bias) if bias is not None else out
+
+
+def deformable_conv2d(x, weight, offsets, kernel_size, strides, padding, bias=None, dilations=(1, 1, 1, 1), groups=1,
+                      deformable_groups=1, modulated=True):
+    """deformable_conv2d(x, weight, offsets, kernel_size, strides, padding, bias=None, dilations=(1, 1, 1, 1),
+    groups=1, deformable_groups=1, modulated=True): a deformable convolution — DeformableOffsets samples each
+    kernel point at its learned offset (scaled by its mask), then a convolution with stride = kernel_size
+    combines the samples. `strides`/`dilations` are 4-tuples (N, C, H, W), `padding` (top, bottom, left, right).
+
+    >>> import numpy as np, openspore as ms
+    >>> x = ms.Tensor(np.ones((1, 1, 3, 3), np.float32)); w = ms.Tensor(np.ones((1, 1, 2, 2), np.float32))
+    >>> offsets = np.zeros((1, 12, 2, 2), np.float32); offsets[:, 8:] = 1.0
+    >>> ms.ops.deformable_conv2d(x, w, ms.Tensor(offsets), (2, 2), (1, 1, 1, 1), (0, 0, 0, 0)).asnumpy().tolist()
+    [[[[4.0, 4.0], [4.0, 4.0]]]]
+    """
+    kernel_size = tuple(kernel_size)
+    if len(kernel_size) != 2 or tuple(weight.shape[2:]) != kernel_size:
+        raise ValueError(f"For 'deformable_conv2d', 'kernel_size' {kernel_size} must be the weight's spatial shape "
+                         f"{list(weight.shape[2:])}.")
+    sampled = prim("DeformableOffsets", strides=tuple(strides), pads=tuple(padding), ksize=kernel_size,
+                   dilations=tuple(dilations), data_format="NCHW", deformable_groups=deformable_groups,
+                   modulated=modulated)(x, offsets)
+    return conv2d(sampled, weight, bias, stride=kernel_size, groups=groups)
 
 
 def conv1d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dilation=1, groups=1):

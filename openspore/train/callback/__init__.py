@@ -11,7 +11,10 @@ from ._lr_scheduler_callback import LearningRateScheduler
 from ._progress import ProgressBar
 from ._summary_collector import SummaryCollector
 from ._on_request_exit import OnRequestExit, BackupAndRestore
+from ._flops_collector import FlopsUtilizationCollector
+from ._train_fault_tolerance import TrainFaultTolerance
 
 __all__ = ["Callback", "RunContext", "CallbackList", "LossMonitor", "TimeMonitor", "CheckpointConfig",
            "ModelCheckpoint", "EarlyStopping", "ReduceLROnPlateau", "LambdaCallback", "History",
-           "LearningRateScheduler", "ProgressBar", "SummaryCollector", "OnRequestExit", "BackupAndRestore"]
+           "LearningRateScheduler", "ProgressBar", "SummaryCollector", "OnRequestExit", "BackupAndRestore",
+           "FlopsUtilizationCollector", "TrainFaultTolerance"]
