@@ -102,6 +102,8 @@ def trace(fn, args, kwargs=None, name=None):
     dispatch.push_tracer(tracer)
     try:
         out = run(*s_args, **s_kwargs)
+        if dispatch._output_hook is not None:  # operator sharding: a graph returns whole tensors
+            out = dispatch._output_hook(out)
     finally:
         dispatch.pop_tracer(tracer)
     check_defined(out, "the return value")
