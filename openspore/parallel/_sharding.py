@@ -204,7 +204,7 @@ def _run(prim, args, strategy, out_strategy, how):
             partial = [plan.axis[lb] for lb in spec.partial if plan.axis.get(lb) is not None] if i == 0 else []
             o, lay = resolve_partial(o, plan.dm, partial, lay, wanted)
             results.append(tag(o, lay))
-        report.end([x.describe() for x in inputs], [layout_of(r).describe() if layout_of(r) else "replicated"
+        report.end([x.describe() if not x.is_replicated else "replicated" for x in inputs], [layout_of(r).describe() if layout_of(r) else "replicated"
                                                     for r in results])
     except BaseException:
         report.abandon()

@@ -35,6 +35,7 @@ def _check_file(api, path):
 
 _OP_STRATEGIES = {}  # operator name (op_key) -> in_strategy used by this process
 _LOADED = {}  # path -> (mtime, {operator name: in_strategy})
+_LAST_LAYOUTS = {}  # path -> the parameter layouts written there last
 
 
 def op_key(prim, args):
@@ -161,7 +162,10 @@ def save_current_strategy():
     params = sliced_parameters()
     layouts = {name: p.shard_layout for name, p in params.items()
                if not only_trainable or (p.requires_grad and not p.__dict__.get("_optimizer_state"))}
+    if not layouts:  # at exit the parameters may be gone: keep the layouts written last
+        layouts = _LAST_LAYOUTS.get(path, {})
     if layouts or _OP_STRATEGIES:
+        _LAST_LAYOUTS[path] = layouts
         write_strategy_file(path, layouts, op_strategies=_OP_STRATEGIES)
 
 
