@@ -14,6 +14,19 @@ from .registry import accepted_signatures, prim as shared_prim
 from .tensor import Tensor
 
 _tracers = []  # graph-mode tracers, innermost last
+# Operator sharding's layout propagation (openspore.parallel, which sits above core): installed only once a
+# sharded tensor can exist (semi_auto_parallel over several processes); returns NOT_HANDLED for a call it
+# leaves alone. None otherwise, so single-process calls pay one global lookup.
+_layout_hook = None
+_output_hook = None  # with it: a traced graph's sharded outputs are made whole before the graph returns them
+NOT_HANDLED = object()
+
+
+def set_layout_hook(fn, outputs=None):
+    """Install fn(prim, args) -> result or NOT_HANDLED, consulted by every `bind` before anything else, and
+    outputs(value) -> value, applied to what a traced graph returns."""
+    global _layout_hook, _output_hook
+    _layout_hook, _output_hook = fn, outputs
 
 
 def push_tracer(tracer):
@@ -35,6 +48,10 @@ def bind(prim, *args):
     This is the PyNative hot path (every op of every step passes here), hence one pass over the arguments that
     collects both the kernel's arrays and the call signature, and nothing done that a repeated call can skip.
     """
+    if _layout_hook is not None:
+        out = _layout_hook(prim, args)
+        if out is not NOT_HANDLED:
+            return out
     promote = prim.promote
     if promote is not None and not (promote == "all" and _one_dtype(args)):
         args = _promote(prim, args)

@@ -11,6 +11,10 @@ docs/distributed.md.
 from ..context import ParallelMode  # noqa: F401
 from ._param_shard import ShardLayout, gather_full, parameter_memory, slice_parameter, sliced_parameters  # noqa: F401
 from . import _sharding  # noqa: F401  (installs Primitive.shard's sharded call)
+from ._sharding import to_full  # noqa: F401
+from ._tensor_layout import layout_of  # noqa: F401
+from ._shard_report import (clear_sharding_report, print_sharding_report, save_sharding_report,  # noqa: F401
+                            sharding_report)
 from ._shard_api import Layout, shard  # noqa: F401
 from ._strategy_file import build_searched_strategy, merge_pipeline_strategys  # noqa: F401
 from ._ckpt_transform import (convert_checkpoint_by_rank, convert_checkpoints, get_ckpt_path_with_strategy,  # noqa: F401
@@ -24,4 +28,6 @@ __all__ = ["ParallelMode", "ShardLayout", "gather_full", "parameter_memory", "sl
            "transform_checkpoints", "transform_checkpoint_by_rank", "rank_list_for_transform", "convert_checkpoints",
            "convert_checkpoint_by_rank", "rank_list_for_convert", "get_ckpt_path_with_strategy",
            "load_segmented_checkpoints", "parameter_broadcast", "sync_pipeline_shared_parameters",
-           "restore_group_info_list", "set_algo_parameters", "get_algo_parameters", "reset_algo_parameters"]
+           "restore_group_info_list", "set_algo_parameters", "get_algo_parameters", "reset_algo_parameters",
+           "to_full", "layout_of", "sharding_report", "print_sharding_report", "save_sharding_report",
+           "clear_sharding_report"]

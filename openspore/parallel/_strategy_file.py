@@ -3,8 +3,12 @@ ParallelStrategyMap with one ParallelLayoutItem per parameter: device matrix, te
 
 A semi-auto run writes its file when `set_auto_parallel_context(strategy_ckpt_config={"save_file": path})`
 (or `strategy_ckpt_save_file=path`) is set: after every parameter slicing and when the process exits (the
-names are final by then). `build_searched_strategy` reads a file back; `merge_pipeline_strategys` joins the
-files of several pipeline stages.
+names are final by then). Besides the parameters' layouts it holds each sharded operator's strategy
+(ParallelStrategyItem), named `<Primitive>-<attribute name>(<parameters it takes>)`, e.g.
+`MatMul-mm1(w1)`. A run with `strategy_ckpt_config={"load_file": path}` (or `strategy_ckpt_load_file=path`)
+uses the file's strategy for every operator of that name, whether or not its own `shard` gave one (so
+parameters are sliced as in the saved run). `build_searched_strategy` reads a file back;
+`merge_pipeline_strategys` joins the files of several pipeline stages.
 
 >>> import os, tempfile
 >>> path = os.path.join(tempfile.mkdtemp(), "strategy.ckpt")
@@ -17,6 +21,7 @@ import os
 
 from .. import context
 from ..common.files import write_atomic
+from ..core.parameter import Parameter
 from . import node_strategy_pb2 as pb
 from ._param_shard import ON_SLICE, ShardLayout, sliced_parameters
 
@@ -28,9 +33,50 @@ def _check_file(api, path):
         raise ValueError(f"For '{api}', the strategy file '{path}' does not exist.")
 
 
-def write_strategy_file(path, layouts, stage=0):
-    """Write {name: ShardLayout} as a ParallelStrategyMap."""
+_OP_STRATEGIES = {}  # operator name (op_key) -> in_strategy used by this process
+_LOADED = {}  # path -> (mtime, {operator name: in_strategy})
+_LAST_LAYOUTS = {}  # path -> the parameter layouts written there last
+
+
+def op_key(prim, args):
+    """The name an operator's strategy is saved and loaded under: primitive, attribute name, parameters."""
+    params = ",".join(a.name for a in args if isinstance(a, Parameter))
+    return f"{prim.name}-{prim.instance_name or 'op'}({params})"
+
+
+def record_op_strategy(name, strategy):
+    if strategy is not None:
+        _OP_STRATEGIES[name] = tuple(tuple(s) for s in strategy)
+
+
+def _load_target():
+    config = context.get_auto_parallel_context("strategy_ckpt_config") or {}
+    return config.get("load_file") or context.get_auto_parallel_context("strategy_ckpt_load_file") or None
+
+
+def loaded_strategy(prim, args):
+    """The strategy the configured load file gives this operator, or None."""
+    path = _load_target()
+    if not path:
+        return None
+    mtime = os.path.getmtime(path) if os.path.isfile(path) else None
+    cached = _LOADED.get(path)
+    if cached is None or cached[0] != mtime:
+        message = _read("strategy_ckpt_config load_file", path)
+        table = {item.node_name: tuple(tuple(s.dim) for s in item.parallel_strategys.parallel_strategy)
+                 for item in message.parallel_strategy_item}
+        cached = _LOADED[path] = (mtime, table)
+    return cached[1].get(op_key(prim, args))
+
+
+def write_strategy_file(path, layouts, stage=0, op_strategies=None):
+    """Write {name: ShardLayout} (and {operator name: in_strategy}) as a ParallelStrategyMap."""
     message = pb.ParallelStrategyMap(current_stage=stage)
+    for name in sorted(op_strategies or {}):
+        item = message.parallel_strategy_item.add(node_name=name)
+        item.parallel_strategys.stage = stage
+        for dims in op_strategies[name]:
+            item.parallel_strategys.parallel_strategy.add().dim.extend(dims)
     for name in sorted(layouts):
         layout = layouts[name]
         item = message.parallel_layout_item.add(param_name=name)
@@ -116,12 +162,15 @@ def save_current_strategy():
     params = sliced_parameters()
     layouts = {name: p.shard_layout for name, p in params.items()
                if not only_trainable or (p.requires_grad and not p.__dict__.get("_optimizer_state"))}
-    if layouts:
-        write_strategy_file(path, layouts)
+    if not layouts:  # at exit the parameters may be gone: keep the layouts written last
+        layouts = _LAST_LAYOUTS.get(path, {})
+    if layouts or _OP_STRATEGIES:
+        _LAST_LAYOUTS[path] = layouts
+        write_strategy_file(path, layouts, op_strategies=_OP_STRATEGIES)
 
 
 atexit.register(save_current_strategy)
 ON_SLICE.append(save_current_strategy)
 
 __all__ = ["ShardLayout", "write_strategy_file", "build_searched_strategy", "merge_pipeline_strategys",
-           "save_current_strategy", "layouts_from_file"]
+           "save_current_strategy", "layouts_from_file", "op_key", "record_op_strategy", "loaded_strategy"]

@@ -53,6 +53,12 @@ def test_two_process_data_parallel_matches_one_process(tmp_path, reference, fusi
         buckets_per_step = 2 if fusion else 4
         assert r["overlap"] == {"steps": 20, "buckets": 20 * buckets_per_step,
                                 "sent_during_backward": 20 * buckets_per_step}, r
+        # GRAPH_MODE: the compiled step starts each bucket's AllReduce inside the backward (all but the last
+        # before the final gradient is computed) and waits for them before the optimizer
+        traces = r["graph_overlap"]["traces"]
+        assert traces >= 1 and r["graph_overlap"] == {
+            "traces": traces, "buckets": traces * buckets_per_step, "started_in_backward": traces * buckets_per_step,
+            "started_before_last_gradient": traces * (buckets_per_step - 1)}, r
     _check_matches_reference(tmp_path, reference("mlp"), "mlp", 2, atol=1e-6)
 
 

@@ -64,7 +64,8 @@ def main():
         if name == "pynative":  # PyNative sends each gradient bucket during the backward pass
             overlap = dict(grad_reducer.OVERLAP_STATS)
     with open(os.path.join(out_dir, f"worker_{rank}.json"), "w") as f:
-        json.dump({"rank": rank, "size": size, "overlap": overlap}, f)
+        json.dump({"rank": rank, "size": size, "overlap": overlap,
+                   "graph_overlap": dict(grad_reducer.GRAPH_OVERLAP_STATS)}, f)
     comm.release()
 
 

@@ -108,6 +108,8 @@ def trace(fn, args, kwargs=None, name=None):
     sys.setrecursionlimit(max(python_limit, 8 * context.get_context("max_call_depth") + 2000))
     try:
         out = run(*s_args, **s_kwargs)
+        if dispatch._output_hook is not None:  # operator sharding: a graph returns whole tensors
+            out = dispatch._output_hook(out)
     finally:
         sys.setrecursionlimit(python_limit)
         dispatch.pop_tracer(tracer)

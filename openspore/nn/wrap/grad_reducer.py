@@ -8,7 +8,7 @@ split at those parameter indices, each bucket flattened into one buffer and redu
 import numpy as np
 
 from ... import context
-from ...core import autograd
+from ...core import autograd, dispatch
 from ...core.parameter import Parameter
 from ...core.tensor import Tensor
 from ...core.primitive import PRIMITIVES
@@ -125,13 +125,20 @@ class DistributedGradReducer(Cell):
         return tuple(out)
 
     def overlap_begin(self, weights):
-        """PyNative: send each bucket's AllReduce as soon as the backward pass has finished its gradients
+        """Send each bucket's AllReduce as soon as the backward pass has finished its gradients
         (autograd.GRAD_READY), so communication overlaps the rest of the backward; construct() then waits.
-        Nothing happens in Graph mode or over one device."""
+        PyNative launches it at once; while a graph is traced, AllReduceStart is emitted at that point of the
+        backward and AllReduceWait before the optimizer (the compiled step runs nodes in that order). Nothing
+        happens over one device."""
         self._overlap = None
-        if self._allreduce is None or context.get_context("mode") != context.PYNATIVE_MODE or not OVERLAP[0]:
+        if self._allreduce is None or not OVERLAP[0]:
             return
-        self._overlap = _Overlap(self, weights)
+        if dispatch.current_tracer() is not None:
+            self._overlap = _GraphOverlap(self, weights)
+        elif context.get_context("mode") == context.PYNATIVE_MODE:
+            self._overlap = _Overlap(self, weights)
+        else:
+            return
         autograd.GRAD_READY[:] = [self._overlap.ready]  # a hook left by a failed step is replaced
 
     def construct(self, grads):
@@ -151,6 +158,9 @@ class DistributedGradReducer(Cell):
 
 OVERLAP = [True]  # False: reduce after the backward pass (bench/distributed_scaling.py compares both)
 OVERLAP_STATS = {"steps": 0, "buckets": 0, "sent_during_backward": 0}  # for tests and benchmarks
+# Graph mode, counted when a step is traced: buckets, those started inside the backward pass, and those
+# started while gradients of other weights were still to come (all but the one completed by the last gradient)
+GRAPH_OVERLAP_STATS = {"traces": 0, "buckets": 0, "started_in_backward": 0, "started_before_last_gradient": 0}
 
 
 class _Overlap:
@@ -201,5 +211,52 @@ class _Overlap:
                 shape = tuple(grads[k].shape)
                 size = int(np.prod(shape, dtype=np.int64))
                 out[k] = Tensor._wrap(summed[offset:offset + size].reshape(shape), grads[k].dtype)
+                offset += size
+        return tuple(out)
+
+
+class _GraphOverlap(_Overlap):
+    """While tracing a step: a bucket complete in the backward emits AllReduceStart (its flattened gradients)
+    there; `finish` emits AllReduceWait and splits the result back."""
+
+    def __init__(self, reducer, weights):
+        super().__init__(reducer, weights)
+        self.seen = 0
+
+    def token(self, b):
+        return f"dp{id(self.reducer)}_{b}"
+
+    def ready(self, tensor, grad):
+        i = self.index.get(id(tensor))
+        if i is None or not isinstance(grad, Tensor):
+            return
+        self.seen += 1
+        b = self.bucket_of[i]
+        self.arrived[b][i] = grad
+        start, stop = self.buckets[b]
+        parts = self.arrived[b]
+        if len(parts) == stop - start and len({g.dtype for g in parts.values()}) == 1:
+            reshape = self.reducer._reshape
+            flat = tuple(reshape(parts[k], (-1,)) for k in range(start, stop))
+            flat = flat[0] if len(flat) == 1 else self.reducer._concat(flat)
+            self.waits[b] = PRIMITIVES["AllReduceStart"](token=self.token(b), group=self.reducer.group)(flat)
+            GRAPH_OVERLAP_STATS["started_in_backward"] += 1
+            if self.seen < len(self.index):
+                GRAPH_OVERLAP_STATS["started_before_last_gradient"] += 1
+
+    def finish(self, grads):
+        GRAPH_OVERLAP_STATS["traces"] += 1
+        GRAPH_OVERLAP_STATS["buckets"] += len(self.buckets)
+        out = list(grads)
+        for b, (start, stop) in enumerate(self.buckets):
+            if b not in self.waits:
+                out[start:stop] = tuple(self.reducer._allreduce(g) for g in grads[start:stop])
+                continue
+            summed = PRIMITIVES["AllReduceWait"](token=self.token(b), group=self.reducer.group)(self.waits[b])
+            offset = 0
+            for k in range(start, stop):
+                shape = tuple(grads[k].shape)
+                size = int(np.prod(shape, dtype=np.int64))
+                out[k] = self.reducer._reshape(summed[offset:offset + size], shape)
                 offset += size
         return tuple(out)

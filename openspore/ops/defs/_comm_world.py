@@ -44,11 +44,16 @@ def is_inited():
     return _state["inited"]
 
 
+ON_WORLD = []  # callbacks(size) after a job is formed (openspore.parallel installs its layout propagation)
+
+
 def set_world(backend, world_name, rank, size, local_rank, local_size):
     _state.update(inited=True, backend=backend, world=world_name, rank=rank, size=size,
                   local_rank=local_rank, local_size=local_size)
     _groups.clear()
     _loopback.clear()
+    for callback in ON_WORLD:
+        callback(size)
 
 
 def clear_world():

@@ -425,6 +425,71 @@ class ForwardAllGather(_Collective):
         yield Sample(rand_float(rng, (2, 3)), attrs={"axis": 1})
 
 
+# ---- a compiled data-parallel step's gradient AllReduce, split in two so that it overlaps the backward ------
+# The train cell, while tracing, emits AllReduceStart for a bucket as soon as the backward has finished its
+# gradients, and AllReduceWait just before the optimizer; the executor runs nodes in program order, so the
+# transfer runs while the rest of the backward computes. Both are side effects (kept in order, never merged).
+_PENDING = {}  # token -> wait() of the AllReduce in flight
+
+
+class _Split(_Collective):
+    side_effect = True
+    differentiable = False
+    nondiff_reason = "the gradient reduction of a data-parallel step, applied to gradients"
+
+    def check_attrs(self):
+        super().check_attrs()
+        if not isinstance(self.token, str) or not self.token:
+            raise ValueError(f"For '{self.name}', the 'token' must be a non-empty str naming the bucket, but got "
+                             f"{self.token!r}.")
+
+    def infer(self, x):
+        check_tensor(self.name, "input_x", x)
+        return same_as(x)
+
+
+@register
+class AllReduceStart(_Split):
+    """AllReduceStart(token, op='sum', group='hccl_world_group')(x): launch the AllReduce of (a copy of) x and
+    return x; `AllReduceWait(token)` gives the result."""
+    attr_defaults = {"token": "bucket", "op": "sum", "group": WORLD}
+    input_names = ("input_x",)
+
+    def numpy(self, np, x):
+        if world.group_size(self.group) > 1:  # a group of one: AllReduceWait gives x back
+            _PENDING[self.token] = world.all_reduce_start(np.array(x, copy=True), self.op, self.group)
+        return x
+
+    def torch(self, torch, x):
+        if world.group_size(self.group) > 1:
+            _PENDING[self.token] = world.all_reduce_start(x.clone(), self.op, self.group)
+        return x
+
+    @classmethod
+    def samples(cls, rng):
+        yield Sample(rand_float(rng, (2, 3)), attrs={"token": "sample"})
+
+
+@register
+class AllReduceWait(_Split):
+    """AllReduceWait(token, group='hccl_world_group')(x): wait for AllReduceStart(token) and return its result
+    (x, the started tensor, orders the two)."""
+    attr_defaults = {"token": "bucket", "group": WORLD}
+    input_names = ("input_x",)
+
+    def exchange(self, x):
+        if world.group_size(self.group) == 1:
+            return x
+        wait = _PENDING.pop(self.token, None)
+        if wait is not None:
+            return wait()
+        raise RuntimeError(f"AllReduceWait('{self.token}'): no AllReduceStart of that bucket is in flight.")
+
+    @classmethod
+    def samples(cls, rng):
+        yield Sample(rand_float(rng, (2, 3)), attrs={"token": "sample"})
+
+
 # ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------
 not_exportable(COLLECTIVE, AllReduce, AllGather, ReduceScatter, Broadcast, AlltoAll, Send, Receive, MirrorOperator,
-               ForwardAllReduce, ForwardAllGather)
+               ForwardAllReduce, ForwardAllGather, AllReduceStart, AllReduceWait)
