@@ -11,11 +11,15 @@ processes on a shared machine lands on all of them — compare the ratios, not t
 1. engine: prefill tokens/s (a batch of --engine-batch prompts of --engine-prompt tokens) and decode tokens/s
    (that batch decoding --engine-steps tokens) — `LLMEngine.prefill/decode` vs HF's forward with `past_key_values`.
 2. serving: --clients concurrent streaming clients (SSE over `POST /v1/completions`, token-id prompts,
-   `ignore_eos`), each sending --requests-per-client requests back to back, prompt and output lengths drawn from
-   --prompt-len and --output-len; generated tokens/s, time-to-first-token p50/p99, requests completed with exactly
-   their requested tokens. Modes: `cb` = the real `openspore serve` with continuous batching (up to --clients
-   sequences decoded together), `single` = the same server admitting one request at a time (max_running=1, its
-   engine compiled for one sequence),
+   `ignore_eos`; all clients are coroutines of one asyncio loop reading raw HTTP, so the clients cost little of
+   the cores the server runs on), each sending --requests-per-client requests back to back, prompt and output
+   lengths drawn from --prompt-len and --output-len; generated tokens/s, time-to-first-token p50/p99, requests
+   completed with exactly their requested tokens, and tokens per CPU-second (the clients' plus the server
+   processes' CPU time, or HF's): on a loaded machine a multi-process server gets a larger share of the cores than
+   single-threaded HF, so compare the CPU column too. Modes: `cb` = the real `openspore serve` with continuous
+   batching (up to --clients sequences decoded together), `single` = the same server admitting one request at a
+   time (max_running=1, its engine compiled for one sequence); both stream with --stream-interval-ms (first token
+   at once, then at most one message per interval),
    `hf` = HF `generate` on batches of --clients requests in arrival order (left-padded, greedy, no server: the
    reference row; its TTFT is when the batch's first token exists).
 3. tensor-parallel: `TensorParallelEngine` prefill/decode tokens/s over --tp-sizes processes (Gloo on 127.0.0.1),
@@ -250,6 +254,35 @@ def run_clients(address, model, work, timeout):
     return asyncio.run(main())
 
 
+def tree_cpu_seconds(pid):
+    """User + system CPU seconds of a live process and its live descendants (Linux /proc; 0 elsewhere)."""
+    total, todo = 0.0, [pid]
+    tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    while todo:
+        p = todo.pop()
+        try:
+            with open(f"/proc/{p}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / tick   # utime, stime
+            for task in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{task}/children") as f:
+                    todo.extend(int(c) for c in f.read().split())
+        except (OSError, ValueError, IndexError):
+            continue
+    return total
+
+
+def measured(fn, server_pid=None):
+    """Run fn() → its result dict plus `cpu_s`: the CPU seconds this process (the clients, or HF) and the
+    server's processes spent meanwhile — tokens per CPU-second compare the work done, whatever share of a loaded
+    machine each side got."""
+    c0 = time.process_time() + (tree_cpu_seconds(server_pid) if server_pid else 0.0)
+    row = fn()
+    row["cpu_s"] = time.process_time() + (tree_cpu_seconds(server_pid) if server_pid else 0.0) - c0
+    row["tok_cpu_s"] = row["tokens"] / row["cpu_s"] if row["cpu_s"] > 0 else float("nan")
+    return row
+
+
 def summarize(results, wall):
     ttfts = sorted(r[0] for r in results if r[0] is not None)
     complete = sum(1 for r in results if r[4] is None and r[2] == r[3])
@@ -373,7 +406,8 @@ def print_serving_table(runs, args):
     print(f"\nserving: {args.clients} streaming clients x {args.requests_per_client} requests, prompt "
           f"{args.prompt_len[0]}-{args.prompt_len[1]} tokens, output {args.output_len[0]}-{args.output_len[1]} "
           f"tokens; median of {args.rounds} rounds")
-    print(f"{'mode':36s}{'gen tok/s':>11s}{'TTFT p50 ms':>13s}{'TTFT p99 ms':>13s}{'complete':>10s}")
+    print(f"{'mode':36s}{'gen tok/s':>11s}{'TTFT p50 ms':>13s}{'TTFT p99 ms':>13s}{'complete':>10s}"
+          f"{'tok/CPU-s':>11s}")
     medians = {}
     for mode in args.modes:
         rows = runs.get(mode, [])
@@ -382,7 +416,8 @@ def print_serving_table(runs, args):
         medians[mode] = median_of(rows, "tok_s")
         complete = min(r["complete"] for r in rows)
         print(f"{MODE_NAMES[mode]:36s}{medians[mode]:11.1f}{median_of(rows, 'ttft_p50') * 1e3:13.0f}"
-              f"{median_of(rows, 'ttft_p99') * 1e3:13.0f}{complete:>6d}/{rows[0]['requests']}")
+              f"{median_of(rows, 'ttft_p99') * 1e3:13.0f}{complete:>6d}/{rows[0]['requests']}"
+              f"{median_of(rows, 'tok_cpu_s'):11.1f}")
         for r in rows:
             if r["errors"]:
                 print(f"    errors ({mode}): {r['errors']}")
@@ -393,6 +428,8 @@ def print_serving_table(runs, args):
                 per_round = [a["tok_s"] / b["tok_s"] for a, b in zip(runs["cb"], runs[other]) if b["tok_s"] > 0]
                 print(f"continuous batching / {MODE_NAMES[other]}: {ratio:.2f}x (bar >= {bar}x: "
                       f"{'met' if ratio >= bar else 'NOT met'}; per round {', '.join(f'{x:.2f}' for x in per_round)})")
+                cpu = median_of(runs["cb"], "tok_cpu_s") / median_of(runs[other], "tok_cpu_s")
+                print(f"    per CPU-second (tokens per CPU-second of clients + server, or of HF): {cpu:.2f}x")
 
 
 def parse_range(text):
@@ -419,7 +456,7 @@ def main(argv=None):
     ap.add_argument("--engine-steps", type=int, default=32)
     ap.add_argument("--skip-engine", action="store_true", help="only the serving table")
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--stream-interval-ms", type=float, default=20,
+    ap.add_argument("--stream-interval-ms", type=float, default=50,
                     help="both servables' stream_interval_ms: a stream's messages at most this often (0: every step)")
     ap.add_argument("--threads", type=int, default=2, help="torch threads of each side (default 2)")
     ap.add_argument("--timeout", type=float, default=600, help="seconds per request at most")
@@ -442,6 +479,7 @@ def main(argv=None):
         if longest > cfg.n_positions:
             raise SystemExit(f"bench/llm.py: prompt + output up to {longest} tokens exceed the model's n_positions "
                              f"{cfg.n_positions}")
+        print(f"load average at start: {' '.join(f'{x:.1f}' for x in os.getloadavg())} ({os.cpu_count()} CPUs)")
         print(f"model: {source}: {cfg.n_layer} layers, {cfg.n_embd} wide, {cfg.n_head} heads, vocab "
               f"{cfg.vocab_size}, n_positions {cfg.n_positions}; engines' max_model_len {max_len}")
         raw = {"engine": {}, "serving": {}}
@@ -477,13 +515,15 @@ def main(argv=None):
         for r in range(args.rounds):
             for mode in args.modes:
                 if mode == "hf":
-                    runs[mode].append(run_hf_generate(hf, work, args.clients))
+                    runs[mode].append(measured(lambda: run_hf_generate(hf, work, args.clients)))
                 else:
-                    runs[mode].append(run_clients(server.address, "gpt" if mode == "cb" else "gpt_single", work,
-                                                  args.timeout))
+                    name = "gpt" if mode == "cb" else "gpt_single"
+                    runs[mode].append(measured(lambda: run_clients(server.address, name, work, args.timeout),
+                                               server.proc.pid))
                 row = runs[mode][-1]
                 print(f"round {r + 1} {mode:6s}: {row['tok_s']:7.1f} tok/s, TTFT p99 {row['ttft_p99'] * 1e3:6.0f} ms, "
-                      f"{row['complete']}/{row['requests']} complete", flush=True)
+                      f"{row['complete']}/{row['requests']} complete, {row['tok_cpu_s']:7.1f} tok/CPU-s; load "
+                      f"{os.getloadavg()[0]:.1f}", flush=True)
         raw["serving"] = runs
         print_serving_table(runs, args)
         if args.tp_sizes:

@@ -5,10 +5,11 @@
 GRAPH_MODE graph with fixed input shapes, compiled once per shape whatever the global context mode is, and both
 update the same pool Parameters in place. Shapes come in a few length buckets (`shape_buckets=True`, the default):
 prefill packs its prompts into 16, 32, 64, ... token slots (the smallest bucket that holds them, up to
-`max_model_len`), decode reads 1, 2, 4, ... blocks per sequence (the smallest bucket holding the longest running
-sequence, up to `max_model_len / block_size`), always with `max_batch_size` rows. So a short prompt does not pay
-for `max_model_len` slots, and each bucket is compiled once (`warm_up()` compiles them all ahead of time;
-`compile_counts()` counts them). `shape_buckets=False` keeps one shape each: `max_model_len` slots and blocks.
+`max_model_len`); decode runs 2, 4, 8, ... rows (up to `max_batch_size`) and reads 1, 2, 4, 6, 8, 12, ... blocks
+per sequence (the smallest bucket holding the longest running sequence, up to `max_model_len / block_size`). So a
+short prompt does not pay for `max_model_len` slots, nor a few short sequences for a full batch of long ones, and
+each bucket is compiled once (`warm_up()` compiles them all ahead of time; `compile_counts()` counts them).
+`shape_buckets=False` keeps one shape each: `max_model_len` slots; `max_batch_size` rows of all blocks.
 Larger calls are split into chunks. `decode_attention` chooses how decode reads the pool (engine_graphs.py):
 'tables' gathers each sequence's blocks, 'pool' attends over the whole pool with a mask (one shape), 'auto' takes
 'pool' only for pools of at most max_batch_size blocks.
@@ -84,11 +85,13 @@ class LLMEngine:
         # the shapes each graph is compiled for: prefill token slots, decode blocks per sequence (module docstring)
         if shape_buckets:
             self.prefill_buckets = _doubling(16, self.max_model_len)
-            self.decode_buckets = _doubling(1, self.max_blocks_per_seq)
+            self.decode_row_buckets = _doubling(min(2, self.max_batch_size), self.max_batch_size)
+            self.decode_buckets = _doubling(1, self.max_blocks_per_seq, halves=True)
         else:
             self.prefill_buckets, self.decode_buckets = [self.max_model_len], [self.max_blocks_per_seq]
+            self.decode_row_buckets = [self.max_batch_size]
         if self.decode_over_pool:
-            self.decode_buckets = [self.max_blocks_per_seq]  # one mask over the whole pool: one shape
+            self.decode_buckets = [self.max_blocks_per_seq]  # one mask over the whole pool: one width
         self._prefill_cell = PrefillGraph(model, self.pool)
         self._decode_cell = DecodeGraph(model, self.pool, self.decode_over_pool)
         self._prefill_cell.set_train(False)
@@ -144,8 +147,9 @@ class LLMEngine:
         block), so no request waits for a compile later; returns compile_counts()."""
         for width in self.prefill_buckets:
             self._prefill(*[Tensor(a) for a in self._prefill_inputs(width, [], [])])
-        for blocks in self.decode_buckets:
-            self._decode(*[Tensor(a) for a in self._decode_inputs(blocks, [], [])])
+        for rows in self.decode_row_buckets:
+            for blocks in self.decode_buckets:
+                self._decode(*[Tensor(a) for a in self._decode_inputs(rows, blocks, [], [])])
         return self.compile_counts()
 
     # ---- prefill ------------------------------------------------------------------------------------------
@@ -269,13 +273,14 @@ class LLMEngine:
     def _run_decode(self, seq_ids, tokens):
         longest = max(len(self.pool.table(s)) for s in seq_ids)
         blocks = next(b for b in self.decode_buckets if b >= longest)
-        logits = self._decode(*[Tensor(a) for a in self._decode_inputs(blocks, seq_ids, tokens)])
+        rows = next(r for r in self.decode_row_buckets if r >= len(seq_ids))
+        logits = self._decode(*[Tensor(a) for a in self._decode_inputs(rows, blocks, seq_ids, tokens)])
         return logits.asnumpy()[:len(seq_ids)]
 
-    def _decode_inputs(self, blocks, seq_ids, tokens):
-        """The decode graph's arrays, each sequence's table `blocks` wide; padding rows write into (and attend
-        to) the scratch block."""
-        rows, bs = self.max_batch_size, self.block_size
+    def _decode_inputs(self, rows, blocks, seq_ids, tokens):
+        """The decode graph's arrays for `rows` rows, each sequence's table `blocks` wide; padding rows write into
+        (and attend to) the scratch block."""
+        bs = self.block_size
         scratch = self.pool.scratch_block
         ids = np.zeros(rows, np.int32)
         positions = np.zeros(rows, np.int32)
@@ -306,11 +311,14 @@ def _entries(bound, cell):
     return len(bound.jit_fn.cache_for(cell).entries)
 
 
-def _doubling(smallest, largest):
-    """smallest, 2 * smallest, 4 * smallest, ... below largest, then largest: [16, 32, 64, 100] for (16, 100)."""
+def _doubling(smallest, largest, halves=False):
+    """smallest, 2 * smallest, 4 * smallest, ... below largest, then largest: [16, 32, 64, 100] for (16, 100);
+    `halves` adds 1.5x each power from 4 on: [1, 2, 4, 6, 8, 12, 14] for (1, 14)."""
     out = []
     while smallest < largest:
         out.append(smallest)
+        if halves and smallest >= 4 and smallest * 3 // 2 < largest:
+            out.append(smallest * 3 // 2)
         smallest *= 2
     return out + [largest]
 

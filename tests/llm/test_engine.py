@@ -58,8 +58,8 @@ def _run_schedule(engine, prompts, starts, new_tokens, rng):
 @pytest.mark.parametrize("mode,attention,buckets", [(ms.PYNATIVE_MODE, "auto", True), (ms.GRAPH_MODE, "auto", False),
                                                     (ms.PYNATIVE_MODE, "pool", True)])
 def test_incremental_equals_full_recompute(mode, attention, buckets):
-    # decode reads the pool through the block tables (auto, for this pool size) with length buckets (1, 2, 4, 8,
-    # 14 blocks) or one width (14 blocks), or attends over all of it
+    # decode reads the pool through the block tables (auto, for this pool size) with length buckets (1, 2, 4, 6,
+    # 8, 12, 14 blocks) and row buckets (2, 4), or one shape (4 rows x 14 blocks), or attends over all of it
     net = make_model()
     rng = np.random.default_rng(1)
     lengths = [5, 23, 11, 40, 1, 17]
@@ -72,9 +72,11 @@ def test_incremental_equals_full_recompute(mode, attention, buckets):
                            shape_buckets=buckets)
         assert engine.decode_over_pool == (attention == "pool")
         assert engine.prefill_buckets == ([16, 32, 64, 112] if buckets else [112])
-        assert engine.decode_buckets == ([1, 2, 4, 8, 14] if buckets and attention == "auto" else [14])
+        assert engine.decode_buckets == ([1, 2, 4, 6, 8, 12, 14] if buckets and attention == "auto" else [14])
+        assert engine.decode_row_buckets == ([2, 4] if buckets else [4])
         warm = engine.warm_up()       # every bucket compiled once, before any sequence
-        assert warm == {"prefill": len(engine.prefill_buckets), "decode": len(engine.decode_buckets)}
+        assert warm == {"prefill": len(engine.prefill_buckets),
+                        "decode": len(engine.decode_buckets) * len(engine.decode_row_buckets)}
         assert engine.num_free_blocks() == engine.num_blocks
         seqs, logged = _run_schedule(engine, prompts, starts, 64, rng)
         counts = engine.compile_counts()
