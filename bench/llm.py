@@ -11,11 +11,15 @@ processes on a shared machine lands on all of them — compare the ratios, not t
 1. engine: prefill tokens/s (a batch of --engine-batch prompts of --engine-prompt tokens) and decode tokens/s
    (that batch decoding --engine-steps tokens) — `LLMEngine.prefill/decode` vs HF's forward with `past_key_values`.
 2. serving: --clients concurrent streaming clients (SSE over `POST /v1/completions`, token-id prompts,
-   `ignore_eos`), each sending --requests-per-client requests back to back, prompt and output lengths drawn from
-   --prompt-len and --output-len; generated tokens/s, time-to-first-token p50/p99, requests completed with exactly
-   their requested tokens. Modes: `cb` = the real `openspore serve` with continuous batching (up to --clients
-   sequences decoded together), `single` = the same server admitting one request at a time (max_running=1, its
-   engine compiled for one sequence),
+   `ignore_eos`; all clients are coroutines of one asyncio loop reading raw HTTP, so the clients cost little of
+   the cores the server runs on), each sending --requests-per-client requests back to back, prompt and output
+   lengths drawn from --prompt-len and --output-len; generated tokens/s, time-to-first-token p50/p99, requests
+   completed with exactly their requested tokens, and tokens per CPU-second (the clients' plus the server
+   processes' CPU time, or HF's): on a loaded machine a multi-process server gets a larger share of the cores than
+   single-threaded HF, so compare the CPU column too. Modes: `cb` = the real `openspore serve` with continuous
+   batching (up to --clients sequences decoded together), `single` = the same server admitting one request at a
+   time (max_running=1, its engine compiled for one sequence); both stream with --stream-interval-ms (first token
+   at once, then at most one message per interval),
    `hf` = HF `generate` on batches of --clients requests in arrival order (left-padded, greedy, no server: the
    reference row; its TTFT is when the batch's first token exists).
 3. tensor-parallel: `TensorParallelEngine` prefill/decode tokens/s over --tp-sizes processes (Gloo on 127.0.0.1),
@@ -28,7 +32,7 @@ ephemeral port, --threads torch threads for both sides, and stops by itself. On 
 work use --threads 1: OpenMP threads spinning on oversubscribed cores made a 2-thread decode step 30x slower here.
 """
 import argparse
-import http.client
+import asyncio
 import json
 import os
 import queue
@@ -53,7 +57,8 @@ from openspore.serving.server import register
 
 register.declare_llm_servable(checkpoint={ckpt!r}, config={config!r}, tokenizer={tokenizer!r},
                               max_queue=256, max_running={max_running}, block_size=16,
-                              max_batch_size={max_batch}, num_blocks={num_blocks}, max_model_len={max_len})
+                              max_batch_size={max_batch}, num_blocks={num_blocks}, max_model_len={max_len},
+                              stream_interval_ms={interval})
 """
 MODES = ("cb", "single", "hf")
 MODE_NAMES = {"cb": "openspore continuous batching", "single": "openspore request-at-a-time",
@@ -175,61 +180,107 @@ def workload(args, vocab_size):
              for _ in range(args.requests_per_client)] for _ in range(args.clients)]
 
 
-def stream_completion(address, model, prompt, max_tokens, timeout):
-    """One streaming /v1/completions request → (ttft seconds, total seconds, completion tokens, error or None)."""
+async def stream_completion(address, model, prompt, max_tokens, timeout):
+    """One streaming /v1/completions request over a raw asyncio connection (HTTP/1.1, chunked SSE) →
+    (ttft seconds, total seconds, completion tokens, error or None). A hand-rolled reader keeps the client's CPU
+    small: all clients share one event loop on the same cores as the server they measure."""
     host, port = address.rsplit(":", 1)
     body = json.dumps({"model": model, "prompt": prompt, "max_tokens": max_tokens, "temperature": 0.0,
-                       "ignore_eos": True, "stream": True, "stream_options": {"include_usage": True}})
-    conn = http.client.HTTPConnection(host, int(port), timeout=timeout)
+                       "ignore_eos": True, "stream": True, "stream_options": {"include_usage": True}}).encode()
+    head = (f"POST /v1/completions HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n").encode()
     t0 = time.perf_counter()
-    ttft, tokens = None, None
+    ttft, tokens, writer = None, None, None
     try:
-        conn.request("POST", "/v1/completions", body, {"Content-Type": "application/json"})
-        resp = conn.getresponse()
-        if resp.status != 200:
-            return None, time.perf_counter() - t0, 0, f"HTTP {resp.status}: {resp.read()[:200]!r}"
-        while True:
-            line = resp.readline()
-            if not line:
-                break
-            if not line.startswith(b"data: "):
-                continue
-            data = line[6:].strip()
-            if data == b"[DONE]":
-                break
-            event = json.loads(data)
-            if ttft is None and event.get("choices") and event["choices"][0].get("text"):
-                ttft = time.perf_counter() - t0
-            if event.get("usage"):
-                tokens = event["usage"]["completion_tokens"]
-    except (OSError, http.client.HTTPException, ValueError) as exc:
+        async with asyncio.timeout(timeout):
+            reader, writer = await asyncio.open_connection(host, int(port))
+            writer.write(head + body)
+            status = (await reader.readline()).split()
+            headers = {}
+            while (line := await reader.readline()) not in (b"\r\n", b""):
+                key, _, value = line.decode("latin-1").partition(":")
+                headers[key.strip().lower()] = value.strip()
+            if len(status) < 2 or status[1] != b"200":
+                return None, time.perf_counter() - t0, 0, f"HTTP {status!r}: {(await reader.read(200))!r}"
+            chunked = headers.get("transfer-encoding", "").lower() == "chunked"
+            pending, done = b"", False
+            while not done:
+                if chunked:
+                    size = int((await reader.readline()).split(b";")[0], 16)
+                    if size == 0:
+                        break
+                    data = await reader.readexactly(size + 2)
+                    pending += data[:-2]
+                else:
+                    data = await reader.read(65536)
+                    if not data:
+                        break
+                    pending += data
+                *events, pending = pending.split(b"\n\n")
+                for event in events:
+                    if not event.startswith(b"data: "):
+                        continue
+                    if event[6:] == b"[DONE]":
+                        done = True
+                        break
+                    message = json.loads(event[6:])
+                    if "error" in message:
+                        return ttft, time.perf_counter() - t0, tokens or 0, f"error event: {message['error']}"
+                    if ttft is None and message.get("choices") and message["choices"][0].get("text"):
+                        ttft = time.perf_counter() - t0
+                    if message.get("usage"):
+                        tokens = message["usage"]["completion_tokens"]
+    except (OSError, ValueError, asyncio.IncompleteReadError, TimeoutError) as exc:
         return ttft, time.perf_counter() - t0, tokens or 0, f"{type(exc).__name__}: {exc}"
     finally:
-        conn.close()
+        if writer is not None:
+            writer.close()
     return ttft, time.perf_counter() - t0, tokens or 0, None if tokens is not None else "no usage event"
 
 
 def run_clients(address, model, work, timeout):
-    """Every client in its own thread, requests back to back; → result dict of the run."""
-    results, threads = [], []
-    lock = threading.Lock()
-    start = threading.Event()
+    """Every client a coroutine of one event loop (one thread), its requests back to back → result dict."""
+    async def main():
+        results = []
 
-    def client(requests):
-        start.wait()
-        for prompt, n in requests:
-            ttft, total, got, error = stream_completion(address, model, prompt, n, timeout)
-            with lock:
+        async def client(requests):
+            for prompt, n in requests:
+                ttft, total, got, error = await stream_completion(address, model, prompt, n, timeout)
                 results.append((ttft, total, got, n, error))
 
-    for requests in work:
-        threads.append(threading.Thread(target=client, args=(requests,), daemon=True))
-        threads[-1].start()
-    t0 = time.perf_counter()
-    start.set()
-    for t in threads:
-        t.join()
-    return summarize(results, time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        await asyncio.gather(*(client(requests) for requests in work))
+        return summarize(results, time.perf_counter() - t0)
+    return asyncio.run(main())
+
+
+def tree_cpu_seconds(pid):
+    """User + system CPU seconds of a live process and its live descendants (Linux /proc; 0 elsewhere)."""
+    total, todo = 0.0, [pid]
+    tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    while todo:
+        p = todo.pop()
+        try:
+            with open(f"/proc/{p}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / tick   # utime, stime
+            for task in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{task}/children") as f:
+                    todo.extend(int(c) for c in f.read().split())
+        except (OSError, ValueError, IndexError):
+            continue
+    return total
+
+
+def measured(fn, server_pid=None):
+    """Run fn() → its result dict plus `cpu_s`: the CPU seconds this process (the clients, or HF) and the
+    server's processes spent meanwhile — tokens per CPU-second compare the work done, whatever share of a loaded
+    machine each side got."""
+    c0 = time.process_time() + (tree_cpu_seconds(server_pid) if server_pid else 0.0)
+    row = fn()
+    row["cpu_s"] = time.process_time() + (tree_cpu_seconds(server_pid) if server_pid else 0.0) - c0
+    row["tok_cpu_s"] = row["tokens"] / row["cpu_s"] if row["cpu_s"] > 0 else float("nan")
+    return row
 
 
 def summarize(results, wall):
@@ -321,7 +372,7 @@ class Server:
                 self.proc.wait()
 
 
-def write_servables(root, ckpt, config, tokenizer_dir, clients, max_len):
+def write_servables(root, ckpt, config, tokenizer_dir, clients, max_len, interval):
     """Two servables over the same files: `gpt` (continuous batching, `clients` sequences at once) and
     `gpt_single` (one request at a time, its engine compiled for one sequence). Both hold sequences of up to
     `max_len` tokens, with blocks for `clients` of them."""
@@ -331,7 +382,8 @@ def write_servables(root, ckpt, config, tokenizer_dir, clients, max_len):
         with open(os.path.join(root, name, "servable_config.py"), "w") as f:
             f.write(SERVABLE_CONFIG.format(ckpt=os.path.abspath(ckpt), config=os.path.abspath(config),
                                            tokenizer=os.path.abspath(tokenizer_dir), max_running=running,
-                                           max_batch=running, num_blocks=blocks, max_len=max_len))
+                                           max_batch=running, num_blocks=blocks, max_len=max_len,
+                                           interval=interval))
 
 
 # ---- the report ---------------------------------------------------------------------------------------------
@@ -354,7 +406,8 @@ def print_serving_table(runs, args):
     print(f"\nserving: {args.clients} streaming clients x {args.requests_per_client} requests, prompt "
           f"{args.prompt_len[0]}-{args.prompt_len[1]} tokens, output {args.output_len[0]}-{args.output_len[1]} "
           f"tokens; median of {args.rounds} rounds")
-    print(f"{'mode':36s}{'gen tok/s':>11s}{'TTFT p50 ms':>13s}{'TTFT p99 ms':>13s}{'complete':>10s}")
+    print(f"{'mode':36s}{'gen tok/s':>11s}{'TTFT p50 ms':>13s}{'TTFT p99 ms':>13s}{'complete':>10s}"
+          f"{'tok/CPU-s':>11s}")
     medians = {}
     for mode in args.modes:
         rows = runs.get(mode, [])
@@ -363,7 +416,8 @@ def print_serving_table(runs, args):
         medians[mode] = median_of(rows, "tok_s")
         complete = min(r["complete"] for r in rows)
         print(f"{MODE_NAMES[mode]:36s}{medians[mode]:11.1f}{median_of(rows, 'ttft_p50') * 1e3:13.0f}"
-              f"{median_of(rows, 'ttft_p99') * 1e3:13.0f}{complete:>6d}/{rows[0]['requests']}")
+              f"{median_of(rows, 'ttft_p99') * 1e3:13.0f}{complete:>6d}/{rows[0]['requests']}"
+              f"{median_of(rows, 'tok_cpu_s'):11.1f}")
         for r in rows:
             if r["errors"]:
                 print(f"    errors ({mode}): {r['errors']}")
@@ -374,6 +428,8 @@ def print_serving_table(runs, args):
                 per_round = [a["tok_s"] / b["tok_s"] for a, b in zip(runs["cb"], runs[other]) if b["tok_s"] > 0]
                 print(f"continuous batching / {MODE_NAMES[other]}: {ratio:.2f}x (bar >= {bar}x: "
                       f"{'met' if ratio >= bar else 'NOT met'}; per round {', '.join(f'{x:.2f}' for x in per_round)})")
+                cpu = median_of(runs["cb"], "tok_cpu_s") / median_of(runs[other], "tok_cpu_s")
+                print(f"    per CPU-second (tokens per CPU-second of clients + server, or of HF): {cpu:.2f}x")
 
 
 def parse_range(text):
@@ -400,6 +456,8 @@ def main(argv=None):
     ap.add_argument("--engine-steps", type=int, default=32)
     ap.add_argument("--skip-engine", action="store_true", help="only the serving table")
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--stream-interval-ms", type=float, default=50,
+                    help="both servables' stream_interval_ms: a stream's messages at most this often (0: every step)")
     ap.add_argument("--threads", type=int, default=2, help="torch threads of each side (default 2)")
     ap.add_argument("--timeout", type=float, default=600, help="seconds per request at most")
     ap.add_argument("--seed", type=int, default=0)
@@ -421,6 +479,7 @@ def main(argv=None):
         if longest > cfg.n_positions:
             raise SystemExit(f"bench/llm.py: prompt + output up to {longest} tokens exceed the model's n_positions "
                              f"{cfg.n_positions}")
+        print(f"load average at start: {' '.join(f'{x:.1f}' for x in os.getloadavg())} ({os.cpu_count()} CPUs)")
         print(f"model: {source}: {cfg.n_layer} layers, {cfg.n_embd} wide, {cfg.n_head} heads, vocab "
               f"{cfg.vocab_size}, n_positions {cfg.n_positions}; engines' max_model_len {max_len}")
         raw = {"engine": {}, "serving": {}}
@@ -447,22 +506,24 @@ def main(argv=None):
         runs = {m: [] for m in args.modes}
         if {"cb", "single"} & set(args.modes):
             servables = os.path.join(workdir, "servables")
-            write_servables(servables, ckpt, config_path, tok_dir, args.clients, max_len)
+            write_servables(servables, ckpt, config_path, tok_dir, args.clients, max_len, args.stream_interval_ms)
             server = Server(servables, args.threads)
             for model in ("gpt", "gpt_single"):  # warm-up: the first request of each worker
-                stream_completion(server.address, model, work[0][0][0], 4, args.timeout)
+                asyncio.run(stream_completion(server.address, model, work[0][0][0], 4, args.timeout))
         if "hf" in args.modes:  # warm-up: HF's first generate call sets up much that later calls reuse
             run_hf_generate(hf, [[(work[0][0][0], 4)]], 1)
         for r in range(args.rounds):
             for mode in args.modes:
                 if mode == "hf":
-                    runs[mode].append(run_hf_generate(hf, work, args.clients))
+                    runs[mode].append(measured(lambda: run_hf_generate(hf, work, args.clients)))
                 else:
-                    runs[mode].append(run_clients(server.address, "gpt" if mode == "cb" else "gpt_single", work,
-                                                  args.timeout))
+                    name = "gpt" if mode == "cb" else "gpt_single"
+                    runs[mode].append(measured(lambda: run_clients(server.address, name, work, args.timeout),
+                                               server.proc.pid))
                 row = runs[mode][-1]
                 print(f"round {r + 1} {mode:6s}: {row['tok_s']:7.1f} tok/s, TTFT p99 {row['ttft_p99'] * 1e3:6.0f} ms, "
-                      f"{row['complete']}/{row['requests']} complete", flush=True)
+                      f"{row['complete']}/{row['requests']} complete, {row['tok_cpu_s']:7.1f} tok/CPU-s; load "
+                      f"{os.getloadavg()[0]:.1f}", flush=True)
         raw["serving"] = runs
         print_serving_table(runs, args)
         if args.tp_sizes:

@@ -1,12 +1,18 @@
 """`LLMEngine`: incremental (state-reuse) inference of a GPT over a paged key/value pool.
 
 `prefill(seq_ids, prompts)` runs whole prompts (packed into one padded row) and stores their keys/values;
-`decode(seq_ids, tokens)` appends one token to each given running sequence, reusing the stored state. Each is one
-GRAPH_MODE graph with fixed input shapes (prefill: `max_model_len` packed token slots and `max_batch_size` prompts;
-decode: `max_batch_size` rows and block tables of `max_model_len / block_size` blocks), compiled once whatever the
-global context mode is, and both update the same pool Parameters in place. Larger calls are split into chunks.
-`decode_attention` chooses how decode reads the pool (engine_graphs.py): 'tables' gathers each sequence's blocks,
-'pool' attends over the whole pool with a mask, 'auto' takes 'pool' only for pools of at most max_batch_size blocks.
+`decode(seq_ids, tokens)` appends one token to each given running sequence, reusing the stored state. Each is a
+GRAPH_MODE graph with fixed input shapes, compiled once per shape whatever the global context mode is, and both
+update the same pool Parameters in place. Shapes come in a few length buckets (`shape_buckets=True`, the default):
+prefill packs its prompts into 16, 32, 64, ... token slots (the smallest bucket that holds them, up to
+`max_model_len`); decode runs 2, 4, 8, ... rows (up to `max_batch_size`) and reads 1, 2, 4, 6, 8, 12, ... blocks
+per sequence (the smallest bucket holding the longest running sequence, up to `max_model_len / block_size`). So a
+short prompt does not pay for `max_model_len` slots, nor a few short sequences for a full batch of long ones, and
+each bucket is compiled once (`warm_up()` compiles them all ahead of time; `compile_counts()` counts them).
+`shape_buckets=False` keeps one shape each: `max_model_len` slots; `max_batch_size` rows of all blocks.
+Larger calls are split into chunks. `decode_attention` chooses how decode reads the pool (engine_graphs.py):
+'tables' gathers each sequence's blocks, 'pool' attends over the whole pool with a mask (one shape), 'auto' takes
+'pool' only for pools of at most max_batch_size blocks.
 
 >>> import numpy as np
 >>> from openspore.llm import GPT, GPTConfig, LLMEngine
@@ -42,8 +48,7 @@ class LLMEngine:
     """Prefill/decode over a paged KV pool (see the module docstring). Sequence ids are any hashable values."""
 
     def __init__(self, model, *, block_size=16, num_blocks=None, max_batch_size=16, max_model_len=None,
-                 memory_bytes=None, decode_attention="auto",
-                 decode_chunk_tokens=128):
+                 memory_bytes=None, decode_attention="auto", shape_buckets=True):
         if not isinstance(model, GPT):
             raise TypeError(f"LLMEngine expects an openspore.llm.GPT model, but got {type(model).__name__}.")
         self.model = model
@@ -77,9 +82,16 @@ class LLMEngine:
         # auto: a pool of at most max_batch_size blocks is cheaper to attend over whole than to gather from
         self.decode_over_pool = decode_attention == "pool" or (decode_attention == "auto" and
                                                                self.num_blocks <= self.max_batch_size)
-        # decode gathers blocks in chunks of ~decode_chunk_tokens and visits only the chunks holding tokens
-        self.chunk_blocks = min(self.max_blocks_per_seq, max(1, int(decode_chunk_tokens) // self.block_size))
-        self.decode_chunks = -(-self.max_blocks_per_seq // self.chunk_blocks)
+        # the shapes each graph is compiled for: prefill token slots, decode blocks per sequence (module docstring)
+        if shape_buckets:
+            self.prefill_buckets = _doubling(16, self.max_model_len)
+            self.decode_row_buckets = _doubling(min(2, self.max_batch_size), self.max_batch_size)
+            self.decode_buckets = _doubling(1, self.max_blocks_per_seq, halves=True)
+        else:
+            self.prefill_buckets, self.decode_buckets = [self.max_model_len], [self.max_blocks_per_seq]
+            self.decode_row_buckets = [self.max_batch_size]
+        if self.decode_over_pool:
+            self.decode_buckets = [self.max_blocks_per_seq]  # one mask over the whole pool: one width
         self._prefill_cell = PrefillGraph(model, self.pool)
         self._decode_cell = DecodeGraph(model, self.pool, self.decode_over_pool)
         self._prefill_cell.set_train(False)
@@ -126,9 +138,19 @@ class LLMEngine:
         return self.pool.stats()
 
     def compile_counts(self):
-        """How many graphs each compiled function holds (its graph cache's entries): 1 each after any use."""
+        """How many graphs each compiled function holds (its graph cache's entries): one per shape bucket used."""
         return {"prefill": _entries(self._prefill, self._prefill_cell),
                 "decode": _entries(self._decode, self._decode_cell)}
+
+    def warm_up(self):
+        """Compile the prefill and decode graph of every shape bucket now (inputs that touch only the scratch
+        block), so no request waits for a compile later; returns compile_counts()."""
+        for width in self.prefill_buckets:
+            self._prefill(*[Tensor(a) for a in self._prefill_inputs(width, [], [])])
+        for rows in self.decode_row_buckets:
+            for blocks in self.decode_buckets:
+                self._decode(*[Tensor(a) for a in self._decode_inputs(rows, blocks, [], [])])
+        return self.compile_counts()
 
     # ---- prefill ------------------------------------------------------------------------------------------
     def prefill(self, seq_ids, prompts):
@@ -190,13 +212,19 @@ class LLMEngine:
         yield chunk
 
     def _run_prefill(self, seq_ids, prompts):
-        width, rows = self.max_model_len, self.max_batch_size
+        used = sum(len(p) for p in prompts)
+        width = next(w for w in self.prefill_buckets if w >= used)
+        logits = self._prefill(*[Tensor(a) for a in self._prefill_inputs(width, seq_ids, prompts)])
+        return logits.asnumpy()[:len(seq_ids)]
+
+    def _prefill_inputs(self, width, seq_ids, prompts):
+        """The prefill graph's arrays for `width` packed token slots; the padding writes into the scratch block."""
         ids = np.zeros(width, np.int32)
         positions = np.zeros(width, np.int32)
         segment = np.full(width, -1, np.int32)
         scratch = self.pool.scratch_block * self.block_size
-        slots = np.arange(width, dtype=np.int64) % self.block_size + scratch  # padding writes into scratch
-        last = np.zeros(rows, np.int32)
+        slots = np.arange(width, dtype=np.int64) % self.block_size + scratch
+        last = np.zeros(self.max_batch_size, np.int32)
         at = 0
         for row, (s, p) in enumerate(zip(seq_ids, prompts)):
             n = len(p)
@@ -206,9 +234,7 @@ class LLMEngine:
             slots[at:at + n] = self._slots(s, n)
             last[row] = at + n - 1
             at += n
-        inputs = (ids, positions, segment, self.pool.head_rows(slots), last)
-        logits = self._prefill(*[Tensor(a) for a in inputs])
-        return logits.asnumpy()[:len(seq_ids)]
+        return ids, positions, segment, self.pool.head_rows(slots), last
 
     def _slots(self, seq_id, n):
         """The pool slots of the sequence's first n tokens, in order."""
@@ -245,40 +271,54 @@ class LLMEngine:
             raise
 
     def _run_decode(self, seq_ids, tokens):
-        rows, bs = self.max_batch_size, self.block_size
+        longest = max(len(self.pool.table(s)) for s in seq_ids)
+        blocks = next(b for b in self.decode_buckets if b >= longest)
+        rows = next(r for r in self.decode_row_buckets if r >= len(seq_ids))
+        logits = self._decode(*[Tensor(a) for a in self._decode_inputs(rows, blocks, seq_ids, tokens)])
+        return logits.asnumpy()[:len(seq_ids)]
+
+    def _decode_inputs(self, rows, blocks, seq_ids, tokens):
+        """The decode graph's arrays for `rows` rows, each sequence's table `blocks` wide; padding rows write into
+        (and attend to) the scratch block."""
+        bs = self.block_size
         scratch = self.pool.scratch_block
         ids = np.zeros(rows, np.int32)
         positions = np.zeros(rows, np.int32)
-        slots = np.full(rows, scratch * bs, np.int64)  # padding rows write into (and attend to) scratch
-        n_chunks, cb = self.decode_chunks, self.chunk_blocks
-        tables = np.full((rows, n_chunks * cb), scratch, np.int32)
-        span = self.pool.num_slots if self.decode_over_pool else n_chunks * cb * bs
-        mask_add = np.full((rows, span), _NEG, self._mask_dtype)
-        longest = 1
+        slots = np.full(rows, scratch * bs, np.int64)
+        tables = np.full((rows, blocks), scratch, np.int32)
+        lengths = np.ones(rows, np.int64)   # a padding row sees slot 0 of its table: the scratch block
+        own = []
         for row, (s, t) in enumerate(zip(seq_ids, tokens)):
             n = self.pool.length(s)  # already counts this token
-            longest = max(longest, n)
-            ids[row], positions[row] = t, n - 1
             table = self.pool.table(s)
+            ids[row], positions[row], lengths[row] = t, n - 1, n
             tables[row, :len(table)] = table
+            slots[row] = table[(n - 1) // bs] * bs + (n - 1) % bs
             if self.decode_over_pool:
-                own = self._slots(s, n)
-                slots[row] = own[-1]
-                mask_add[row, own] = 0.0
-            else:
-                slots[row] = self.pool.slot(s, n - 1)
-                mask_add[row, :n] = 0.0
-        mask_add[len(seq_ids):, scratch * bs if self.decode_over_pool else 0] = 0.0
-        if not self.decode_over_pool:  # chunk-major, for the graph's loop over chunks
-            tables = tables.reshape(rows, n_chunks, cb).transpose(1, 0, 2).reshape(n_chunks, rows * cb)
-            mask_add = np.ascontiguousarray(mask_add.reshape(rows, n_chunks, cb * bs).transpose(1, 0, 2))
-            mask_add = mask_add.reshape(n_chunks, 1, rows, 1, cb * bs)
-        used = np.int32(-(-longest // (cb * bs)))
-        inputs = (ids, positions, self.pool.head_rows(slots), mask_add, np.ascontiguousarray(tables), used)
-        logits = self._decode(*[Tensor(a) for a in inputs])
-        return logits.asnumpy()[:len(seq_ids)]
+                own.append(self._slots(s, n))
+        if self.decode_over_pool:
+            mask_add = np.full((rows, self.pool.num_slots), _NEG, self._mask_dtype)
+            for row, slots_of_row in enumerate(own):
+                mask_add[row, slots_of_row] = 0.0
+            mask_add[len(own):, scratch * bs] = 0.0
+        else:
+            open_ = np.arange(blocks * bs)[None, :] < lengths[:, None]
+            mask_add = np.where(open_, 0.0, _NEG).astype(self._mask_dtype)[:, None, :]   # [B, 1, L]
+        return ids, positions, self.pool.head_rows(slots), mask_add, tables.reshape(-1)
 
 
 def _entries(bound, cell):
     return len(bound.jit_fn.cache_for(cell).entries)
+
+
+def _doubling(smallest, largest, halves=False):
+    """smallest, 2 * smallest, 4 * smallest, ... below largest, then largest: [16, 32, 64, 100] for (16, 100);
+    `halves` adds 1.5x each power from 4 on: [1, 2, 4, 6, 8, 12, 14] for (1, 14)."""
+    out = []
+    while smallest < largest:
+        out.append(smallest)
+        if halves and smallest >= 4 and smallest * 3 // 2 < largest:
+            out.append(smallest * 3 // 2)
+        smallest *= 2
+    return out + [largest]
 

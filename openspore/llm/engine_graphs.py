@@ -8,17 +8,16 @@ Prefill packs the prompts into one row of `P` token slots: `segment` says which 
 gets its own segment) and a token sees the earlier tokens of its own segment only.
 
 Decode reads the stored keys/values in one of two ways, fixed when the engine is built:
-* through block tables (the default): each sequence's blocks are gathered in order, so gathered slot j is its
-  token j, and the mask opens its first `length` slots; the blocks come in chunks, and a loop in the graph
-  visits only the chunks that hold tokens (one compiled graph, work proportional to the longest sequence);
+* through block tables (the default): each sequence's blocks are gathered in order (one index_select per layer),
+  so gathered slot j is its token j, and the mask opens its first `length` slots. The table width is a length
+  bucket (the engine picks the smallest bucket holding the longest running sequence; one graph is compiled per
+  bucket), so the work follows the longest sequence, not max_model_len;
 * `over_pool` (a pool no larger than max_batch_size blocks, e.g. tests of tiny pools): each query attends over every
   slot of the pool, with a mask that opens exactly its own sequence's slots — no gather, one GEMM per head.
 """
 import math
 
 from .. import nn, ops
-from ..common import dtype as mstype
-from ..compiler.frontend.control_flow import while_loop
 from .model import _NEG
 
 
@@ -68,19 +67,17 @@ class PrefillGraph(_PoolGraph):
 
 
 class DecodeGraph(_PoolGraph):
-    """(ids, positions [B] int32, rows [2 * H * B] int32, mask_add, tables, n_chunks) → next-token logits [B, vocab].
+    """(ids, positions [B] int32, rows [2 * H * B] int32, mask_add, tables) → next-token logits [B, vocab].
 
-    * over the pool: mask_add [B, S] float (S: the pool's slots); tables and n_chunks unused;
-    * through tables: tables [NC, B * CB] int32 (each sequence's blocks, in chunks of CB blocks), mask_add
-      [NC, 1, B, 1, CB * block_size] float, n_chunks a scalar int32: only the first n_chunks chunks (those holding some
-      sequence's tokens) are gathered and attended, in a loop that merges the chunks' softmax partial sums
-      (running max, sum and weighted values), so the work follows the longest sequence, not max_model_len."""
+    * over the pool: mask_add [B, S] float (S: the pool's slots); tables unused;
+    * through tables: tables [B * NB] int32 (each sequence's first NB blocks, row after row; NB is the length
+      bucket in blocks) and mask_add [B, 1, NB * block_size] float (0 on each sequence's tokens)."""
 
     def __init__(self, model, pool, over_pool):
         super().__init__(model, pool)
         self.over_pool = over_pool
 
-    def construct(self, ids, positions, rows, mask_add, tables, n_chunks):
+    def construct(self, ids, positions, rows, mask_add, tables):
         model = self.model
         b = ids.shape[0]
         x = model.wte(ids) + model.wpe(positions)                                  # [B, C]
@@ -91,41 +88,15 @@ class DecodeGraph(_PoolGraph):
                 probs = ops.softmax(self.matmul_t(q, kv[0]) + mask_add, -1)       # [H, B, S]
                 out = self.matmul(probs, kv[1])                                    # [H, B, D]
             else:
-                out = self._chunked_attention(i, ops.expand_dims(q, 2), mask_add, tables, n_chunks, b)
+                out = self._table_attention(i, q, mask_add, tables, b)
             x = self._finish_block(block, x, out, b)
         return model.lm_head(model.ln_f(x))
 
-    def _chunked_attention(self, i, q, mask_add, tables, n_chunks, b):
-        """Attention of q [H, B, 1, D] over the first n_chunks chunks of each sequence's blocks → [H, B, D].
-
-        The loop is graph control flow (one `while` node; openspore's own code is not AST-rewritten, so it is
-        written with the frontend's while_loop directly): each turn gathers one chunk and merges its softmax
-        partial sums into the running max, sum and weighted values."""
+    def _table_attention(self, i, q, mask_add, tables, b):
+        """Attention of q [H, B, D] over the blocks in each sequence's table → [H, B, D]."""
         blocks = ops.reshape(self.kv[i], (2 * self.n_head, self.num_rows, self.block_size * self.head_dim))
-
-        def chunk_scores(c):
-            kv = ops.reshape(ops.gather(blocks, ops.gather(tables, c, 0), 1),
-                             (2, self.n_head, b, -1, self.head_dim))                   # [2, H, B, CL, D]
-            # q as [H, B, 1, D] rows: row-vector matmuls are the fast kernels here (a K @ q column form is ~7x
-            # slower in torch CPU for these shapes); mask_add comes as [NC, 1, B, 1, CL]
-            return self.matmul_t(q, kv[0]) + ops.gather(mask_add, c, 0), kv[1]         # [H, B, 1, CL]
-
-        # chunk 0 holds a token of every row: it starts the partial sums without a rescale
-        scores, values = chunk_scores(ops.zeros((), mstype.int32))
-        first_max = ops.amax(scores, -1, True)
-        weights = ops.exp(scores - first_max)
-
-        def more(c, running_max, total, acc):
-            return c < n_chunks
-
-        def step(c, running_max, total, acc):
-            scores, values = chunk_scores(c)
-            new_max = ops.maximum(running_max, ops.amax(scores, -1, True))
-            weights = ops.exp(scores - new_max)
-            rescale = ops.exp(running_max - new_max)
-            return (c + 1, new_max, total * rescale + ops.sum(weights, -1, True),
-                    acc * rescale + self.matmul(weights, values))
-
-        start = (ops.ones((), mstype.int32), first_max, ops.sum(weights, -1, True), self.matmul(weights, values))
-        _, _, total, acc = while_loop(more, step, start, ("chunk", "running_max", "total", "acc"))
-        return ops.reshape(acc / total, (self.n_head, b, self.head_dim))
+        kv = ops.reshape(ops.gather(blocks, tables, 1), (2, self.n_head, b, -1, self.head_dim))  # [2, H, B, L, D]
+        # q as [H, B, 1, D] rows: row-vector matmuls are the fast kernels here (a K @ q column form is ~7x
+        # slower in torch CPU for these shapes); mask_add [B, 1, L] broadcasts over the heads
+        probs = ops.softmax(self.matmul_t(ops.expand_dims(q, 2), kv[0]) + mask_add, -1)   # [H, B, 1, L]
+        return ops.reshape(self.matmul(probs, kv[1]), (self.n_head, b, self.head_dim))

@@ -106,6 +106,8 @@ class Sampler:
     def next_token(self, logits_row, history):
         """The next token id after `history` (prompt and generated ids so far) given its logits row."""
         if self.params.temperature == 0:
+            if self.params.repetition_penalty == 1.0:  # the argmax of the logits themselves: no copies
+                return int(np.argmax(logits_row))
             return int(np.argmax(self.probabilities(logits_row, history)))
         probs = self.probabilities(logits_row, history)
         return int(self.rng.choice(probs.size, p=probs))

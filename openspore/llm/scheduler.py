@@ -311,8 +311,9 @@ class ContinuousBatchingScheduler:
 
     def _sample(self, seq, logits_row):
         """Pick the next token; emit it or end the sequence."""
-        token = seq.sampler.next_token(logits_row, seq.prompt + seq.generated)
         params = seq.params
+        history = seq.prompt + seq.generated if params.repetition_penalty != 1.0 else ()
+        token = seq.sampler.next_token(logits_row, history)
         if token in params.stop_token_ids or (token == self.eos_token_id and not seq.ignore_eos):
             self._finish(seq, "stop")
             return

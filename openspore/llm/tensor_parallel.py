@@ -253,6 +253,10 @@ class TensorParallelEngine(LLMEngine):
         self._publish(("free", seq_id))
         return super().free(seq_id)
 
+    def warm_up(self):
+        self._publish(("warm_up",))
+        return super().warm_up()
+
     def stop_followers(self):
         """Leader: end the followers' `follow()` loops."""
         self._publish(("stop",))
@@ -267,7 +271,8 @@ class TensorParallelEngine(LLMEngine):
             call = self.channel.receive()
             if call[0] == "stop":
                 return count
-            method = {"prefill": super().prefill, "decode": super().decode, "free": super().free}[call[0]]
+            method = {"prefill": super().prefill, "decode": super().decode, "free": super().free,
+                      "warm_up": super().warm_up}[call[0]]
             try:
                 method(*call[1:])
             except (ValueError, KeyError, RuntimeError):

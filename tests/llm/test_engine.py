@@ -55,11 +55,11 @@ def _run_schedule(engine, prompts, starts, new_tokens, rng):
     return seqs, logged
 
 
-@pytest.mark.parametrize("mode,attention,chunk", [(ms.PYNATIVE_MODE, "auto", 128), (ms.GRAPH_MODE, "auto", 16),
-                                                  (ms.PYNATIVE_MODE, "pool", 128)])
-def test_incremental_equals_full_recompute(mode, attention, chunk):
-    # decode reads the pool through the block tables (auto, for this pool size) in one chunk of blocks or in
-    # chunks of 2 blocks (a loop in the graph over the chunks in use), or attends over all of it
+@pytest.mark.parametrize("mode,attention,buckets", [(ms.PYNATIVE_MODE, "auto", True), (ms.GRAPH_MODE, "auto", False),
+                                                    (ms.PYNATIVE_MODE, "pool", True)])
+def test_incremental_equals_full_recompute(mode, attention, buckets):
+    # decode reads the pool through the block tables (auto, for this pool size) with length buckets (1, 2, 4, 6,
+    # 8, 12, 14 blocks) and row buckets (2, 4), or one shape (4 rows x 14 blocks), or attends over all of it
     net = make_model()
     rng = np.random.default_rng(1)
     lengths = [5, 23, 11, 40, 1, 17]
@@ -69,14 +69,20 @@ def test_incremental_equals_full_recompute(mode, attention, chunk):
     ms.set_context(mode=mode)
     try:
         engine = LLMEngine(net, block_size=8, max_batch_size=4, max_model_len=112, decode_attention=attention,
-                           decode_chunk_tokens=chunk)
+                           shape_buckets=buckets)
         assert engine.decode_over_pool == (attention == "pool")
-        assert engine.decode_chunks == (7 if chunk == 16 else 1)
+        assert engine.prefill_buckets == ([16, 32, 64, 112] if buckets else [112])
+        assert engine.decode_buckets == ([1, 2, 4, 6, 8, 12, 14] if buckets and attention == "auto" else [14])
+        assert engine.decode_row_buckets == ([2, 4] if buckets else [4])
+        warm = engine.warm_up()       # every bucket compiled once, before any sequence
+        assert warm == {"prefill": len(engine.prefill_buckets),
+                        "decode": len(engine.decode_buckets) * len(engine.decode_row_buckets)}
+        assert engine.num_free_blocks() == engine.num_blocks
         seqs, logged = _run_schedule(engine, prompts, starts, 64, rng)
         counts = engine.compile_counts()
     finally:
         ms.set_context(mode=old)
-    assert counts == {"prefill": 1, "decode": 1}  # every step reused the two graphs
+    assert counts == warm  # every step reused the bucket's graph
     for i, tokens in seqs.items():
         n = len(prompts[i])
         assert len(tokens) == n + 64

@@ -21,8 +21,10 @@ _ENGINE_KEYS = ("block_size", "num_blocks", "max_batch_size", "max_model_len", "
 class LLMDecl:
     """What `declare_llm_servable` recorded; the worker fills `runtime` once the engine is loaded."""
 
-    def __init__(self, checkpoint, config, tokenizer, model_name, max_queue, max_running, engine_kw, defaults):
+    def __init__(self, checkpoint, config, tokenizer, model_name, max_queue, max_running, engine_kw, defaults,
+                 stream_interval_ms=0):
         self.checkpoint, self.config, self.tokenizer = checkpoint, config, tokenizer
+        self.stream_interval_ms = stream_interval_ms
         self.model_name, self.max_queue, self.max_running = model_name, max_queue, max_running
         self.engine_kw, self.defaults = engine_kw, defaults
         self.runtime = None
@@ -38,16 +40,18 @@ def _positive_int(name, value, allow_none=True):
 
 
 def declare_llm_servable(checkpoint, config, tokenizer, *, model_name=None, max_queue=64, max_running=None,
-                         default_max_tokens=16, **engine_kw):
+                         default_max_tokens=16, stream_interval_ms=0, **engine_kw):
     """declare_llm_servable(checkpoint, config, tokenizer, *, model_name=None, max_queue=64, max_running=None,
-    default_max_tokens=16, **engine_kw): declare this servable as a text-generation servable.
+    default_max_tokens=16, stream_interval_ms=0, **engine_kw): declare this servable as a text-generation servable.
 
     `checkpoint` (a MindSpore checkpoint of `openspore.llm.GPT`) and `config` (its GPTConfig JSON) are file names
     looked up in the version folder, then in the servable folder; `tokenizer` is a folder written by a tokenizer's
     `save` (same lookup) or a tokenizer object. `model_name` is the id clients name in `"model"` (default: the
     servable name). `max_queue` bounds the requests waiting (more are refused: HTTP 429); `max_running` bounds the
     sequences decoded together (default the engine's max_batch_size; 1 = one request at a time; `openspore serve
-    --max-batch-size N` overrides it). `engine_kw`: the LLMEngine's block_size, num_blocks, max_batch_size,
+    --max-batch-size N` overrides it). `stream_interval_ms`: a stream sends its first token at once, then at most
+    one message per this many milliseconds, carrying every token generated meanwhile (0: one per decode step;
+    fewer messages cost the server less CPU under many streams). `engine_kw`: the LLMEngine's block_size, num_blocks, max_batch_size,
     max_model_len, memory_bytes.
     """
     name = get_servable_dir()
@@ -70,9 +74,13 @@ def declare_llm_servable(checkpoint, config, tokenizer, *, model_name=None, max_
                            f"{list(_ENGINE_KEYS)}.")
     for key in ("block_size", "num_blocks", "max_batch_size", "max_model_len", "memory_bytes"):
         _positive_int(key, engine_kw.get(key))
+    if isinstance(stream_interval_ms, bool) or not isinstance(stream_interval_ms, (int, float)) or \
+            not 0 <= stream_interval_ms <= 1000:
+        raise RuntimeError(f"For 'declare_llm_servable', the parameter 'stream_interval_ms' should be a number in "
+                           f"[0, 1000], but got {stream_interval_ms!r}.")
     defaults = dict(DEFAULT_SAMPLING, max_tokens=_positive_int("default_max_tokens", default_max_tokens, False))
     decl = LLMDecl(checkpoint, config, tokenizer, model_name or name, _positive_int("max_queue", max_queue, False),
-                   _positive_int("max_running", max_running), engine_kw, defaults)
+                   _positive_int("max_running", max_running), engine_kw, defaults, stream_interval_ms)
     spec.llm = decl
     if "generate" in spec.methods:
         raise RuntimeError(f"Servable '{name}': a generation servable defines the method 'generate' itself.")

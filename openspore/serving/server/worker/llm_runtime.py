@@ -1,6 +1,7 @@
 """The worker side of a generation servable: the engine, the tokenizer and the continuous-batching scheduler,
 and the conversion between `GenerateRequest`/`GenerateReply` messages and scheduler requests."""
 import os
+import time
 
 from ...proto import ms_generate_pb2 as gpb
 
@@ -74,6 +75,7 @@ class LLMRuntime:
         running = max_running or decl.max_running or self.engine.max_batch_size
         self.max_running = min(running, self.engine.max_batch_size)
         self.decl, self.name, self.version = decl, name, version
+        self.stream_interval = getattr(decl, "stream_interval_ms", 0) / 1000.0
         self.model_name = decl.model_name
         self.scheduler = ContinuousBatchingScheduler(self.engine, max_queue=decl.max_queue,
                                                      max_running=self.max_running,
@@ -81,8 +83,11 @@ class LLMRuntime:
         self._warm_up()
 
     def _warm_up(self):
-        """Compile the prefill and decode graphs now, so the first client does not wait for them."""
+        """Compile the prefill and decode graphs (every shape bucket) now, so no client waits for them."""
         from openspore.llm.sampling import SamplingParams
+        warm_up = getattr(self.engine, "warm_up", None)   # a RemoteEngine's agents compile on first use
+        if warm_up is not None:
+            warm_up()
         self.scheduler.submit([0], SamplingParams(max_tokens=2, temperature=0.0), ignore_eos=True).result()
 
     # -- requests ------------------------------------------------------------------------------------------------
@@ -125,11 +130,17 @@ class LLMRuntime:
         handle = self.scheduler.submit(self.prompt_ids(request), params, ignore_eos=ignore_eos)
         return handle, TextStream(self.tokenizer, params.stop)
 
-    @staticmethod
-    def replies(handle, text):
+    def replies(self, handle, text, interval=None):
         """GenerateReply messages for a started request, one per group of new tokens; the last carries the
-        finish reason and the token counts. Raises GenerationError if the request failed."""
+        finish reason and the token counts. Raises GenerationError if the request failed. After the first
+        reply, replies are at least `stream_interval_ms` apart: the tokens of the steps in between travel together."""
+        interval = self.stream_interval if interval is None else interval
+        sent_at = None
         while True:
+            if sent_at is not None and interval:
+                wait = sent_at + interval - time.perf_counter()
+                if wait > 0:
+                    time.sleep(wait)   # the scheduler keeps queueing this request's tokens meanwhile
             tokens, finished = handle.next_tokens()
             delta, stopped = text.push(tokens, final=finished)
             if stopped:
@@ -144,6 +155,7 @@ class LLMRuntime:
                 return
             if tokens:
                 yield reply
+                sent_at = time.perf_counter()
 
     # -- the MindSpore-style `generate(prompt) -> text` method ------------------------------------------------------
     def submit_text(self, prompt):
@@ -154,7 +166,7 @@ class LLMRuntime:
 
     def collect_text(self, started):
         handle, text = started
-        return "".join(r.text for r in self.replies(handle, text))
+        return "".join(r.text for r in self.replies(handle, text, interval=0))
 
     def stats(self):
         values = self.scheduler.stats()
