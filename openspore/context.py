@@ -139,6 +139,21 @@ def jit_disabled():
     return os.environ.get("MS_JIT", "1") == "0"
 
 
+def graph_kernel_env_flags():
+    """The graph-kernel flags MindSpore takes from the environment, read at call time: `MS_GRAPH_KERNEL_FLAGS`
+    (1.x) then `MS_DEV_GRAPH_KERNEL_FLAGS` (2.x; later in the string, so it wins on a conflict)."""
+    env = os.environ
+    return " ".join(f for f in (env.get("MS_GRAPH_KERNEL_FLAGS", ""), env.get("MS_DEV_GRAPH_KERNEL_FLAGS", "")) if f)
+
+
+def kernel_cache_dir():
+    """Where compiled fused kernels are kept across processes: `OPENSPORE_KERNEL_CACHE`, else
+    `$XDG_CACHE_HOME/openspore/kernels` (default `~/.cache/openspore/kernels`)."""
+    env = os.environ
+    return env.get("OPENSPORE_KERNEL_CACHE") or os.path.join(
+        env.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "openspore", "kernels")
+
+
 def debugger_env():
     """The dump and debugger settings MindSpore takes from the environment, read at call time:
     MINDSPORE_DUMP_CONFIG, MS_DIAGNOSTIC_DATA_PATH, ENABLE_MS_DEBUGGER, MS_DEBUGGER_HOST, MS_DEBUGGER_PORT and

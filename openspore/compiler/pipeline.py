@@ -5,6 +5,11 @@
         algebraic_simplify, cse, dce, dense_fusion, layout_channels_last
     O2  O1's simplification, then a second round on what the first round exposed
 
+With graph-kernel fusion on (`set_context(enable_graph_kernel=True)`, `graph_kernel_flags`, the
+`MS_GRAPH_KERNEL_FLAGS` / `MS_DEV_GRAPH_KERNEL_FLAGS` environment variables or a user-chosen `jit_level="O1"`;
+compiler/graph_kernel) every level's passes are followed by `GRAPH_KERNEL_PASSES`: graph_kernel_expand,
+graph_kernel_cluster.
+
 After the passes, the static memory planner (compiler/memory, `plan_memory`) gives every tensor of the final graph
 and of each control-flow subgraph an offset in one arena per graph: run under `memory_optimize_level="O1"` and
 written by `save_graphs` next to the IR dumps.
@@ -36,6 +41,7 @@ graph @f(%0 x: f32[2]) {
 >>> names[0], names[-1]
 ('inline', 'layout_channels_last')
 """
+import functools
 import time
 
 from .. import context
@@ -46,6 +52,8 @@ from .passes.cse import cse
 from .passes.dce import dce
 from .passes.dead_branch import dead_branch
 from .passes.dense_fusion import dense_fusion
+from .passes.graph_kernel_cluster import graph_kernel_cluster
+from .passes.graph_kernel_expand import graph_kernel_expand
 from .passes.inline import inline
 from .passes.layout_channels_last import layout_channels_last
 from .memory import plan_memory  # noqa: F401  (the step after the passes; runtime/cache.py calls it)
@@ -68,17 +76,21 @@ PIPELINES = {
     + [("dense_fusion", dense_fusion), ("layout_channels_last", layout_channels_last)],
 }
 DEFAULT_LEVEL = "O1"
+# appended to the level's passes when graph-kernel fusion is on (each receives the GraphKernelFlags)
+GRAPH_KERNEL_PASSES = [("graph_kernel_expand", graph_kernel_expand), ("graph_kernel_cluster", graph_kernel_cluster)]
 
 # (pass, relation, other pass, why). Relations: "first" (the pass opens every pipeline that has it), "after"
 # (every run of the pass comes after some run of the other, when both are present), "last" (nothing but the
-# listed passes follow it). Pass names are compared without the "_2" suffix of O2's second round.
+# passes listed in `other` follow it). Pass names are compared without the "_2" suffix of O2's second round.
 ORDER = [
     ("inline", "first", None, "the other passes and the executor work on call-free graphs"),
     ("dead_branch_after_folding", "after", "constant_folding", "it resolves the conditions folding made constant"),
     ("dce", "after", "cse", "merged duplicates and folded-away inputs are dropped by dce"),
     ("dense_fusion", "after", "dce", "a MatMul also read by a dead node has two users and is not fused"),
-    ("layout_channels_last", "last", None, "its conversions are placed for the final graph; a later rewrite "
-                                           "could leave a channels-last value read by a layout-blind op"),
+    ("layout_channels_last", "last", ("graph_kernel_expand", "graph_kernel_cluster"),
+     "its conversions are placed for the final graph; a later rewrite could leave a channels-last value read by a "
+     "layout-blind op (the graph-kernel passes may follow: fused kernels read any memory layout)"),
+    ("graph_kernel_cluster", "after", "graph_kernel_expand", "expanded composites' pieces join clusters"),
 ]
 
 
@@ -97,7 +109,7 @@ def check_order(pipelines=None):
                 continue
             if relation == "first" and where != [0]:
                 problems.append(f"{level}: '{name}' must run first only ({why})")
-            elif relation == "last" and where[-1] != len(names) - 1:
+            elif relation == "last" and any(n not in (other or ()) for n in names[where[-1] + 1:]):
                 problems.append(f"{level}: '{name}' must run last ({why})")
             elif relation == "after" and other in names and not all(
                     any(names[j] == other for j in range(i)) for i in where):
@@ -105,20 +117,24 @@ def check_order(pipelines=None):
     return problems
 
 
-_problems = check_order()
+_problems = check_order() + check_order({f"{level}+graph_kernel": passes + GRAPH_KERNEL_PASSES
+                                        for level, passes in PIPELINES.items()})
 if _problems:
     raise RuntimeError("compiler/pipeline.py breaks its own pass order rules:\n  " + "\n  ".join(_problems))
 
 
-def run_pipeline(graph, level=DEFAULT_LEVEL, dump=None, verify=None, timings=None):
-    """run_pipeline(graph, level="O1", dump=None, verify=None, timings=None) -> optimized Graph.
+def run_pipeline(graph, level=DEFAULT_LEVEL, dump=None, verify=None, timings=None, graph_kernel=None):
+    """run_pipeline(graph, level="O1", dump=None, verify=None, timings=None, graph_kernel=None) -> optimized Graph.
 
     `dump(name, graph)` is called after each pass (`save_graphs`); `verify=True` checks the IR after each pass
     and names the pass that broke it (None: when `set_context(debug_level="DEBUG")`); `timings`, a dict,
-    receives seconds per pass name."""
+    receives seconds per pass name; `graph_kernel`, a GraphKernelFlags (compiler/graph_kernel/flags.py), adds
+    the graph-kernel fusion passes."""
     passes = PIPELINES.get(level)
     if passes is None:
         raise ValueError(f"For 'jit', the 'jit_level' must be one of {sorted(PIPELINES)}, but got {level!r}.")
+    if graph_kernel is not None:
+        passes = passes + [(name, functools.partial(fn, flags=graph_kernel)) for name, fn in GRAPH_KERNEL_PASSES]
     if verify is None:
         verify = context.get_context("debug_level") == "DEBUG"
     if verify:

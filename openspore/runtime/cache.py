@@ -15,6 +15,7 @@ from .. import backends, context
 from . import events
 from ..common.files import write_atomic
 from ..core.tensor import Tensor
+from ..compiler.graph_kernel.flags import active_flags
 from .executor import compile_graph
 from .signature import describe_change, flatten_call, leaf_array, replace_mutables
 
@@ -75,7 +76,8 @@ class GraphCache:
         backend = backends.current()
         key = (arg_key, backend.name, str(getattr(backend, "device", "")), self.level_of(), self._owner_state(),
                events.generation, (context.get_context("memory_optimize_level"),
-                                   context.get_context("max_device_memory")))
+                                   context.get_context("max_device_memory")),
+               active_flags(getattr(self.level_of, "fusion_requested", _no)()))
         entry = self.entries.get(key)
         if entry is None:
             entry = self._compile(key, args, kwargs, backend)
@@ -113,7 +115,8 @@ class GraphCache:
         dump = _Dumper(traced.graph) if context.get_context("save_graphs") else None
         if dump is not None:
             dump("trace", traced.graph)
-        graph = run_pipeline(traced.graph, level=key[3], dump=dump)  # verified under debug_level="DEBUG"
+        # verified under debug_level="DEBUG"; key[7]: the graph-kernel fusion flags, or None (off)
+        graph = run_pipeline(traced.graph, level=key[3], dump=dump, graph_kernel=key[7])
         t2 = time.perf_counter()
         plans = None
         level, cap = key[6]
@@ -150,6 +153,8 @@ class GraphCache:
             reasons.append(f"backend {old[1]}/{old[2]} -> {new[1]}/{new[2]}")
         if old[3] != new[3]:
             reasons.append(f"jit_level {old[3]} -> {new[3]}")
+        if old[7] != new[7]:
+            reasons.append(f"graph-kernel fusion {old[7]} -> {new[7]}")
         if old[6] != new[6]:
             reasons.append(f"memory settings (memory_optimize_level, max_device_memory) {old[6]} -> {new[6]}")
         if old[4] != new[4] and old[4] is not None and new[4] is not None:
@@ -170,6 +175,10 @@ class GraphCache:
     @property
     def compile_time(self):
         return self.last_entry.compile_time if self.last_entry is not None else None
+
+
+def _no():
+    return False
 
 
 def check_memory_cap(name, graph, plans, cap):

@@ -238,6 +238,18 @@ class _LevelOf:
                 return _check_level(cfg["jit_level"], "set_jit_config")
         return _context_level() or DEFAULT_LEVEL
 
+    def fusion_requested(self):
+        """Whether the user chose jit_level "O1" here (MindSpore 2.x: graph-kernel fusion on). openspore's own
+        default level is also O1 (its cheap passes), so only an explicit choice switches fusion on."""
+        if self.explicit:
+            return self.explicit == "O1"
+        owner = self.owner() if self.owner is not None else None
+        if owner is not None:
+            level = (owner.__dict__.get("_jit_config_dict") or {}).get("jit_level")
+            if level:
+                return level == "O1"
+        return _context_level() == "O1"
+
 
 def _run_python():
     """True when the Python function must run itself instead of its graph (see the module docstring)."""

@@ -1,0 +1,181 @@
+"""The fused-kernel primitive: one `GraphKernel` node runs a whole cluster of basic ops as one kernel.
+
+A `GraphKernel` carries its cluster as a small IR graph (`graph`: inputs → members → a make_tuple of the values
+used outside, or the one value). Its kernels, like every primitive's, are methods named after the backend:
+
+* `torch`: on the first call per input signature (shapes, strides, dtypes) the cluster is traced into an ATen
+  FX graph (`make_fx` over the cluster's own torch kernels, so it computes what the unfused ops compute) and
+  compiled by TorchInductor into one C++/OpenMP kernel (Triton on CUDA); Inductor's composite decompositions
+  expand BatchNorm, LayerNorm, Softmax and their gradients into reductions and elementwise loops inside it. The
+  compiled kernel is checked once against the op-by-op result and kept; a cluster the compiler cannot take (a
+  kernel that leaves torch, a compiler error, a mismatch) runs op by op instead, with a warning naming it.
+  Compiled code is cached on disk (`context.kernel_cache_dir()`, Inductor's FX-graph cache) and reused by
+  later processes; identical clusters of one process share one compiled kernel.
+* `numpy`: the cluster op by op (the reference; the lite runtime).
+
+`COMPILE_STATS` counts compiles and their seconds (benchmarks report fused-kernel compile time from it).
+
+>>> import numpy as np
+>>> from openspore.ir.parser import parse_graph
+>>> g = parse_graph('''graph @c(%0 x: f32[3], %1 y: f32[3]) {
+...   %2 = Mul(%0, %1) : f32[3]
+...   %3 = ReLU(%2) : f32[3]
+...   return %3
+... }''')
+>>> k = GraphKernel(fusion_name="GraphKernel_Mul_ReLU_fusion", graph=g)
+>>> GraphKernel.numpy(k, np, np.array([1., -2., 3.], np.float32), np.ones(3, np.float32))
+array([1., 0., 3.], dtype=float32)
+"""
+import logging
+import os
+import threading
+import time
+
+from ... import context
+from ...core.primitive import Primitive
+
+logger = logging.getLogger("openspore.graph_kernel")
+COMPILE_STATS = {"kernels": 0, "seconds": 0.0, "fallbacks": 0, "shared": 0}
+_shared = {}  # (canonical cluster text, input signature) -> compiled callable, for the whole process
+_lock = threading.Lock()
+
+
+class GraphKernel(Primitive):
+    """GraphKernel(fusion_name='', graph=None)(*inputs): the cluster `graph` run as one fused kernel."""
+
+    differentiable = False
+    nondiff_reason = "a fused kernel is made after autodiff, from nodes that were already differentiated"
+
+    def __init__(self, fusion_name="", graph=None):
+        super().__init__()
+        # not attributes: the node prints as `GraphKernel_Mul_ReLU_fusion(%0, %1)`; the dump shows the cluster
+        self.fusion_name, self.graph = fusion_name, graph
+        self._compiled = {}
+        self._canonical = None
+
+    @property
+    def name(self):
+        return self.fusion_name or "GraphKernel"
+
+    def infer(self, *inputs):
+        return self.graph.output.abstract  # the cluster was inferred when it was traced
+
+    def numpy(self, np, *args):
+        return run_cluster(self.graph, "numpy", np, args)
+
+    def torch(self, torch, *args):
+        sig = tuple((tuple(a.shape), a.stride(), a.dtype, a.device.type) if isinstance(a, torch.Tensor) else a
+                    for a in args)
+        fn = self._compiled.get(sig)
+        if fn is None:
+            fn = self._compiled[sig] = self._compile(torch, args, sig)
+        return fn(*args)
+
+    def _compile(self, torch, args, sig):
+        if self._canonical is None:
+            self._canonical = canonical_text(self.graph)
+        key = (self._canonical, sig)
+        with _lock:
+            fn = _shared.get(key)
+            if fn is not None:
+                COMPILE_STATS["shared"] += 1
+                return fn
+            start = time.perf_counter()
+            fn = _inductor_kernel(self, torch, args)
+            COMPILE_STATS["seconds"] += time.perf_counter() - start
+            _shared[key] = fn
+            return fn
+
+
+def run_cluster(graph, kernel_name, xp, args):
+    """The cluster's value(s) computed op by op with each primitive's `kernel_name` kernel."""
+    env = {n.id: a for n, a in zip(graph.inputs, args)}
+    for n in graph.nodes:
+        if n.op == "const":
+            env[n.id] = n.value
+        elif n.op == "tuple_get_item":
+            env[n.id] = env[n.inputs[0].id][n.index]
+        elif n.op == "make_tuple":
+            env[n.id] = [env[i.id] for i in n.inputs]
+        else:
+            env[n.id] = getattr(type(n.op), kernel_name)(n.op, xp, *[env[i.id] for i in n.inputs])
+    out = env[graph.output.id]
+    return tuple(out) if graph.output.op == "make_tuple" else out
+
+
+def canonical_text(graph):
+    """The cluster without names or locations: equal texts compute the same function of their inputs."""
+    index = {n.id: f"i{k}" for k, n in enumerate(graph.inputs)}
+    lines = [";".join(f"{n.abstract.dtype}{list(n.abstract.shape)}" for n in graph.inputs)]
+    for k, n in enumerate(graph.nodes):
+        index[n.id] = f"n{k}"
+        head = n.op_name if n.op != "tuple_get_item" else f"get{n.index}"
+        if n.op == "const":
+            head = f"const {n.value!r}"
+        attrs = sorted((a, repr(v)) for a, v in n.attrs.items())
+        lines.append(f"{head}{attrs}({','.join(index[i.id] for i in n.inputs)})")
+    lines.append(f"out {index[graph.output.id]}")
+    return "\n".join(lines)
+
+
+def _inductor_kernel(kernel, torch, args):
+    """One compiled kernel for the cluster at these inputs, or the op-by-op runner when compiling fails."""
+    graph = kernel.graph
+
+    def cluster(*xs):
+        out = run_cluster(graph, "torch", torch, xs)
+        return list(out) if isinstance(out, tuple) else [out]
+
+    single = graph.output.op != "make_tuple"
+    try:
+        compiled = _compile_fx(torch, cluster, args)
+        expected, got = cluster(*args), compiled(*args)
+        problem = _mismatch(torch, expected, got)
+    except Exception as exc:  # noqa: BLE001 (any compiler failure: the cluster runs unfused, and we say so)
+        problem = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+    if problem is not None:
+        COMPILE_STATS["fallbacks"] += 1
+        logger.warning("graph kernel %s runs op by op: the kernel compiler could not take it (%s)",
+                       kernel.name, problem)
+        return lambda *xs: run_cluster(graph, "torch", torch, xs)
+    COMPILE_STATS["kernels"] += 1
+    if single:
+        return lambda *xs: compiled(*xs)[0]
+    return lambda *xs: tuple(compiled(*xs))
+
+
+def _mismatch(torch, expected, got):
+    if len(expected) != len(got):
+        return f"{len(got)} outputs instead of {len(expected)}"
+    for k, (e, g) in enumerate(zip(expected, got)):
+        if tuple(e.shape) != tuple(g.shape) or e.dtype != g.dtype:
+            return f"output {k} is {g.dtype}{list(g.shape)} instead of {e.dtype}{list(e.shape)}"
+        if e.is_floating_point():
+            scale = float(e.abs().max()) if e.numel() else 0.0
+            if not torch.allclose(e, g, rtol=1e-3, atol=1e-4 * scale + 1e-6, equal_nan=True):
+                return f"output {k} differs from the op-by-op result"
+        elif e.dtype == torch.bool and bool((e != g).float().mean() > 1e-3):
+            return f"output {k} differs from the op-by-op result"
+    return None
+
+
+_configured = []
+
+
+def _compile_fx(torch, fn, args):
+    """make_fx + TorchInductor (no Dynamo: the cluster is already a straight-line graph)."""
+    if not _configured:
+        # Inductor keeps its code and its FX-graph cache under this directory; set before Inductor first reads it.
+        os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", os.path.join(context.kernel_cache_dir(), "inductor"))
+        import torch._inductor.config as config
+        config.compile_threads = 1   # compile in this process: no worker pool left behind
+        config.fx_graph_cache = True
+        _configured.append(True)
+    from torch.fx.experimental.proxy_tensor import make_fx
+    import torch._inductor
+    with torch.no_grad():
+        # traced on fake tensors (static shapes, the inputs' strides): a kernel whose result depends on values
+        # cannot be traced and falls back, and the fake mode's shape env lets Inductor's FX-graph cache key it
+        gm = make_fx(fn, tracing_mode="fake")(*args)
+        fakes = [n.meta["val"] for n in gm.graph.nodes if n.op == "placeholder"]
+        return torch._inductor.compile(gm, fakes)

@@ -1,0 +1,74 @@
+"""Which primitives graph-kernel fusion expands and which it clusters (MindSpore's two default lists, for CPU).
+
+* **Elementwise** primitives: every registered primitive built on the op table's elementwise bases (unary math,
+  binary arithmetic with broadcasting, comparisons, predicates, activations and their gradients) plus `Select`,
+  `Cast` and `Neg` — `elementwise_primitives()` lists them (the fusion tests run over this list).
+* **Default cluster ops**: the elementwise primitives, reductions, free reshapes/broadcasts, and the
+  normalisation composites (BatchNorm, LayerNorm, Softmax and their gradients) whose decomposition into basic
+  reductions and elementwise ops the kernel compiler does as it lowers the cluster.
+* **Default expand ops**: composites that `graph_kernel_expand` rewrites into basic primitives in the IR
+  (Square, SquaredDifference, SiLU, AddN, BiasAdd, GeluExt), so their pieces join a cluster.
+
+`--enable_cluster_ops=A,B` / `--disable_cluster_ops=...` / `--enable_cluster_ops_only=...` and the expand
+counterparts edit these sets by primitive name.
+
+>>> "Add" in cluster_ops(None) and "Conv2D" not in cluster_ops(None)
+True
+>>> "ReLU" in elementwise_primitives()
+True
+"""
+from ...core.primitive import PRIMITIVES
+
+EXPAND_OPS = ("Square", "SquaredDifference", "SiLU", "AddN", "BiasAdd", "GeluExt")
+_REDUCTIONS = ("ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin")
+_SHAPE = ("Reshape", "ExpandDims", "Squeeze", "BroadcastTo", "Flatten")
+_COMPOSITES = ("BatchNorm", "BatchNormGrad", "LayerNorm", "LayerNormGrad", "Softmax", "SoftmaxGrad",
+               "LogSoftmax", "GeluExt", "GeluGradExt", "BiasAdd", "BiasAddGrad", "AddN")
+_EXTRA_ELEMENTWISE = ("Select", "Cast", "Neg")
+# outputs may share the input's storage (a view, or the input itself): see graph_kernel_cluster's scheduling
+VIEW_OPS = frozenset(_SHAPE + ("Cast", "Transpose", "Identity"))
+
+
+def _elementwise_bases():
+    from ...ops.defs import activation, activation_smooth, math, math_logic, math_unary  # noqa: F401
+    return (math._Binary, math_unary._Unary, math_logic._Compare, math_logic._Predicate,
+            activation.Activation, activation.ActivationGrad)
+
+
+def elementwise_primitives():
+    """Names of the op table's elementwise primitives (deterministic, sorted), random ones excluded."""
+    bases = _elementwise_bases()
+    names = {name for name, cls in PRIMITIVES.items()
+             if isinstance(cls, type) and issubclass(cls, bases) and not getattr(cls, "random", False)}
+    names.update(n for n in _EXTRA_ELEMENTWISE if n in PRIMITIVES)
+    return sorted(names)
+
+
+_defaults = {}
+
+
+def default_cluster_ops():
+    if "cluster" not in _defaults:
+        _defaults["cluster"] = frozenset(elementwise_primitives()) | frozenset(_REDUCTIONS + _SHAPE + _COMPOSITES)
+    return _defaults["cluster"]
+
+
+def _edited(default, only, enable, disable):
+    if only:
+        return frozenset(only)
+    return (frozenset(default) | frozenset(enable)) - frozenset(disable)
+
+
+def cluster_ops(flags):
+    """The primitive names a cluster may hold under `flags` (a GraphKernelFlags, or None for the defaults)."""
+    if flags is None:
+        return default_cluster_ops()
+    return _edited(default_cluster_ops(), flags.enable_cluster_ops_only, flags.enable_cluster_ops,
+                   flags.disable_cluster_ops)
+
+
+def expand_ops(flags):
+    """The composite primitive names `graph_kernel_expand` rewrites under `flags` (None: the defaults)."""
+    if flags is None:
+        return frozenset(EXPAND_OPS)
+    return _edited(EXPAND_OPS, flags.enable_expand_ops_only, flags.enable_expand_ops, flags.disable_expand_ops)

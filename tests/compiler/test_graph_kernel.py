@@ -1,0 +1,343 @@
+"""Graph-kernel fusion: the switches, the flags, the expand and cluster passes (IR before → after, values kept,
+Parameter writes kept in order), the clusters dumped as text, numerics of fused kernels over the op table's
+elementwise primitives, training losses with fusion on vs off, and the on-disk kernel cache across processes."""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import openspore as ms
+from openspore import nn, ops
+from openspore.common import dtype as mstype
+from openspore.compiler.graph_kernel import fused
+from openspore.compiler.graph_kernel.flags import parse_flags
+from openspore.compiler.graph_kernel.fused import GraphKernel, run_cluster
+from openspore.compiler.graph_kernel.ops import elementwise_primitives
+from openspore.compiler.passes.graph_kernel_cluster import graph_kernel_cluster
+from openspore.compiler.passes.graph_kernel_expand import graph_kernel_expand
+from openspore.core.primitive import PRIMITIVES, AbstractTensor
+from openspore.ir import print_graph
+from openspore.ir.node import Graph, Node
+from openspore.ir.parser import parse_graph
+
+from .pass_check import assert_same_values, weights_for
+
+torch = pytest.importorskip("torch")
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+@pytest.fixture(autouse=True)
+def _fusion_off_afterwards(monkeypatch):
+    monkeypatch.delenv("MS_GRAPH_KERNEL_FLAGS", raising=False)
+    monkeypatch.delenv("MS_DEV_GRAPH_KERNEL_FLAGS", raising=False)
+    yield
+    ms.set_context(enable_graph_kernel=False, graph_kernel_flags="", mode=ms.PYNATIVE_MODE)
+
+
+# ---- flags ---------------------------------------------------------------------------------------------------
+def test_flags_parse():
+    flags = parse_flags("--opt_level=1 --dump_as_text=false --enable_cluster_ops=Sin,Cos --disable_expand_ops=SiLU")
+    assert flags == {"opt_level": 1, "dump_as_text": False, "enable_cluster_ops": ("Sin", "Cos"),
+                     "disable_expand_ops": ("SiLU",)}
+
+
+@pytest.mark.parametrize("text, message", [
+    ("--no_such_flag", "unknown flag '--no_such_flag'"),
+    ("--opt_level=7", "must be 0, 1, 2 or 3"),
+    ("--opt_level=two", "takes an integer"),
+    ("--dump_as_text=maybe", "takes true or false"),
+    ("opt_level=2", "each flag is written '--name=value'"),
+    ("--enable_cluster_ops", "needs a value"),
+])
+def test_bad_flags_are_clear_errors(text, message):
+    with pytest.raises(ValueError, match=message):
+        parse_flags(text)
+
+
+def test_flags_from_a_json_file(tmp_path):
+    path = tmp_path / "flags.json"
+    path.write_text(json.dumps({"opt_level": 2, "disable_cluster_ops": "ReLU"}))
+    assert parse_flags(f"--path={path} --dump_as_text") == {"opt_level": 2, "disable_cluster_ops": ("ReLU",)}
+
+
+def test_an_unknown_flag_fails_the_compile_naming_it():
+    ms.set_context(graph_kernel_flags="--opt_levle=2")
+    with pytest.raises(ValueError, match="unknown flag '--opt_levle'"):
+        ms.jit(lambda x: x * 2 + 1)(ms.Tensor(np.ones(3, np.float32)))
+
+
+# ---- switching it on -----------------------------------------------------------------------------------------
+def _fn(x, y):
+    return ops.relu(x * y + 1.0) * 3.0
+
+
+def _args():
+    rng = np.random.default_rng(0)
+    return ms.Tensor(rng.standard_normal((4, 8), np.float32)), ms.Tensor(rng.standard_normal((4, 8), np.float32))
+
+
+def _fused_ops(jitted):
+    return [n.op_name for n in jitted.graph_cache.last_entry.graph.nodes if isinstance(n.op, GraphKernel)]
+
+
+def _check_switch(jitted):
+    x, y = _args()
+    got = jitted(x, y).asnumpy()
+    np.testing.assert_allclose(got, np.maximum(x.asnumpy() * y.asnumpy() + 1, 0) * 3, rtol=1e-6)
+    return _fused_ops(jitted)
+
+
+def test_off_by_default():
+    assert _check_switch(ms.jit(_fn)) == []
+
+
+@pytest.mark.parametrize("how", ["enable_graph_kernel", "graph_kernel_flags", "MS_GRAPH_KERNEL_FLAGS",
+                                 "MS_DEV_GRAPH_KERNEL_FLAGS", "jit_config", "jit_level", "set_jit_config"])
+def test_each_switch_turns_fusion_on(how, monkeypatch):
+    jitted = ms.jit(_fn)
+    if how == "enable_graph_kernel":
+        ms.set_context(enable_graph_kernel=True)
+    elif how == "graph_kernel_flags":
+        ms.set_context(graph_kernel_flags="--opt_level=2")
+    elif how in ("MS_GRAPH_KERNEL_FLAGS", "MS_DEV_GRAPH_KERNEL_FLAGS"):
+        monkeypatch.setenv(how, "--opt_level=2")
+    elif how == "jit_config":
+        jitted = ms.jit(_fn, jit_config={"jit_level": "O1"})
+    elif how == "jit_level":
+        jitted = ms.jit(_fn, jit_level="O1")
+    if how == "set_jit_config":
+        class Net(nn.Cell):
+            def construct(self, x, y):
+                return _fn(x, y)
+        net = Net()
+        net.set_jit_config(ms.JitConfig(jit_level="O1"))
+        jitted = ms.jit(net)
+    assert _check_switch(jitted) == ["GraphKernel_Mul_Add_ReLU_fusion"]
+
+
+def test_opt_level_0_wins_over_enable_graph_kernel():
+    ms.set_context(enable_graph_kernel=True, graph_kernel_flags="--opt_level=0")
+    assert _check_switch(ms.jit(_fn)) == []
+
+
+# ---- the passes: IR before → after, values kept ----------------------------------------------------------------
+CHAIN = '''graph @main(%0 x: f32[4,8], %1 y: f32[8]) {
+  %2 = Mul(%0, %1) : f32[4,8]
+  %3 = Exp(%2) : f32[4,8]
+  %4 = MatMul[transpose_a=False, transpose_b=True](%3, %0) : f32[4,4]
+  %8 = const (1,) : py
+  %5 = ReduceSum[keep_dims=False, skip_mode=False](%3, %8) : f32[4]
+  %6 = Neg(%4) : f32[4,4]
+  %7 = Sigmoid(%6) : f32[4,4]
+  %9 = make_tuple(%5, %7) : (f32[4], f32[4,4])
+  return %9
+}'''
+
+
+def test_cluster_pass_fuses_chains_around_a_matmul():
+    after = graph_kernel_cluster(parse_graph(CHAIN))
+    text = print_graph(after)
+    assert "GraphKernel_Mul_Exp_ReduceSum_fusion(%0, %1)" in text
+    assert "GraphKernel_Neg_Sigmoid_fusion" in text and "MatMul" in text
+    assert_same_values(parse_graph(CHAIN), after, {})
+
+
+def test_disable_and_enable_cluster_ops():
+    flags = fused_flags("--disable_cluster_ops=Exp")
+    text = print_graph(graph_kernel_cluster(parse_graph(CHAIN), flags))
+    assert "= Exp(" in text and "GraphKernel_Neg_Sigmoid_fusion" in text
+    flags = fused_flags("--enable_cluster_ops_only=Neg,Sigmoid")
+    text = print_graph(graph_kernel_cluster(parse_graph(CHAIN), flags))
+    assert "= Mul(" in text and "GraphKernel_Neg_Sigmoid_fusion" in text
+
+
+def fused_flags(text):
+    from openspore.compiler.graph_kernel.flags import resolve
+    return resolve(text, enabled=True)
+
+
+EXPANDABLE = '''graph @main(%0 x: f32[2,3], %1 b: f32[3]) {
+  %2 = BiasAdd[data_format='NHWC'](%0, %1) : f32[2,3]
+  %3 = SiLU(%2) : f32[2,3]
+  %4 = SquaredDifference(%3, %0) : f32[2,3]
+  %5 = GeluExt[approximate='none'](%4) : f32[2,3]
+  return %5
+}'''
+
+
+def test_expand_pass_writes_composites_in_basic_ops():
+    before = parse_graph(EXPANDABLE)
+    after = graph_kernel_expand(before)
+    ops_after = [n.op_name for n in after.nodes if n.is_primitive]
+    assert not {"BiasAdd", "SiLU", "SquaredDifference", "GeluExt"} & set(ops_after)
+    assert {"Sigmoid", "Erf", "Reshape", "Sub"} <= set(ops_after)
+    assert_same_values(before, after, {})
+    kept = graph_kernel_expand(before, fused_flags("--disable_expand_ops=SiLU,GeluExt"))
+    assert {"SiLU", "GeluExt"} <= {n.op_name for n in kept.nodes if n.is_primitive}
+    fused_graph = graph_kernel_cluster(after)
+    assert [n.op_name for n in fused_graph.nodes if n.is_primitive] == [
+        "GraphKernel_Reshape_Add_Sigmoid_Mul_Sub_Erf_fusion"]
+    assert_same_values(before, fused_graph, {})
+
+
+# A Parameter read by the cluster and written in place between its ops (BatchNorm's moving averages): the fused
+# kernel must still read the value from before the write.
+WRITTEN = '''graph @main(%0 x: f32[4]) {
+  %1 = weight "w" : f32[4]
+  %2 = Mul(%0, %1) : f32[4]
+  %3 = Sub(%1, %2) : f32[4]
+  %4 = AssignSub(%1, %0) : f32[4]
+  %5 = Mul(%3, %1) : f32[4]
+  %6 = Exp(%2) : f32[4]
+  %7 = make_tuple(%5, %6) : (f32[4], f32[4])
+  return %7
+}'''
+
+
+def test_writes_into_parameters_keep_their_order():
+    weights = weights_for(WRITTEN)
+    before = parse_graph(WRITTEN, weights)
+    after = graph_kernel_cluster(before)
+    order = [n.op_name for n in after.nodes if n.is_primitive]
+    assert order.index("AssignSub") > order.index("GraphKernel_Mul_Sub_Exp_fusion")
+    # %5 reads the Parameter after the write: it is not moved before it (it stays out of that cluster)
+    assert "Mul" in order[order.index("AssignSub"):]
+    assert_same_values(before, after, weights)
+
+
+def test_dump_as_text_shows_the_clusters(tmp_path):
+    ms.set_context(save_graphs_path=str(tmp_path), graph_kernel_flags="--opt_level=2 --dump_as_text")
+    x, y = _args()
+    ms.jit(_fn)(x, y)
+    files = list((tmp_path / "graph_kernel_dump").glob("graph_kernel_cluster_*.txt"))
+    assert len(files) == 1
+    text = files[0].read_text()
+    assert "Source nodes of" in text and "GraphKernel_Mul_Add_ReLU_fusion" in text
+    assert "= ReLU(" in text and "= Mul(" in text
+
+
+# ---- fused-kernel numerics over the op table's elementwise primitives -----------------------------------------
+def _sample_inputs(name):
+    """(attrs, numpy inputs) of the primitive's first sample whose inputs are all float (or bool) arrays."""
+    rng = np.random.default_rng(0)
+    for sample in PRIMITIVES[name].samples(rng):
+        arrays = [a for a in sample.args if isinstance(a, np.ndarray)]
+        if arrays and len(arrays) == len(sample.args) and all(a.dtype in (np.float32, np.bool_) for a in arrays):
+            return sample.attrs, arrays
+    return None
+
+
+def _table_cluster():
+    """One cluster holding every elementwise primitive (each followed by a Mul, so values flow between ops)."""
+    inputs, nodes, outputs, names = [], [], [], []
+    for name in elementwise_primitives():
+        found = _sample_inputs(name)
+        if found is None:
+            continue
+        attrs, arrays = found
+        ins = []
+        for a in arrays:
+            p = Node("input", abstract=AbstractTensor(a.shape, mstype.bool_ if a.dtype == np.bool_ else mstype.float32),
+                     name=f"x{len(inputs)}")
+            inputs.append((p, a))
+            ins.append(p)
+        prim = PRIMITIVES[name](**attrs)
+        abstract = prim.infer(*[p.abstract for p in ins])
+        node = Node(prim, tuple(ins), abstract=abstract)
+        nodes.append(node)
+        if abstract.dtype == mstype.float32:
+            node = Node(PRIMITIVES["Mul"](), (node, node), abstract=abstract)
+            nodes.append(node)
+        outputs.append(node)
+        names.append(name)
+    out = Node("make_tuple", tuple(outputs), abstract=tuple(o.abstract for o in outputs))
+    graph = Graph("table", [p for p, _ in inputs], nodes + [out], out)
+    return names, graph, [torch.from_numpy(a.copy()) for _, a in inputs]
+
+
+@pytest.fixture(scope="module")
+def table_results():
+    names, graph, args = _table_cluster()
+    kernel = GraphKernel(fusion_name="GraphKernel_table_fusion", graph=graph)
+    before = dict(fused.COMPILE_STATS)
+    got = GraphKernel.torch(kernel, torch, *args)
+    compiled = fused.COMPILE_STATS["kernels"] > before["kernels"] or fused.COMPILE_STATS["shared"] > before["shared"]
+    want = run_cluster(graph, "torch", torch, args)
+    return dict(zip(names, zip(want, got))), compiled
+
+
+def test_the_table_cluster_was_compiled_not_run_op_by_op(table_results):
+    assert table_results[1], "the kernel compiler refused the elementwise table cluster (see the warning)"
+
+
+@pytest.mark.parametrize("name", elementwise_primitives())
+def test_fused_numerics_match_op_by_op(name, table_results):
+    results, _ = table_results
+    if name not in results:
+        pytest.skip(f"{name} has no all-float sample")
+    want, got = (t.numpy() for t in results[name])
+    assert got.dtype == want.dtype and got.shape == want.shape
+    if want.dtype == np.bool_:
+        np.testing.assert_array_equal(got, want)
+    else:
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6 * max(1.0, float(np.nanmax(np.abs(want)))),
+                                   equal_nan=True)
+
+
+# ---- training with fusion on vs off ----------------------------------------------------------------------------
+class _Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, pad_mode="pad", padding=1)
+        self.bn = nn.BatchNorm2d(8)
+        self.fc = nn.Dense(8 * 8 * 8, 10)
+        self.flatten = nn.Flatten()
+
+    def construct(self, x):
+        y = ops.relu(self.bn(self.conv(x)))
+        return self.fc(self.flatten(y + x.mean(axis=1, keep_dims=True)))
+
+
+def _losses(enable, steps=4):
+    ms.set_context(mode=ms.GRAPH_MODE, enable_graph_kernel=enable)
+    ms.set_seed(0)
+    rng = np.random.default_rng(0)
+    x = ms.Tensor(rng.standard_normal((4, 3, 8, 8), np.float32))
+    y = ms.Tensor(rng.integers(0, 10, 4).astype(np.int32))
+    net = _Net()
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), nn.Momentum(net.trainable_params(), 0.01, 0.9))
+    step.set_train()
+    return [float(step(x, y).asnumpy()) for _ in range(steps)]
+
+
+def test_training_losses_match_with_fusion_on():
+    off, on = _losses(False), _losses(True)
+    np.testing.assert_allclose(on, off, rtol=1e-5)
+
+
+# ---- compiled kernels are cached on disk and reused by later processes -----------------------------------------
+_CHILD = '''
+import numpy as np, openspore as ms
+from openspore import ops
+ms.set_context(enable_graph_kernel=True)
+f = ms.jit(lambda x: ops.exp(x * 3.0 - 1.0) * x)
+f(ms.Tensor(np.ones((5, 7), np.float32)))
+import torch._dynamo.utils as u
+print(u.counters["inductor"]["fxgraph_cache_hit"], u.counters["inductor"]["fxgraph_cache_miss"])
+'''
+
+
+def test_fused_kernels_are_reused_by_a_later_process(tmp_path):
+    env = dict(os.environ, OPENSPORE_KERNEL_CACHE=str(tmp_path / "kernels"), PYTHONPATH=REPO)
+    env.pop("TORCHINDUCTOR_CACHE_DIR", None)
+    runs = [subprocess.run([sys.executable, "-c", _CHILD], capture_output=True, text=True, env=env, cwd=REPO,
+                           timeout=600) for _ in range(2)]
+    for r in runs:
+        assert r.returncode == 0, r.stderr[-2000:]
+    first, second = (tuple(map(int, r.stdout.split()[-2:])) for r in runs)
+    assert first == (0, 1) and second == (1, 0)
+    assert any((tmp_path / "kernels").rglob("*.py"))
