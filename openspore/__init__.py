@@ -43,7 +43,6 @@ from .runtime.mem_pool import ms_memory_recycle  # noqa: F401
 from .runtime.flops import flops_collection  # noqa: F401
 from .common.ps_context import set_ps_context, get_ps_context  # noqa: F401
 from .common.device_ctx import DeviceCtx  # noqa: F401
-from .common.recursion_limit import set_recursion_limit  # noqa: F401
 from .common.file_system import mindio_preload, set_mindio_server_info  # noqa: F401
 from .rewrite import SymbolTree, Node, NodeType, ScopedValue  # noqa: F401  (MindSpore 2.10 exports them at the top)
 from .core.symbol import Symbol, enable_dynamic  # noqa: F401

@@ -216,12 +216,14 @@ def set_recursion_limit(recursion_limit=1000):
     2000
     >>> ms.set_recursion_limit()
     """
-    if not isinstance(recursion_limit, int) or isinstance(recursion_limit, bool) or recursion_limit <= 0:
-        if isinstance(recursion_limit, (int, bool)):
-            raise ValueError(f"The input value must be int and must > 0, but got '{recursion_limit}' with type "
-                             f"'{type(recursion_limit).__name__}'.")
+    if isinstance(recursion_limit, bool) or not isinstance(recursion_limit, int):
         raise TypeError(f"The input value must be int, but got '{type(recursion_limit).__name__}'")
+    if recursion_limit <= 0:
+        raise ValueError(f"The input value must be int and must > 0, but got '{recursion_limit}' with type 'int'.")
     set_context(max_call_depth=recursion_limit)
+    import sys
+    if sys.getrecursionlimit() < 4 * recursion_limit:  # tracing a deep call chain recurses in Python too
+        sys.setrecursionlimit(4 * recursion_limit)
 
 
 def set_device(device_target, device_id=None):

@@ -20,7 +20,7 @@ _LAZY = {"Tensor": "openspore.core.tensor", "tensor": "openspore.core.tensor", "
          "get_rng_state": "openspore.misc", "set_rng_state": "openspore.misc", "is_tensor": "openspore.misc",
          "set_dump": "openspore.runtime.dump_marks", "swap_tensors": "openspore.common.tensor",
          "ms_memory_recycle": "openspore.runtime.mem_pool",
-         "DeviceCtx": "openspore.common.device_ctx", "set_recursion_limit": "openspore.common.recursion_limit",
+         "DeviceCtx": "openspore.common.device_ctx", "set_recursion_limit": "openspore.context",
          "mindio_preload": "openspore.common.file_system", "set_mindio_server_info": "openspore.common.file_system"}
 
 
