@@ -163,5 +163,18 @@ FusedAdaFactor = _primitive(
         "is the update; weight decay subtracts weight_decay·step·param. Returns param (as MindSpore 2.10's CPU "
         "kernel computes it).")
 
+def _fused_ada_factor_global_norm(self, epsilon, clip_threshold, beta1, beta2, weight_decay, learning_rate, grad,
+                                  param, exp_avg, exp_avg_sq_row, exp_avg_sq_col, exp_avg_sq, global_norm):
+    return _fused_ada_factor(self, epsilon, clip_threshold, beta1, beta2, weight_decay, learning_rate,
+                             F.cast(grad, mstype.float32) / global_norm, param, exp_avg, exp_avg_sq_row,
+                             exp_avg_sq_col, exp_avg_sq)
+
+
+FusedAdaFactorWithGlobalNorm = _primitive(
+    "FusedAdaFactorWithGlobalNorm", _fused_ada_factor_global_norm,
+    attrs=[("enable_scale_parameter", False), ("enable_first_moment", False), ("enable_weight_decay", False)],
+    doc="FusedAdaFactorWithGlobalNorm(...)(<FusedAdaFactor's inputs>, global_norm): FusedAdaFactor on "
+        "gradient / global_norm (the running second moments see the normalised gradient). Returns param.")
+
 __all__ = sorted(n for n, v in list(globals().items())
                  if isinstance(v, type) and issubclass(v, _PythonPrimitive) and v is not _PythonPrimitive)

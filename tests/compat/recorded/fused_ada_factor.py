@@ -34,3 +34,20 @@ for shape in [(3, 4), (5,), (2, 3, 2)]:
             print(shape, flags, clip)
             print(net.param.asnumpy(), net.exp_avg.asnumpy(), net.exp_avg_sq.asnumpy(), net.row.asnumpy(),
                   net.col.asnumpy())
+
+
+class NormNet(Net):
+    def __init__(self, p, m, v, r, c):
+        super().__init__((True, True, True), p, m, v, r, c)
+        self.opt = ops.FusedAdaFactorWithGlobalNorm(True, True, True)
+
+    def construct(self, eps, clip, b1, b2, wd, lr, g, norm):
+        return self.opt(eps, clip, b1, b2, wd, lr, g, self.param, self.exp_avg, self.row, self.col, self.exp_avg_sq,
+                        norm)
+
+
+p, g = rng.standard_normal((3, 4)).astype(np.float32), rng.standard_normal((3, 4)).astype(np.float32)
+for norm in (0.5, 4.0):
+    net = NormNet(p, p * 0.1, np.zeros(1, np.float32), np.full(3, 0.2, np.float32), np.full(4, 0.3, np.float32))
+    net((1e-30, 1e-3), 1.0, 0.9, 0.8, 1e-2, 0.03, Tensor(g), Tensor(np.float32(norm)))
+    print(norm, net.param.asnumpy(), net.exp_avg.asnumpy(), net.row.asnumpy(), net.col.asnumpy())
