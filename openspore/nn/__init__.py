@@ -7,6 +7,7 @@ from .loss import *  # noqa: F401,F403
 from .wrap import *  # noqa: F401,F403
 from .optim import Optimizer, Momentum, SGD, Adam, AdamWeightDecay, RMSProp, Adagrad, Lamb  # noqa: F401
 from .optim import ASGD, Adadelta, AdaMax, Rprop, ProximalAdagrad, FTRL, LazyAdam, AdamOffload, LARS  # noqa: F401
+from .optim import AdaFactor  # noqa: F401
 from .learning_rate_schedule import (LearningRateSchedule, ExponentialDecayLR, NaturalExpDecayLR,  # noqa: F401
                                      InverseDecayLR, CosineDecayLR, PolynomialDecayLR, WarmUpLR)
 from .dynamic_lr import (piecewise_constant_lr, exponential_decay_lr, natural_exp_decay_lr,  # noqa: F401

@@ -120,5 +120,61 @@ LARSUpdate = _primitive(
         "hyperpara·‖w‖/(‖g‖ + weight_decay·‖w‖ + epsilon), 1 when a norm is 0, min(trust/lr, 1) with use_clip. "
         "(MindSpore 2.10 has no CPU kernel for it; this is its documented computation.)")
 
+def _rms(x):
+    return F.sqrt(F.mean(x * x))
+
+
+def _fused_ada_factor(self, epsilon, clip_threshold, beta1, beta2, weight_decay, learning_rate, grad, param, exp_avg,
+                      exp_avg_sq_row, exp_avg_sq_col, exp_avg_sq):
+    eps1, eps2 = (epsilon[0], epsilon[1]) if isinstance(epsilon, (tuple, list)) else (epsilon[0:1], epsilon[1:2])
+    g = F.cast(grad, mstype.float32)
+    square = g * g + eps1
+    if len(param.shape) >= 2:   # factored second moment: running row and column means of g² (Adafactor §3)
+        row = beta2 * exp_avg_sq_row + (1.0 - beta2) * F.mean(square, -1)
+        col = beta2 * exp_avg_sq_col + (1.0 - beta2) * F.mean(square, -2)
+        _set((exp_avg_sq_row, row), (exp_avg_sq_col, col))
+        row_factor = row / F.mean(row, -1, keep_dims=True)
+        update = g / F.sqrt(F.expand_dims(row_factor, -1) * F.expand_dims(col, -2))
+    else:
+        v = beta2 * exp_avg_sq + (1.0 - beta2) * square
+        _set((exp_avg_sq, v))
+        update = g / F.sqrt(v)
+    update = update / F.maximum(_rms(update) / clip_threshold, 1.0)
+    step = learning_rate * F.maximum(_rms(F.cast(param, mstype.float32)), eps2) if self.enable_scale_parameter \
+        else learning_rate
+    if self.enable_first_moment:   # the moving average holds the step itself (learning rate included)
+        update = _set((exp_avg, beta1 * exp_avg + (1.0 - beta1) * step * update))
+    else:
+        update = step * update
+    new = F.cast(param, mstype.float32)
+    if self.enable_weight_decay:
+        new = new - weight_decay * step * new
+    return _set((param, F.cast(new - update, param.dtype)))
+
+
+FusedAdaFactor = _primitive(
+    "FusedAdaFactor", _fused_ada_factor,
+    attrs=[("enable_scale_parameter", False), ("enable_first_moment", False), ("enable_weight_decay", False)],
+    doc="FusedAdaFactor(enable_scale_parameter=False, enable_first_moment=False, enable_weight_decay=False)(epsilon "
+        "(eps1, eps2), clip_threshold, beta1, beta2, weight_decay, learning_rate, gradient, param, exp_avg, "
+        "exp_avg_sq_row, exp_avg_sq_col, exp_avg_sq): one Adafactor step. g² + eps1 feeds the row/column running "
+        "means (param of rank ≥ 2) or exp_avg_sq; u = g/√v̂ clipped to RMS ≤ clip_threshold; step = lr "
+        "(× max(eps2, RMS(param)) with scale_parameter); first moment: exp_avg = beta1·exp_avg + (1−beta1)·step·u "
+        "is the update; weight decay subtracts weight_decay·step·param. Returns param (as MindSpore 2.10's CPU "
+        "kernel computes it).")
+
+def _fused_ada_factor_global_norm(self, epsilon, clip_threshold, beta1, beta2, weight_decay, learning_rate, grad,
+                                  param, exp_avg, exp_avg_sq_row, exp_avg_sq_col, exp_avg_sq, global_norm):
+    return _fused_ada_factor(self, epsilon, clip_threshold, beta1, beta2, weight_decay, learning_rate,
+                             F.cast(grad, mstype.float32) / global_norm, param, exp_avg, exp_avg_sq_row,
+                             exp_avg_sq_col, exp_avg_sq)
+
+
+FusedAdaFactorWithGlobalNorm = _primitive(
+    "FusedAdaFactorWithGlobalNorm", _fused_ada_factor_global_norm,
+    attrs=[("enable_scale_parameter", False), ("enable_first_moment", False), ("enable_weight_decay", False)],
+    doc="FusedAdaFactorWithGlobalNorm(...)(<FusedAdaFactor's inputs>, global_norm): FusedAdaFactor on "
+        "gradient / global_norm (the running second moments see the normalised gradient). Returns param.")
+
 __all__ = sorted(n for n, v in list(globals().items())
                  if isinstance(v, type) and issubclass(v, _PythonPrimitive) and v is not _PythonPrimitive)

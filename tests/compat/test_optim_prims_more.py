@@ -52,3 +52,31 @@ def test_lars_update_trust_ratio_clip_and_zero_norms():
     finally:
         ms.set_context(mode=ms.PYNATIVE_MODE)
     np.testing.assert_allclose(graph, (g + wd * w) * trust, rtol=1e-5)
+
+
+def _adafactor_run(steps=3, **kwargs):
+    net = ms.nn.Dense(4, 3)
+    net.weight.set_data(Tensor(np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4)))
+    net.bias.set_data(Tensor(np.array([0.1, -0.2, 0.3], np.float32)))
+    opt = ms.nn.AdaFactor(net.trainable_params(), **kwargs)
+    step = ms.nn.TrainOneStepCell(ms.nn.WithLossCell(net, ms.nn.MSELoss()), opt)
+    rng = np.random.default_rng(0)
+    x, y = Tensor(rng.standard_normal((8, 4)).astype(np.float32)), Tensor(rng.standard_normal((8, 3)).astype(np.float32))
+    losses = [float(step(x, y).asnumpy()) for _ in range(steps)]
+    return losses, net.weight.asnumpy()
+
+
+def test_adafactor_pynative_matches_graph_and_state_shapes():
+    eager = _adafactor_run(weight_decay=0.1)
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        graph = _adafactor_run(weight_decay=0.1)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    np.testing.assert_allclose(eager[0], graph[0], rtol=1e-5)
+    np.testing.assert_allclose(eager[1], graph[1], rtol=1e-5)
+    assert eager[0][-1] < eager[0][0]
+    opt = ms.nn.AdaFactor(ms.nn.Dense(4, 3).trainable_params())
+    assert [tuple(p.shape) for p in opt.exp_avg_sq_row] == [(3,), (1,)]
+    assert [tuple(p.shape) for p in opt.exp_avg_sq_col] == [(4,), (1,)]
+    assert [tuple(p.shape) for p in opt.exp_avg_sq] == [(1,), (3,)]

@@ -6,7 +6,8 @@ from .adam import Adam, AdamWeightDecay
 from .rmsprop import RMSProp
 from .adagrad import Adagrad
 from .lamb import Lamb
+from .adafactor import AdaFactor
 from .more import ASGD, Adadelta, AdaMax, Rprop, ProximalAdagrad, FTRL, LazyAdam, AdamOffload, LARS
 
-__all__ = ["Optimizer", "Momentum", "SGD", "Adam", "AdamWeightDecay", "RMSProp", "Adagrad", "Lamb", "ASGD", "Adadelta",
+__all__ = ["AdaFactor", "Optimizer", "Momentum", "SGD", "Adam", "AdamWeightDecay", "RMSProp", "Adagrad", "Lamb", "ASGD", "Adadelta",
            "AdaMax", "Rprop", "ProximalAdagrad", "FTRL", "LazyAdam", "AdamOffload", "LARS"]
