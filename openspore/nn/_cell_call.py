@@ -3,6 +3,7 @@
 Kept apart from cell.py so the fast path there stays a two-line method.
 """
 import itertools
+import sys
 import weakref
 
 from ..core import autograd
@@ -161,6 +162,19 @@ def complex_call(cell, args, kwargs):
     return output
 
 
+def _inside_a_cell_call():
+    """Whether a Cell.__call__ is running further up the stack (the caller of this cell's own __call__ on):
+    an inner cell of a network, e.g. a network evaluated through WithEvalCell, records nothing."""
+    from .cell import Cell
+    code = Cell.__call__.__code__
+    frame = sys._getframe(3)  # _inside_a_cell_call ← recorded_call ← this cell's __call__ ← its caller
+    while frame is not None:
+        if frame.f_code is code:
+            return True
+        frame = frame.f_back
+    return False
+
+
 def recorded_call(cell, args, kwargs):
     """A PyNative call of a cell marked `set_grad()` outside any gradient transform: the forward is recorded
     (every Tensor input and every parameter differentiable) so that a following `GradOperation` / `grad` /
@@ -168,6 +182,8 @@ def recorded_call(cell, args, kwargs):
     forward again, as MindSpore does (the forward's side effects, e.g. BatchNorm statistics, happen once, and a
     custom bprop sees this run's output). The previous record of the cell is freed."""
     d = cell.__dict__
+    if _inside_a_cell_call():  # only the outermost cell's run is kept (MindSpore's "top cell")
+        return cell.construct(*args, **kwargs) if d["_plain_call"] else complex_call(cell, args, kwargs)
     old = d.get("_grad_record")
     if old is not None:
         d["_grad_record"] = None

@@ -87,3 +87,22 @@ def test_custom_bprop_sees_the_recorded_output():
     _, idx = net(x)
     (dx,) = ops.GradOperation(get_all=True)(net)(x)
     assert dx.asnumpy().tolist() == np.bincount(idx.asnumpy(), minlength=3).astype(np.float32).tolist()
+
+
+def test_only_the_outermost_cell_call_is_recorded():
+    # a set_grad network evaluated through a wrapper (as Model.eval does with WithEvalCell) keeps no graph
+    net = Counting().set_grad()
+
+    class Wrapper(nn.Cell):
+        def __init__(self, inner):
+            super().__init__()
+            self.inner = inner
+
+        def construct(self, x):
+            return self.inner(x)
+
+    x = ms.Tensor(np.array([1.0, 4.0], np.float32))
+    assert Wrapper(net)(x).asnumpy() == 14.0
+    assert net.__dict__.get("_grad_record") is None
+    net(x)
+    assert net.__dict__.get("_grad_record") is not None
