@@ -184,16 +184,20 @@ def _walk(roots):
         slot[k] = _add(slot[k], sens)
     order = _topological([n for n, _, _ in roots])
     leaves = {}
+    ready = _LeafReadiness(order, grads) if GRAD_READY else None
     for node in reversed(order):
         douts = grads.pop(id(node), None)
-        if douts is None:
-            continue
         if node.prim is None:  # leaf
-            leaves[id(node)] = douts[0]
-            for hook in GRAD_READY:  # its gradient is final now: a data-parallel reducer may send it already
-                hook(node.outputs[0], douts[0])
+            if douts is not None:
+                leaves[id(node)] = douts[0]
+                if ready is not None:
+                    ready.reached(node, douts[0])
             continue
-        if all(d is None for d in douts):
+        if ready is not None:  # this node's contributions are in once its rule has run (below) or if it has none
+            ready.pending.append(node)
+        if douts is None or all(d is None for d in douts):
+            if ready is not None:
+                ready.settle()
             continue
         if not getattr(node.prim, "none_cotangents", False):  # (custom-bprop and jit nodes are not Primitives)
             douts = [d if d is not None else zeros_like(o) for d, o in zip(douts, node.outputs)]
@@ -227,8 +231,46 @@ def _walk(roots):
                                 "expected a Tensor or None")
             slot = grads.setdefault(id(parent), [None] * len(parent.outputs))
             slot[k] = _add(slot[k], g)
+        if ready is not None:
+            ready.settle()
     _WANTED[0] = None
     return leaves
+
+
+class _LeafReadiness:
+    """Calls GRAD_READY for a leaf as soon as every node that feeds its gradient has run its backward rule —
+    not when the walk reaches the leaf itself, which a depth-first order puts after the whole backward — so a
+    data-parallel reducer can send the last layers' gradients while the first layers' are being computed."""
+
+    def __init__(self, order, grads):
+        self.grads, self.pending, self.fired = grads, [], set()
+        self.remaining = {}
+        for n in order:
+            for _, parent, _ in n.parents:
+                if parent.prim is None:
+                    self.remaining[id(parent)] = self.remaining.get(id(parent), 0) + 1
+
+    def settle(self):
+        for node in self.pending:
+            for _, parent, _ in node.parents:
+                key = id(parent)
+                if parent.prim is not None or key not in self.remaining:
+                    continue
+                self.remaining[key] -= 1
+                slot = self.grads.get(key)
+                if self.remaining[key] == 0 and slot is not None and slot[0] is not None:
+                    self._fire(parent, slot[0])
+        self.pending = []
+
+    def reached(self, leaf, grad):
+        self._fire(leaf, grad)  # a leaf whose feeders never settled it (it is final here in any case)
+
+    def _fire(self, leaf, grad):
+        if id(leaf) in self.fired:
+            return
+        self.fired.add(id(leaf))
+        for hook in GRAD_READY:  # its gradient is final now: a data-parallel reducer may send it already
+            hook(leaf.outputs[0], grad)
 
 
 def backward(roots):

@@ -70,6 +70,8 @@ def test_sharded_ops_match_one_process(size, reference, tmp_path):
             assert any(c.startswith("ReduceScatter") for c in rs) and not any(c.startswith("AllReduce") for c in rs)
             loaded = reports[f"{mode}_loaded"]
             assert [r["how"] for r in loaded if r["op"].startswith("MatMul")] == ["loaded", "loaded"]
+        text = (tmp_path / f"report_{size}_{rank}.txt").read_text()  # save_sharding_report: the graph loaded run
+        assert "MatMul-mm1(body.w1) [loaded]" in text and "inserted: AllReduce(sum" in text
 
 
 def test_shard_report_and_errors():

@@ -12,7 +12,7 @@ import numpy as np
 
 import openspore as ms
 from openspore import communication as comm, nn, ops
-from openspore.parallel import clear_sharding_report, gather_full, sharding_report
+from openspore.parallel import clear_sharding_report, gather_full, save_sharding_report, sharding_report
 
 
 def _param(rng, shape, name, scale=0.5):
@@ -190,6 +190,7 @@ def main():
             result[f"shape_{mode_name}_loaded_{p.name}"] = np.array(p.shape)
         reports[f"{mode_name}_loaded"] = sharding_report()
         ms.set_auto_parallel_context(strategy_ckpt_config={"save_file": strategy_file})
+    save_sharding_report(os.path.join(out_dir, f"report_{size}_{rank}.txt"))  # the last run's, as text
     np.savez(os.path.join(out_dir, f"ops_{size}_{rank}.npz"), **result)
     with open(os.path.join(out_dir, f"ops_{size}_{rank}.json"), "w") as f:
         json.dump(reports, f, default=str)

@@ -8,7 +8,7 @@ split at those parameter indices, each bucket flattened into one buffer and redu
 import numpy as np
 
 from ... import context
-from ...core import autograd, dispatch
+from ...core import autograd
 from ...core.parameter import Parameter
 from ...core.tensor import Tensor
 from ...core.primitive import PRIMITIVES
@@ -127,18 +127,13 @@ class DistributedGradReducer(Cell):
     def overlap_begin(self, weights):
         """Send each bucket's AllReduce as soon as the backward pass has finished its gradients
         (autograd.GRAD_READY), so communication overlaps the rest of the backward; construct() then waits.
-        PyNative launches it at once; while a graph is traced, AllReduceStart is emitted at that point of the
-        backward and AllReduceWait before the optimizer (the compiled step runs nodes in that order). Nothing
-        happens over one device."""
+        Concrete gradients (PyNative) are sent at once; symbolic ones (a step being compiled) get an
+        AllReduceStart at that point of the backward and an AllReduceWait before the optimizer, and the
+        compiled step runs its nodes in that order. Nothing happens over one device."""
         self._overlap = None
         if self._allreduce is None or not OVERLAP[0]:
             return
-        if dispatch.current_tracer() is not None:
-            self._overlap = _GraphOverlap(self, weights)
-        elif context.get_context("mode") == context.PYNATIVE_MODE:
-            self._overlap = _Overlap(self, weights)
-        else:
-            return
+        self._overlap = _Overlap(self, weights)
         autograd.GRAD_READY[:] = [self._overlap.ready]  # a hook left by a failed step is replaced
 
     def construct(self, grads):
@@ -165,9 +160,10 @@ GRAPH_OVERLAP_STATS = {"traces": 0, "buckets": 0, "started_in_backward": 0, "sta
 
 class _Overlap:
     """One step's bucketed AllReduce issued during the backward pass. Gradients arrive in backward order; when
-    every gradient of a bucket is in, the bucket is flattened and its AllReduce launched asynchronously.
-    `finish` waits for them (a bucket not launched — a gradient that never came, or not on the host — is
-    reduced there, synchronously, as without overlap)."""
+    every gradient of a bucket is in, the bucket is flattened and its AllReduce launched asynchronously
+    (concrete arrays) or an AllReduceStart emitted (symbolic gradients of a step being compiled). `finish`
+    waits for them (a bucket not launched — a gradient that never came — is reduced there, synchronously, as
+    without overlap)."""
 
     def __init__(self, reducer, weights):
         self.reducer = reducer
@@ -177,86 +173,71 @@ class _Overlap:
         self.bucket_of = {i: b for b, (start, stop) in enumerate(buckets) for i in range(start, stop)}
         self.arrived = [dict() for _ in buckets]
         self.waits = {}
+        self.seen = 0
+        self.symbolic = False
 
     def ready(self, tensor, grad):
         i = self.index.get(id(tensor))
-        array = getattr(grad, "_data", None) if isinstance(grad, Tensor) else None
-        if i is None or not (isinstance(array, np.ndarray) or type(array).__name__ == "Tensor"):
-            return  # not a weight of this step, or not a concrete array (tracing): construct() reduces it
+        if i is None or not isinstance(grad, Tensor):
+            return  # not a weight of this step
+        array = grad._data
+        concrete = isinstance(array, np.ndarray) or type(array).__name__ == "Tensor"
+        self.seen += 1
         b = self.bucket_of[i]
-        self.arrived[b][i] = array
+        self.arrived[b][i] = array if concrete else grad
         start, stop = self.buckets[b]
         parts = self.arrived[b]
-        if len(parts) == stop - start and len({(type(a), a.dtype) for a in parts.values()}) == 1:
-            flat = [parts[k].reshape(-1) for k in range(start, stop)]
-            if isinstance(flat[0], np.ndarray):
-                flat = np.concatenate(flat)
-            else:
-                import torch  # the torch backend's arrays (Gloo/NCCL carry them as they are)
-                flat = torch.cat(flat)
-            self.waits[b] = _comm_world.all_reduce_start(flat, "sum", self.reducer.group)
+        if len(parts) != stop - start or len({(type(a), a.dtype) for a in parts.values()}) != 1:
+            return
+        if not concrete:
+            self._start_symbolic(b, [parts[k] for k in range(start, stop)])
+            return
+        flat = [parts[k].reshape(-1) for k in range(start, stop)]
+        if isinstance(flat[0], np.ndarray):
+            flat = np.concatenate(flat)
+        else:
+            import torch  # the torch backend's arrays (Gloo/NCCL carry them as they are)
+            flat = torch.cat(flat)
+        self.waits[b] = _comm_world.all_reduce_start(flat, "sum", self.reducer.group)
+
+    def _token(self, b):
+        return f"dp{id(self.reducer)}_{b}"
+
+    def _start_symbolic(self, b, grads):
+        self.symbolic = True
+        reshape = self.reducer._reshape
+        flat = tuple(reshape(g, (-1,)) for g in grads)
+        flat = flat[0] if len(flat) == 1 else self.reducer._concat(flat)
+        self.waits[b] = PRIMITIVES["AllReduceStart"](token=self._token(b), group=self.reducer.group)(flat)
+        GRAPH_OVERLAP_STATS["started_in_backward"] += 1
+        if self.seen < len(self.index):
+            GRAPH_OVERLAP_STATS["started_before_last_gradient"] += 1
+
+    def _wait(self, b):
+        started = self.waits[b]
+        if callable(started):
+            return started()
+        return PRIMITIVES["AllReduceWait"](token=self._token(b), group=self.reducer.group)(started)
 
     def finish(self, grads):
-        OVERLAP_STATS["steps"] += 1
-        OVERLAP_STATS["buckets"] += len(self.buckets)
-        OVERLAP_STATS["sent_during_backward"] += len(self.waits)
+        stats = GRAPH_OVERLAP_STATS if self.symbolic else OVERLAP_STATS
+        stats["traces" if self.symbolic else "steps"] += 1
+        stats["buckets"] += len(self.buckets)
+        if not self.symbolic:
+            stats["sent_during_backward"] += len(self.waits)
         out = list(grads)
         for b, (start, stop) in enumerate(self.buckets):
             if b not in self.waits:
                 part = tuple(self.reducer._allreduce(g) for g in grads[start:stop])
                 out[start:stop] = part
                 continue
-            summed, offset = self.waits[b](), 0
+            summed, offset = self._wait(b), 0
             for k in range(start, stop):
                 shape = tuple(grads[k].shape)
                 size = int(np.prod(shape, dtype=np.int64))
-                out[k] = Tensor._wrap(summed[offset:offset + size].reshape(shape), grads[k].dtype)
-                offset += size
-        return tuple(out)
-
-
-class _GraphOverlap(_Overlap):
-    """While tracing a step: a bucket complete in the backward emits AllReduceStart (its flattened gradients)
-    there; `finish` emits AllReduceWait and splits the result back."""
-
-    def __init__(self, reducer, weights):
-        super().__init__(reducer, weights)
-        self.seen = 0
-
-    def token(self, b):
-        return f"dp{id(self.reducer)}_{b}"
-
-    def ready(self, tensor, grad):
-        i = self.index.get(id(tensor))
-        if i is None or not isinstance(grad, Tensor):
-            return
-        self.seen += 1
-        b = self.bucket_of[i]
-        self.arrived[b][i] = grad
-        start, stop = self.buckets[b]
-        parts = self.arrived[b]
-        if len(parts) == stop - start and len({g.dtype for g in parts.values()}) == 1:
-            reshape = self.reducer._reshape
-            flat = tuple(reshape(parts[k], (-1,)) for k in range(start, stop))
-            flat = flat[0] if len(flat) == 1 else self.reducer._concat(flat)
-            self.waits[b] = PRIMITIVES["AllReduceStart"](token=self.token(b), group=self.reducer.group)(flat)
-            GRAPH_OVERLAP_STATS["started_in_backward"] += 1
-            if self.seen < len(self.index):
-                GRAPH_OVERLAP_STATS["started_before_last_gradient"] += 1
-
-    def finish(self, grads):
-        GRAPH_OVERLAP_STATS["traces"] += 1
-        GRAPH_OVERLAP_STATS["buckets"] += len(self.buckets)
-        out = list(grads)
-        for b, (start, stop) in enumerate(self.buckets):
-            if b not in self.waits:
-                out[start:stop] = tuple(self.reducer._allreduce(g) for g in grads[start:stop])
-                continue
-            summed = PRIMITIVES["AllReduceWait"](token=self.token(b), group=self.reducer.group)(self.waits[b])
-            offset = 0
-            for k in range(start, stop):
-                shape = tuple(grads[k].shape)
-                size = int(np.prod(shape, dtype=np.int64))
-                out[k] = self.reducer._reshape(summed[offset:offset + size], shape)
+                if self.symbolic:
+                    out[k] = self.reducer._reshape(summed[offset:offset + size], shape)
+                else:
+                    out[k] = Tensor._wrap(summed[offset:offset + size].reshape(shape), grads[k].dtype)
                 offset += size
         return tuple(out)
