@@ -1,0 +1,165 @@
+"""Graph-kernel fusion, side by side: openspore GRAPH_MODE with fusion off and on, PyTorch eager, torch.compile.
+
+    python bench/fusion.py                              # mlp lenet resnet gpt, 3 rounds
+    python bench/fusion.py -w resnet gpt --rounds 5
+
+Every (variant, workload) runs in a fresh process, round-robin over `--rounds` (a burst of load elsewhere does
+not land on one variant only); the table shows the median round's ms/step and steps/s, the speed-up of fusion
+on over off, and the ratio to the best PyTorch peer. Three more figures per workload:
+* `loss rel`: the largest relative difference between the losses of the first `--loss-steps` training steps
+  with fusion on and off (same initial weights, same data);
+* `cold s`: the first call's compile time with an empty kernel cache (trace + passes + codegen + compiling
+  every fused kernel), in a process of its own;
+* `warm s`: the same with the kernel cache filled by an earlier process (what users see from the second run).
+The load of the machine (`uptime`) is printed before and after: on a shared machine compare ratios.
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+WORKLOADS = ["mlp", "lenet", "resnet", "gpt"]
+STEPS = {"mlp": 20, "lenet": 20, "resnet": 5, "gpt": 5}
+
+
+def child(args):
+    """One measurement in this process: prints one JSON line."""
+    sys.path.insert(0, os.path.dirname(HERE))
+    import torch
+    torch.set_num_threads(args.threads)
+    from common import measure
+    import ms_models
+    import openspore as ms
+    from openspore.compiler.graph_kernel import fused
+    if args.fusion == "on":
+        ms.set_context(enable_graph_kernel=True)
+    ms.set_context(mode=ms.GRAPH_MODE)
+    t0 = time.perf_counter()
+    step, graph_s = ms_models.make_step(args.workload, mode="graph")
+    first_s = time.perf_counter() - t0
+    losses = [float(step().asnumpy()) for _ in range(args.loss_steps)]
+    median, samples = measure(step, args.warmup, STEPS[args.workload], args.repeats)
+    print(json.dumps({"s_per_step": median, "samples": samples, "losses": losses, "graph_compile_s": graph_s,
+                      "kernel_compile_s": fused.COMPILE_STATS["seconds"], "first_call_s": first_s,
+                      "kernels": fused.COMPILE_STATS["kernels"], "fallbacks": fused.COMPILE_STATS["fallbacks"]}))
+
+
+def _run_child(workload, fusion, args, cache_dir):
+    cmd = [sys.executable, os.path.abspath(__file__), "--child", "--workload", workload, "--fusion", fusion,
+           "--threads", str(args.threads), "--repeats", str(args.repeats), "--warmup", str(args.warmup),
+           "--loss-steps", str(args.loss_steps)]
+    env = dict(os.environ, OMP_NUM_THREADS=str(args.threads), OPENSPORE_KERNEL_CACHE=cache_dir)
+    env.pop("TORCHINDUCTOR_CACHE_DIR", None)
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=args.timeout)
+    if proc.returncode != 0:
+        lines = (proc.stderr or proc.stdout).strip().splitlines()
+        return {"error": lines[-1] if lines else f"exit {proc.returncode}"}
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _uptime():
+    try:
+        return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+    except OSError:
+        return "uptime unavailable"
+
+
+def _median_round(runs):
+    ok = sorted((r for r in runs if "error" not in r), key=lambda r: r["s_per_step"])
+    if not ok:
+        return runs[-1]
+    chosen = dict(ok[(len(ok) - 1) // 2])
+    chosen["s_per_step"] = statistics.median(r["s_per_step"] for r in ok)
+    chosen["rounds_ms"] = [round(r["s_per_step"] * 1e3, 2) for r in ok]
+    return chosen
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("-w", "--workloads", nargs="+", default=WORKLOADS, choices=WORKLOADS)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--loss-steps", type=int, default=5)
+    ap.add_argument("--timeout", type=int, default=1800)
+    ap.add_argument("--no-peers", action="store_true", help="skip the PyTorch eager / torch.compile rows")
+    ap.add_argument("--cache-dir", default=None, help="the warm kernel cache (default: a directory under the "
+                                                       "system temp dir, filled by the first process)")
+    ap.add_argument("--json", help="also write all rows to this file")
+    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--workload", help=argparse.SUPPRESS)
+    ap.add_argument("--fusion", choices=["on", "off"], help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.child:
+        return child(args)
+    from run import run_one  # the PyTorch peers run exactly as bench/run.py runs them
+    warm_dir = args.cache_dir or os.path.join(tempfile.gettempdir(), "openspore_bench_kernels")
+    print(f"load before: {_uptime()}")
+    print(f"{'workload':<9}{'variant':<16}{'ms/step':>9}{'steps/s':>9}{'vs off':>8}{'vs best peer':>14}"
+          f"{'loss rel':>10}{'cold s':>8}{'warm s':>8}  rounds ms")
+    rows = []
+    for workload in args.workloads:
+        if args.cache_dir is None:  # our own directory: emptied, so the first process compiles cold and fills it
+            shutil.rmtree(warm_dir, ignore_errors=True)
+            cold = _run_child(workload, "on", args, warm_dir)
+        else:  # the user's directory is left as it is; the cold compile uses a fresh one
+            cold_dir = tempfile.mkdtemp(prefix="openspore_cold_kernels_")
+            try:
+                cold = _run_child(workload, "on", args, cold_dir)
+            finally:
+                shutil.rmtree(cold_dir, ignore_errors=True)
+        variants = ["off", "on"] + ([] if args.no_peers else ["torch-eager", "torch-compile"])
+        runs = {v: [] for v in variants}
+        for _ in range(max(1, args.rounds)):
+            for v in variants:
+                if v in ("off", "on"):
+                    runs[v].append(_run_child(workload, v, args, warm_dir))
+                else:
+                    peer = argparse.Namespace(threads=args.threads, repeats=args.repeats, warmup=args.warmup,
+                                              device="CPU", timeout=args.timeout)
+                    runs[v].append(run_one(v, workload, peer))
+        res = {v: _median_round(r) for v, r in runs.items()}
+        peers = [res[v]["s_per_step"] for v in variants[2:] if "error" not in res[v]]
+        best_peer = min(peers) if peers else None
+        off, on = res["off"], res["on"]
+        loss_rel = None
+        if "error" not in off and "error" not in on:
+            loss_rel = max(abs(a - b) / max(abs(b), 1e-12) for a, b in zip(on["losses"], off["losses"]))
+        for v in variants:
+            r = res[v]
+            if "error" in r:
+                print(f"{workload:<9}{v:<16}  ERROR {r['error'][:120]}")
+                continue
+            s = r["s_per_step"]
+            vs_off = f"{off['s_per_step'] / s:.2f}x" if "error" not in off else "-"
+            vs_peer = f"{best_peer / s:.2f}x" if best_peer else "-"
+            extra = ""
+            if v == "on":
+                cold_s = cold.get("graph_compile_s", 0) + cold.get("kernel_compile_s", 0) if "error" not in cold \
+                    else float("nan")
+                warm_s = r["graph_compile_s"] + r["kernel_compile_s"]
+                extra = f"{loss_rel:>10.1e}{cold_s:>8.2f}{warm_s:>8.2f}"
+            elif v == "off":
+                extra = f"{'':>10}{'':>8}{r['graph_compile_s']:>8.2f}"
+            else:
+                extra = f"{'':>10}{'':>8}{(r.get('compile_s') or 0):>8.2f}"
+            print(f"{workload:<9}{v:<16}{s * 1e3:>9.2f}{1 / s:>9.1f}{vs_off:>8}{vs_peer:>14}{extra}  "
+                  f"{r.get('rounds_ms', '')}", flush=True)
+        rows.append({"workload": workload, "cold": cold, **{v: res[v] for v in variants}, "loss_rel": loss_rel})
+    print(f"load after: {_uptime()}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
