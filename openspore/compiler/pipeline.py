@@ -48,6 +48,9 @@ from .passes.dead_branch import dead_branch
 from .passes.dense_fusion import dense_fusion
 from .passes.inline import inline
 from .passes.layout_channels_last import layout_channels_last
+from .passes.freeze_weights import freeze_weights
+from .passes.fold_batchnorm import fold_batchnorm
+from .passes.conv_epilogue_fusion import conv_epilogue_fusion
 from .memory import plan_memory  # noqa: F401  (the step after the passes; runtime/cache.py calls it)
 
 _SIMPLIFY = [
@@ -68,6 +71,16 @@ PIPELINES = {
     + [("dense_fusion", dense_fusion), ("layout_channels_last", layout_channels_last)],
 }
 DEFAULT_LEVEL = "O1"
+
+# The inference path (runtime/inference.py: eval-mode graphs without side effects, set_context(inference_engine)):
+# the level's simplification, then the Parameters as constants, folded, BatchNorm folded into convolutions and
+# the convolution epilogues fused. No layout pass: the fused convolutions keep their values channels-last
+# themselves, and an engine (ONNX Runtime, OpenVINO) receives the graph before the torch-only fusion.
+INFERENCE = [("inline", inline)] + _SIMPLIFY + [("dense_fusion", dense_fusion), ("freeze_weights", freeze_weights),
+                                                ("constant_folding_frozen", constant_folding),
+                                                ("fold_batchnorm", fold_batchnorm),
+                                                ("dce_frozen", dce)]
+INFERENCE_TORCH = [("conv_epilogue_fusion", conv_epilogue_fusion)]
 
 # (pass, relation, other pass, why). Relations: "first" (the pass opens every pipeline that has it), "after"
 # (every run of the pass comes after some run of the other, when both are present), "last" (nothing but the
@@ -105,7 +118,7 @@ def check_order(pipelines=None):
     return problems
 
 
-_problems = check_order()
+_problems = check_order(dict(PIPELINES, infer=INFERENCE + INFERENCE_TORCH))
 if _problems:
     raise RuntimeError("compiler/pipeline.py breaks its own pass order rules:\n  " + "\n  ".join(_problems))
 
@@ -113,10 +126,12 @@ if _problems:
 def run_pipeline(graph, level=DEFAULT_LEVEL, dump=None, verify=None, timings=None):
     """run_pipeline(graph, level="O1", dump=None, verify=None, timings=None) -> optimized Graph.
 
+    `level` names a pipeline of PIPELINES or is a list of (name, pass) itself (INFERENCE, INFERENCE_TORCH).
+
     `dump(name, graph)` is called after each pass (`save_graphs`); `verify=True` checks the IR after each pass
     and names the pass that broke it (None: when `set_context(debug_level="DEBUG")`); `timings`, a dict,
     receives seconds per pass name."""
-    passes = PIPELINES.get(level)
+    passes = PIPELINES.get(level) if isinstance(level, str) else level
     if passes is None:
         raise ValueError(f"For 'jit', the 'jit_level' must be one of {sorted(PIPELINES)}, but got {level!r}.")
     if verify is None:
