@@ -137,3 +137,24 @@ def test_fixture_graphcells_reproduce_mindspore(name, engine):
         assert entry.frozen is not None
         if engine in ("onnxruntime", "openvino"):
             assert entry.engine == engine
+
+
+def test_serving_context_option_is_checked():
+    from openspore.serving.server import register
+    assert register.Context(inference_engine="torch").options == {"inference_engine": "torch"}
+    with pytest.raises(RuntimeError, match="inference_engine"):
+        register.Context(inference_engine="tensorrt")
+
+
+@pytest.mark.skipif(not FIXTURES, reason="set OPENSPORE_FIXTURES to the MindSpore fixtures directory")
+def test_serving_model_runs_on_the_declared_engine():
+    from openspore.serving.server import register
+    from openspore.serving.server.register.model import ModelDecl
+    from openspore.serving.server.worker.model_loader import LoadedModel
+    decl = ModelDecl("resblock", ["resblock.mindir"], "MindIR", True, (), register.Context(inference_engine="torch"),
+                     None, None, None)
+    loaded = LoadedModel(decl, FIXTURES)
+    assert ms.get_context("inference_engine") == "torch"
+    x = np.load(os.path.join(FIXTURES, "resblock_input0.npy"))
+    got = loaded.subgraphs[0].run([x])[0]
+    np.testing.assert_allclose(got, np.load(os.path.join(FIXTURES, "resblock_output.npy")), rtol=1e-4, atol=1e-5)
