@@ -4,6 +4,8 @@
     O1  inline, dead_branch, constant_folding, dead_branch (conditions folding made constant),
         algebraic_simplify, cse, dce, dense_fusion, layout_channels_last
     O2  O1's simplification, then a second round on what the first round exposed
+    INFERENCE (+ INFERENCE_TORCH)  eval-mode Cells and GraphCells (runtime/inference.py): O1's simplification,
+        freeze_weights, constant folding, fold_batchnorm, dce, then conv_epilogue_fusion (or an ONNX engine)
 
 After the passes, the static memory planner (compiler/memory, `plan_memory`) gives every tensor of the final graph
 and of each control-flow subgraph an offset in one arena per graph: run under `memory_optimize_level="O1"` and

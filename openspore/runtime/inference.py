@@ -1,6 +1,7 @@
 """The x86 CPU inference path: how an eval-mode graph is compiled for serving latency.
 
-A graph qualifies when it runs on torch's CPU backend, has no side effects (no Parameter or BatchNorm statistic
+A Cell's graph (never a plain `ms.jit` function's) qualifies when the Cell is in eval mode
+(`set_train(False)`), it runs on torch's CPU backend, has no side effects (no Parameter or BatchNorm statistic
 is written, no random draw) and no control flow, and `set_context(inference_engine=...)` is not "off". This is
 what `net.set_train(False)` networks in GRAPH_MODE, `nn.GraphCell` over `ms.load` (in either mode) and serving
 run. Such a graph goes through `pipeline.INFERENCE`: the Parameters become constants (`freeze_weights`), every
