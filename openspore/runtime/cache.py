@@ -117,7 +117,7 @@ class GraphCache:
             dump("trace", traced.graph)
         from . import inference
         infer_run = None
-        if self.cell_owner and not self.owner.training and not events.generation \
+        if self.cell_owner and not self.owner.training and (not events.generation or events.graph_observer() is None) \
                 and inference.qualifies(traced.graph, backend):
             params = inference.graph_parameters(traced.graph)
             frozen = inference.Frozen(params)
