@@ -2,6 +2,9 @@
 
     python bench/run.py                       # every workload, openspore PyNative vs torch eager
     python bench/run.py -w mlp gpt --repeats 7 --frameworks openspore-pynative torch-eager torch-compile
+    python bench/run.py -w infer_resnet -f openspore-graph torch-eager jax-jit   # jax-jit: infer_resnet only so far
+
+infer_resnet against every peer in one process (ONNX Runtime and OpenVINO too): bench/infer.py.
 
 Each (framework, workload) runs in its own process; the table shows the median seconds per step over
 `--repeats` timed blocks after warm-up, steps/s, peak RSS, and openspore/PyTorch-eager throughput ratios.

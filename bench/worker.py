@@ -36,6 +36,16 @@ def main():
             t0 = time.perf_counter()
             step()
             compile_s = time.perf_counter() - t0
+    elif args.framework == "jax-jit":
+        if args.workload != "infer_resnet":
+            raise SystemExit(f"jax-jit: only infer_resnet is written in JAX so far (bench/jax_models.py), not "
+                             f"{args.workload}")
+        import ms_models
+        import jax_models
+        net, x, _ = ms_models.build("infer_resnet")
+        net.set_train(False)
+        fn, xn = jax_models.resnet20_forward(jax_models.resnet20_params(net)), x.asnumpy()
+        step = lambda: fn(xn).block_until_ready()  # noqa: E731
     else:
         import ms_models
         import openspore as ms

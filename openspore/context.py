@@ -125,6 +125,9 @@ _SPEC = {
     "env_config_path": ("", _check_type("env_config_path", str)),
     "aoe_tune_mode": ("", _check_type("aoe_tune_mode", str)),
     "aoe_config": ({}, _check_type("aoe_config", dict)),
+    # openspore: the inference path of eval-mode graphs (runtime/inference.py, docs/inference.md)
+    "inference_engine": ("auto", _check_choice("inference_engine", ("auto", "torch", "onnxruntime", "openvino",
+                                                                    "off"))),
 }
 
 _lock = threading.RLock()

@@ -24,7 +24,7 @@ def child_env(**extra):
 @pytest.fixture(autouse=True)
 def _fresh_context():
     """Each test starts in PyNative on the default backend with a fixed seed."""
-    saved = {k: ms.get_context(k) for k in ("mode", "backend", "device_target")}
+    saved = {k: ms.get_context(k) for k in ("mode", "backend", "device_target", "inference_engine")}
     if TEST_DEVICE != "CPU" and ms.get_context("backend") == "torch":
         ms.set_context(device_target=TEST_DEVICE)
     ms.set_seed(0)

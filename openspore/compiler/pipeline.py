@@ -4,6 +4,8 @@
     O1  inline, dead_branch, constant_folding, dead_branch (conditions folding made constant),
         algebraic_simplify, cse, dce, dense_fusion, layout_channels_last
     O2  O1's simplification, then a second round on what the first round exposed
+    INFERENCE (+ INFERENCE_TORCH)  eval-mode Cells and GraphCells (runtime/inference.py): O1's simplification,
+        freeze_weights, constant folding, fold_batchnorm, dce, then conv_epilogue_fusion (or an ONNX engine)
 
 With graph-kernel fusion on (`set_context(enable_graph_kernel=True)`, `graph_kernel_flags`, the
 `MS_GRAPH_KERNEL_FLAGS` / `MS_DEV_GRAPH_KERNEL_FLAGS` environment variables or a user-chosen `jit_level="O1"`;
@@ -56,6 +58,9 @@ from .passes.graph_kernel_cluster import graph_kernel_cluster
 from .passes.graph_kernel_expand import graph_kernel_expand
 from .passes.inline import inline
 from .passes.layout_channels_last import layout_channels_last
+from .passes.freeze_weights import freeze_weights
+from .passes.fold_batchnorm import fold_batchnorm
+from .passes.conv_epilogue_fusion import conv_epilogue_fusion
 from .memory import plan_memory  # noqa: F401  (the step after the passes; runtime/cache.py calls it)
 
 _SIMPLIFY = [
@@ -78,6 +83,16 @@ PIPELINES = {
 DEFAULT_LEVEL = "O1"
 # appended to the level's passes when graph-kernel fusion is on (each receives the GraphKernelFlags)
 GRAPH_KERNEL_PASSES = [("graph_kernel_expand", graph_kernel_expand), ("graph_kernel_cluster", graph_kernel_cluster)]
+
+# The inference path (runtime/inference.py: eval-mode graphs without side effects, set_context(inference_engine)):
+# the level's simplification, then the Parameters as constants, folded, BatchNorm folded into convolutions and
+# the convolution epilogues fused. No layout pass: the fused convolutions keep their values channels-last
+# themselves, and an engine (ONNX Runtime, OpenVINO) receives the graph before the torch-only fusion.
+INFERENCE = [("inline", inline)] + _SIMPLIFY + [("dense_fusion", dense_fusion), ("freeze_weights", freeze_weights),
+                                                ("constant_folding_frozen", constant_folding),
+                                                ("fold_batchnorm", fold_batchnorm),
+                                                ("dce_frozen", dce)]
+INFERENCE_TORCH = [("conv_epilogue_fusion", conv_epilogue_fusion)]
 
 # (pass, relation, other pass, why). Relations: "first" (the pass opens every pipeline that has it), "after"
 # (every run of the pass comes after some run of the other, when both are present), "last" (nothing but the
@@ -117,8 +132,8 @@ def check_order(pipelines=None):
     return problems
 
 
-_problems = check_order() + check_order({f"{level}+graph_kernel": passes + GRAPH_KERNEL_PASSES
-                                        for level, passes in PIPELINES.items()})
+_problems = check_order(dict(PIPELINES, infer=INFERENCE + INFERENCE_TORCH)) + check_order(
+    {f"{level}+graph_kernel": passes + GRAPH_KERNEL_PASSES for level, passes in PIPELINES.items()})
 if _problems:
     raise RuntimeError("compiler/pipeline.py breaks its own pass order rules:\n  " + "\n  ".join(_problems))
 
@@ -126,11 +141,13 @@ if _problems:
 def run_pipeline(graph, level=DEFAULT_LEVEL, dump=None, verify=None, timings=None, graph_kernel=None):
     """run_pipeline(graph, level="O1", dump=None, verify=None, timings=None, graph_kernel=None) -> optimized Graph.
 
+    `level` names a pipeline of PIPELINES or is a list of (name, pass) itself (INFERENCE, INFERENCE_TORCH).
+
     `dump(name, graph)` is called after each pass (`save_graphs`); `verify=True` checks the IR after each pass
     and names the pass that broke it (None: when `set_context(debug_level="DEBUG")`); `timings`, a dict,
     receives seconds per pass name; `graph_kernel`, a GraphKernelFlags (compiler/graph_kernel/flags.py), adds
     the graph-kernel fusion passes."""
-    passes = PIPELINES.get(level)
+    passes = PIPELINES.get(level) if isinstance(level, str) else level
     if passes is None:
         raise ValueError(f"For 'jit', the 'jit_level' must be one of {sorted(PIPELINES)}, but got {level!r}.")
     if graph_kernel is not None:

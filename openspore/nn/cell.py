@@ -77,6 +77,8 @@ class Cell(CellCompatMixin):
             self.add_flags(**flags)
 
     # ---- calling ----------------------------------------------------------------------------------
+    _runs_compiled = False  # True: compiled in PyNative mode as well (nn.GraphCell in eval mode)
+
     def construct(self, *args, **kwargs):
         """The forward computation; subclasses must override it."""
         raise AttributeError(f"For '{type(self).__name__}', the method 'construct' is not defined.")
@@ -84,7 +86,7 @@ class Cell(CellCompatMixin):
     def __call__(self, *args, **kwargs):
         if _tracers:  # tracing a graph: the tracer records the cell's scope and runs its rewritten construct
             return _tracers[-1].call_cell(self, args, kwargs, _cell_call.complex_call)
-        if _graph_runner is not None and context.get_context("mode") == context.GRAPH_MODE:
+        if _graph_runner is not None and (context.get_context("mode") == context.GRAPH_MODE or self._runs_compiled):
             if self._dynamic_inputs is not None:
                 check_inputs(self.cls_name, self._dynamic_inputs[0], args)
             return _graph_runner(self, args, kwargs)

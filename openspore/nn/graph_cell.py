@@ -8,9 +8,15 @@
 The graph's weights become the cell's Parameters (under their checkpoint names), so `parameters_dict`,
 `load_checkpoint` / `load_param_into_net` and optimizers see them. Inputs must have the shapes and dtypes the
 graph was exported with, as in MindSpore.
+
+In eval mode (the default; serving sets it too) a GraphCell runs compiled in either execution mode, on the
+inference path (runtime/inference.py: BatchNorm folded, fused convolutions, or an ONNX Runtime / OpenVINO
+engine, `set_context(inference_engine=...)`); in training mode, under a gradient transform or with
+`inference_engine="off"` in PyNative mode it runs node by node through the primitives, as before.
 """
 import logging
 
+from .. import context
 from ..core.parameter import Parameter
 from ..core.tensor import Tensor
 from ..ir import Graph
@@ -54,6 +60,13 @@ class GraphCell(Cell):
             self.insert_param_to_cell(name, param, check_name_contain_dot=False)
         self.__dict__["graph"] = ir
         self.__dict__["_run"] = compile_graph(ir)
+        # tracing `construct` re-emits the loaded nodes; control flow there needs the interpreter (or GRAPH_MODE)
+        self.__dict__["_straight"] = not any(n.op in ("if", "while") for g in ir.all_graphs() for n in g.nodes)
+
+    @property
+    def _runs_compiled(self):
+        """Cell.__call__ runs this cell compiled in PyNative mode too: a loaded graph is a graph."""
+        return not self.training and self._straight and context.get_context("inference_engine") != "off"
 
     def construct(self, *inputs):
         self._check_inputs(inputs)

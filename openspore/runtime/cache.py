@@ -27,7 +27,7 @@ class Entry:
     """One compiled graph: `compiled` (a CompiledGraph), the frontend's `unflatten`, output dtypes."""
 
     __slots__ = ("compiled", "unflatten", "out_dtypes", "compile_time", "times", "graph", "traced", "vjp",
-                 "memory_plan")
+                 "memory_plan", "frozen", "engine")
 
     def __init__(self, compiled, traced, graph, times):
         self.compiled, self.traced, self.graph, self.times = compiled, traced, graph, times
@@ -36,6 +36,8 @@ class Entry:
         self.compile_time = sum(times.values())
         self.vjp = None  # the compiled backward of this graph, made on the first call under a grad transform
         self.memory_plan = None  # GraphPlans (compiler/memory) under memory_optimize_level O1 or save_graphs
+        self.frozen = None  # inference path (runtime/inference.py): the Parameter arrays frozen into the graph
+        self.engine = None  # inference path: "torch", "onnxruntime" or "openvino"
 
     def run(self, leaves, backend):
         return self.unflatten(self.run_flat(leaves, backend))
@@ -77,9 +79,9 @@ class GraphCache:
         key = (arg_key, backend.name, str(getattr(backend, "device", "")), self.level_of(), self._owner_state(),
                events.generation, (context.get_context("memory_optimize_level"),
                                    context.get_context("max_device_memory")),
-               active_flags(getattr(self.level_of, "fusion_requested", _no)()))
+               active_flags(getattr(self.level_of, "fusion_requested", _no)()), context.get_context("inference_engine"))
         entry = self.entries.get(key)
-        if entry is None:
+        if entry is None or (entry.frozen is not None and entry.frozen.stale()):
             entry = self._compile(key, args, kwargs, backend)
         self.last_key, self.last_entry = key, entry
         return entry, leaves, backend
@@ -115,8 +117,16 @@ class GraphCache:
         dump = _Dumper(traced.graph) if context.get_context("save_graphs") else None
         if dump is not None:
             dump("trace", traced.graph)
-        # verified under debug_level="DEBUG"; key[7]: the graph-kernel fusion flags, or None (off)
-        graph = run_pipeline(traced.graph, level=key[3], dump=dump, graph_kernel=key[7])
+        from . import inference
+        infer_run = None
+        if self.cell_owner and not self.owner.training and (not events.generation or events.graph_observer() is None) \
+                and inference.qualifies(traced.graph, backend):
+            params = inference.graph_parameters(traced.graph)
+            frozen = inference.Frozen(params)
+            infer_run, graph, engine = inference.compile_inference(traced.graph, backend, self.name, dump=dump)
+        else:
+            # verified under debug_level="DEBUG"; key[7]: the graph-kernel fusion flags, or None (off)
+            graph = run_pipeline(traced.graph, level=key[3], dump=dump, graph_kernel=key[7])
         t2 = time.perf_counter()
         plans = None
         level, cap = key[6]
@@ -134,13 +144,20 @@ class GraphCache:
             if capped:  # before anything runs: a refused step leaves every Parameter as it was
                 check_memory_cap(self.name, graph, plans, cap)
         t3 = time.perf_counter()
-        compiled = compile_graph(graph, backend, events.graph_observer() if events.generation else None)
+        if infer_run is not None:
+            compiled = infer_run
+        else:
+            compiled = compile_graph(graph, backend, events.graph_observer() if events.generation else None)
         t4 = time.perf_counter()
         times.update(frontend=t1 - t0, passes=t2 - t1, codegen=t4 - t3)
         if plans is not None:
             times["memory_plan"] = t3 - t2
+        if infer_run is not None and getattr(compiled, "out_dtypes", None) is None:
+            compiled.out_dtypes = compile_graph(graph, backend).out_dtypes  # engines: dtypes of the graph's leaves
         entry = Entry(compiled, traced, graph, times)
         entry.memory_plan = plans
+        if infer_run is not None:
+            entry.frozen, entry.engine = frozen, engine
         self.entries[key] = entry
         logger.debug("compiled %s in %.3f s (frontend %.3f s, passes %.3f s, codegen %.3f s): %d nodes",
                      self.name, entry.compile_time, times["frontend"], times["passes"], times["codegen"],
@@ -155,6 +172,8 @@ class GraphCache:
             reasons.append(f"jit_level {old[3]} -> {new[3]}")
         if old[7] != new[7]:
             reasons.append(f"graph-kernel fusion {old[7]} -> {new[7]}")
+        if old[8:] != new[8:]:
+            reasons.append(f"inference_engine {old[8]!r} -> {new[8]!r}")
         if old[6] != new[6]:
             reasons.append(f"memory settings (memory_optimize_level, max_device_memory) {old[6]} -> {new[6]}")
         if old[4] != new[4] and old[4] is not None and new[4] is not None:

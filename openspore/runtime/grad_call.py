@@ -36,7 +36,7 @@ def call_recording(cache, args, kwargs, run_python):
         autograd.ACTIVE.extend(saved)
     if entry.graph.has_side_effect or any(not isinstance(t, Tensor) for t in leaves):
         return run_python()
-    weights = _weights(entry.graph)
+    weights = _weights(entry.traced.graph if entry.frozen is not None else entry.graph)  # frozen: consts now
     node_args = tuple(leaves) + tuple(weights)
     if not any(_tracked(a) for a in node_args):
         return entry.run(leaves, backend)  # nothing here is being differentiated

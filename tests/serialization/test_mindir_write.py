@@ -26,6 +26,14 @@ INPUT_SHAPES = {"mlp": ((4, 20), np.float32), "lenet5": ((2, 1, 32, 32), np.floa
 ZOO = dict(FIXTURE_NETS, branchy=Branchy)
 
 
+@pytest.fixture(autouse=True)
+def _primitives_as_written():
+    """These tests compare a loaded graph bit for bit with the network that wrote it: the GraphCell runs the very
+    primitives it read (the inference path folds and fuses them, within float32 rounding: tests/runtime/
+    test_inference.py)."""
+    ms.set_context(inference_engine="off")
+
+
 def make_net(name, fixtures_dir=None):
     """The zoo network in eval mode (with the fixture's weights when a fixtures directory is given) and an input."""
     ms.set_seed(1)

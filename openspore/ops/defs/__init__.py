@@ -22,6 +22,7 @@ from . import softmax  # noqa: F401
 from . import loss  # noqa: F401
 from . import loss_nll  # noqa: F401
 from . import layout  # noqa: F401
+from . import nn_conv_fused  # noqa: F401
 from . import linalg  # noqa: F401
 from . import math_bitwise  # noqa: F401
 from . import comm  # noqa: F401

@@ -229,8 +229,10 @@ class AscendDeviceInfo(DeviceInfoContext):
 
 
 class Context:
-    """Context(thread_num=, thread_affinity_core_list=, enable_parallel=): model runtime options, plus device infos
-    added with `append_device_info`."""
+    """Context(thread_num=, thread_affinity_core_list=, enable_parallel=, inference_engine=): model runtime options,
+    plus device infos added with `append_device_info`. `inference_engine` (an openspore addition: "auto", "torch",
+    "onnxruntime", "openvino" or "off", docs/inference.md) picks what runs the model's eval-mode graph in the
+    worker: `set_context(inference_engine=...)` there."""
 
     def __init__(self, **kwargs):
         self.options = {}
@@ -244,6 +246,10 @@ class Context:
                         or len(set(value)) != len(value):
                     raise RuntimeError("Set context failed, 'thread_affinity_core_list' should be a list of unique "
                                        f"int >= 0, but got {value!r}")
+            elif key == "inference_engine":
+                if value not in ("auto", "torch", "onnxruntime", "openvino", "off"):
+                    raise RuntimeError("Set context failed, 'inference_engine' should be one of 'auto', 'torch', "
+                                       f"'onnxruntime', 'openvino', 'off', but got {value!r}")
             elif key == "enable_parallel":
                 if not isinstance(value, bool):
                     raise RuntimeError(f"Set context failed, 'enable_parallel' should be a bool, but got {value!r}")

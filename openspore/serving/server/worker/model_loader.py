@@ -63,6 +63,14 @@ def _cell_runner(cell):
     return run
 
 
+def _apply_engine(decl):
+    """The declared model's `Context(inference_engine=...)`, applied in this worker process."""
+    engine = getattr(decl.context, "options", {}).get("inference_engine") if decl.context is not None else None
+    if engine is not None:
+        import openspore as ms
+        ms.set_context(inference_engine=engine)
+
+
 def _load_mindir(path):
     import openspore as ms
     from openspore import nn
@@ -105,6 +113,7 @@ class LoadedModel:
             path = os.path.join(version_dir, name)
             if not os.path.isfile(path):
                 raise ModelLoadError(f"Load model failed, the model file {path} does not exist.")
+            _apply_engine(decl)
             if decl.format == "MindIR":
                 self.subgraphs.append(_load_mindir(path))
             elif decl.format == "Checkpoint":
