@@ -67,21 +67,37 @@ class GraphCache:
         self.last_key = None
         self.last_entry = None
         self._subcells = None
+        # The inference path freezes the weights: right for serving, wrong for a network being trained while in
+        # eval mode (MindSpore's Cells start with training=False, and custom loops need not call set_train). Such a
+        # cache leaves the path for good once its frozen weights have changed twice; a differentiated call never
+        # takes it (see `lookup`).
+        self._weights_changed = 0
 
     def __call__(self, args, kwargs):
         entry, leaves, backend = self.lookup(args, kwargs)
         return entry.run(leaves, backend)
 
-    def lookup(self, args, kwargs):
-        """(entry, graph-input leaves, backend) for a call, compiling on a cache miss."""
+    def lookup(self, args, kwargs, differentiating=False):
+        """(entry, graph-input leaves, backend) for a call, compiling on a cache miss. `differentiating`: the call
+        records for autodiff (runtime/grad_call.py), so its weights must stay Parameters."""
         arg_key, leaves = flatten_call(args, kwargs)
         backend = backends.current()
         key = (arg_key, backend.name, str(getattr(backend, "device", "")), self.level_of(), self._owner_state(),
                events.generation, (context.get_context("memory_optimize_level"),
                                    context.get_context("max_device_memory")),
-               active_flags(getattr(self.level_of, "fusion_requested", _no)()), context.get_context("inference_engine"))
+               active_flags(getattr(self.level_of, "fusion_requested", _no)()),
+               "off" if differentiating or self._weights_changed >= 2 else context.get_context("inference_engine"))
         entry = self.entries.get(key)
-        if entry is None or (entry.frozen is not None and entry.frozen.stale()):
+        if entry is not None and entry.frozen is not None and entry.frozen.stale():
+            self._weights_changed += 1
+            if self._weights_changed >= 2:  # being trained: compile for training from now on
+                for old in [k for k, e in self.entries.items() if e.frozen is not None]:
+                    del self.entries[old]
+                key = key[:8] + ("off",)
+                entry = self.entries.get(key)
+            else:
+                entry = None
+        if entry is None:
             entry = self._compile(key, args, kwargs, backend)
         self.last_key, self.last_entry = key, entry
         return entry, leaves, backend
@@ -119,8 +135,9 @@ class GraphCache:
             dump("trace", traced.graph)
         from . import inference
         infer_run = None
-        if self.cell_owner and not self.owner.training and (not events.generation or events.graph_observer() is None) \
-                and inference.qualifies(traced.graph, backend):
+        # graph-kernel fusion (key[7]) asked for explicitly wins: its clusters, not the inference passes
+        if key[8] != "off" and key[7] is None and self.cell_owner and not self.owner.training \
+                and (not events.generation or events.graph_observer() is None) and inference.qualifies(traced.graph, backend):
             params = inference.graph_parameters(traced.graph)
             frozen = inference.Frozen(params)
             infer_run, graph, engine = inference.compile_inference(traced.graph, backend, self.name, dump=dump)
@@ -172,8 +189,9 @@ class GraphCache:
             reasons.append(f"jit_level {old[3]} -> {new[3]}")
         if old[7] != new[7]:
             reasons.append(f"graph-kernel fusion {old[7]} -> {new[7]}")
-        if old[8:] != new[8:]:
-            reasons.append(f"inference_engine {old[8]!r} -> {new[8]!r}")
+        if old[8] != new[8]:
+            reasons.append(f"inference_engine {old[8]!r} -> {new[8]!r} (\"off\": differentiated, or its weights "
+                           "are being trained)")
         if old[6] != new[6]:
             reasons.append(f"memory settings (memory_optimize_level, max_device_memory) {old[6]} -> {new[6]}")
         if old[4] != new[4] and old[4] is not None and new[4] is not None:

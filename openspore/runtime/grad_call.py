@@ -31,7 +31,7 @@ def call_recording(cache, args, kwargs, run_python):
     saved = autograd.ACTIVE[:]
     autograd.ACTIVE.clear()  # compiling traces symbolic values: they must not join the caller's tape
     try:
-        entry, leaves, backend = cache.lookup(args, kwargs)
+        entry, leaves, backend = cache.lookup(args, kwargs, differentiating=bool(saved))
     finally:
         autograd.ACTIVE.extend(saved)
     if entry.graph.has_side_effect or any(not isinstance(t, Tensor) for t in leaves):

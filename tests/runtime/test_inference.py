@@ -102,6 +102,31 @@ def test_new_weights_recompile_the_frozen_graph():
     assert not np.allclose(before, after)
 
 
+def test_a_network_trained_in_eval_mode_leaves_the_path():
+    """MindSpore's Cells start with training=False: a custom loop that never calls set_train must not freeze
+    (and recompile) its weights at every step. Differentiated calls never take the path; a cache whose frozen
+    weights changed twice compiles for training from then on."""
+    net, x = _block()
+    ms.set_context(mode=ms.GRAPH_MODE, inference_engine="torch")
+    optimizer = nn.SGD(net.trainable_params(), 0.01)
+    grad_fn = ms.value_and_grad(lambda inputs: net(inputs)[0].sum(), None, optimizer.parameters)
+    for _ in range(2):
+        _, grads = grad_fn(x)
+        optimizer(grads)
+        assert _entry(net).frozen is None  # differentiated: weights stayed Parameters
+    net(x)
+    assert _entry(net).frozen is not None  # a plain eval call still takes the path ...
+    for _ in range(2):
+        optimizer(grad_fn(x)[1])
+        net(x)
+    assert _entry(net).frozen is None  # ... until its weights have changed under it twice
+    compiled = len(cell_module._graph_runner.caches.get(net).entries)
+    for _ in range(3):
+        optimizer(grad_fn(x)[1])
+        net(x)
+    assert len(cell_module._graph_runner.caches.get(net).entries) == compiled  # no recompiles per step
+
+
 def test_training_mode_and_off_do_not_take_the_path():
     net, x = _block()
     ms.set_context(mode=ms.GRAPH_MODE, inference_engine="torch")
