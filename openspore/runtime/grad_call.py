@@ -12,8 +12,8 @@ with `mutable` numbers among their inputs.
 """
 from ..core import autograd
 from ..core.dispatch import current_tracer
-from ..core.parameter import Parameter
 from ..core.tensor import Tensor
+from .inference import graph_parameters
 from .signature import flatten_call
 
 
@@ -36,7 +36,7 @@ def call_recording(cache, args, kwargs, run_python):
         autograd.ACTIVE.extend(saved)
     if entry.graph.has_side_effect or any(not isinstance(t, Tensor) for t in leaves):
         return run_python()
-    weights = _weights(entry.traced.graph if entry.frozen is not None else entry.graph)  # frozen: consts now
+    weights = graph_parameters(entry.traced.graph if entry.frozen is not None else entry.graph)  # frozen: consts now
     node_args = tuple(leaves) + tuple(weights)
     if not any(_tracked(a) for a in node_args):
         return entry.run(leaves, backend)  # nothing here is being differentiated
@@ -55,16 +55,6 @@ def call_recording(cache, args, kwargs, run_python):
 
 def _tracked(t):
     return isinstance(t, Tensor) and bool(t._nodes) and any(level in t._nodes for level in autograd.ACTIVE)
-
-
-def _weights(graph):
-    seen, out = set(), []
-    for g in graph.all_graphs():
-        for n in g.nodes:
-            if n.op == "weight" and isinstance(n.value, Parameter) and id(n.value) not in seen:
-                seen.add(id(n.value))
-                out.append(n.value)
-    return out
 
 
 def _backward(cache, entry, inputs, weights, douts):

@@ -55,6 +55,8 @@ def qualifies(graph, backend):
 
 
 def graph_parameters(graph):
+    """The Parameters `graph` (and its subgraphs) read, each once, in first-use order: a compiled Cell's weights
+    (what the inference path freezes; what a differentiated call of the graph differentiates against)."""
     seen, out = set(), []
     for g in graph.all_graphs():
         for n in g.nodes:
