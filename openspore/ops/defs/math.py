@@ -227,7 +227,9 @@ class ReduceSum(Primitive):
         dtype = mstype.int64 if x.dtype is mstype.bool_ else x.dtype  # counting booleans gives Int64
         return AbstractTensor(reduced_shape(x.shape, axes, self.keep_dims), dtype)
 
-    def bprop(self, x, axis, out, dout):
+    def bprop(self, x, *rest):
+        from .math_reduce import bprop_args  # `ReduceSum()(x)` leaves the axis out
+        axis, out, dout = bprop_args(rest)
         if x.dtype.kind not in ("float", "complex", "int", "uint"):  # integer sums have gradients in MindSpore
             return (None, None)
         axes = normalize_axes(self.name, axis, len(x.shape))

@@ -30,6 +30,11 @@ def _torch_multi(fn, x, axes, keep_dims):
     return x
 
 
+def bprop_args(rest):
+    """(axis, out, dout) from a reduction's bprop arguments after x: `P()(x)` leaves `axis` out (its default, ())."""
+    return rest if len(rest) == 3 else ((),) + tuple(rest)
+
+
 class _Reduce(Primitive):
     attr_defaults = {"keep_dims": False}
     input_names = ("x", "axis")
@@ -66,7 +71,8 @@ class ReduceMean(_Reduce):
     """ReduceMean(keep_dims=False)(x, axis=()): the mean (integer inputs give a truncated integer mean)."""
     channels_last = "reads"
 
-    def bprop(self, x, axis, out, dout):
+    def bprop(self, x, *rest):
+        axis, out, dout = bprop_args(rest)
         if not _is_float(x):
             return (None, None)
         axes = self.axes(x, axis)
@@ -92,8 +98,9 @@ class ReduceMean(_Reduce):
 class _ReduceExtremum(_Reduce):
     kinds = ("bool", "int", "uint", "float")
 
-    def bprop(self, x, axis, out, dout):
+    def bprop(self, x, *rest):
         # the gradient is shared equally by the elements that attain the extremum
+        axis, out, dout = bprop_args(rest)
         if not _is_float(x):
             return (None, None)
         axes = self.axes(x, axis)
@@ -134,7 +141,8 @@ class ReduceMin(_ReduceExtremum):
 class ReduceProd(_Reduce):
     """ReduceProd(keep_dims=False)(x, axis=()): the product."""
 
-    def bprop(self, x, axis, out, dout):
+    def bprop(self, x, *rest):
+        axis, out, dout = bprop_args(rest)
         # d prod / d x_i is the product of the others. Built from exclusive cumulative products (exact when some
         # x_i are 0): over axes a1, a2, ... it is excl_a1(x) * excl_a2(prod_a1 x) * excl_a3(prod_a1,a2 x) * ...
         if not _is_float(x):
