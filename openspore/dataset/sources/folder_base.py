@@ -13,6 +13,7 @@ copy of the node), each turned into a row on read; images are the file's bytes (
 >>> [int(r[0]) for r in Lines(shuffle=False).create_tuple_iterator(output_numpy=True)]
 [1, 2, 3]
 """
+import glob
 import os
 
 import numpy as np
@@ -45,6 +46,24 @@ def check_choice(value, name, choices, where):
     if value not in choices:
         raise ValueError(f"For '{where}', '{name}' must be one of {list(choices)}, but got {value!r}.")
     return value
+
+
+def expand_dataset_files(dataset_files, where):
+    """`dataset_files` (a path, a glob pattern, or a non-empty list of paths) as a sorted list of existing files."""
+    if isinstance(dataset_files, (str, os.PathLike)):
+        pattern = os.fspath(dataset_files)
+        files = [pattern] if os.path.isfile(pattern) else sorted(glob.glob(pattern))
+    elif isinstance(dataset_files, (list, tuple)) and dataset_files:
+        files = sorted(os.fspath(p) for p in dataset_files)
+    else:
+        raise TypeError(f"For '{where}', 'dataset_files' must be a str or a non-empty list of str, but got "
+                        f"{dataset_files!r}.")
+    if not files:
+        raise ValueError(f"For '{where}', no file matches {dataset_files!r}.")
+    for p in files:
+        if not os.path.isfile(p):
+            raise ValueError(f"For '{where}', the file {p} does not exist or permission denied!")
+    return files
 
 
 def need_file(path, where, what="file"):

@@ -10,7 +10,6 @@ MindSpore's text readers do (every level shuffles rows here).
 >>> [(str(s), str(l)) for s, l in ds.SST2Dataset(root, shuffle=False).create_tuple_iterator(output_numpy=True)]
 [("it 's a charming journey ", '1')]
 """
-import glob
 import json
 import os
 import re
@@ -18,7 +17,7 @@ import re
 import numpy as np
 
 from ..engine.samplers import Shuffle
-from .folder_base import RecordSource, _check_dir, check_choice, need_file
+from .folder_base import RecordSource, _check_dir, check_choice, expand_dataset_files, need_file
 from .text_files import _shuffle_flag
 
 
@@ -34,21 +33,6 @@ class _TextSource(RecordSource):
 
     def _types(self):
         return [None] * len(self.get_col_names())
-
-
-def _expand_files(dataset_files, where):
-    if isinstance(dataset_files, (str, os.PathLike)):
-        pattern = os.fspath(dataset_files)
-        files = [pattern] if os.path.isfile(pattern) else sorted(glob.glob(pattern))
-    elif isinstance(dataset_files, (list, tuple)) and dataset_files:
-        files = sorted(os.fspath(p) for p in dataset_files)
-    else:
-        raise TypeError(f"For '{where}', 'dataset_files' must be a str or a non-empty list of str, but got "
-                        f"{dataset_files!r}.")
-    missing = [p for p in files if not os.path.isfile(p)]
-    if not files or missing:
-        raise ValueError(f"For '{where}', the files {missing or dataset_files!r} do not exist or permission denied!")
-    return files
 
 
 _CLUE = {  # task -> (train/eval columns, test columns); u = uint32 column, else string
@@ -72,7 +56,7 @@ class CLUEDataset(_TextSource):
 
     def __init__(self, dataset_files, task="AFQMC", usage="train", num_samples=None, num_parallel_workers=None,
                  shuffle=Shuffle.GLOBAL, num_shards=None, shard_id=None, cache=None):
-        self.dataset_files = _expand_files(dataset_files, self._where)
+        self.dataset_files = expand_dataset_files(dataset_files, self._where)
         self.task = check_choice(task, "task", tuple(_CLUE), self._where)
         self.usage = check_choice(usage, "usage", ("train", "test", "eval"), self._where)
         super().__init__(num_samples, num_parallel_workers, shuffle, num_shards, shard_id, cache)

@@ -16,7 +16,6 @@ types and shapes (`bytes` read as a numeric type are the raw bytes of that type,
 >>> [(r["x"].tolist(), r["name"].tolist()) for r in data.create_dict_iterator(output_numpy=True)]
 [([1, 2], [b'a']), ([3, 4], [b'b'])]
 """
-import glob
 import gzip
 import json
 import os
@@ -28,6 +27,7 @@ import numpy as np
 
 from ...common.files import write_atomic
 from ..engine.samplers import Shuffle
+from .folder_base import expand_dataset_files
 from .generator import Schema, np_dtype
 from .mappable import MappableDataset
 
@@ -191,7 +191,7 @@ class TFRecordDataset(MappableDataset):
                  shuffle=Shuffle.GLOBAL, num_shards=None, shard_id=None, shard_equal_rows=False, cache=None,
                  compression_type=None):
         where = self._where
-        self.dataset_files = self._expand(dataset_files)
+        self.dataset_files = expand_dataset_files(dataset_files, self._where)
         if compression_type not in _COMPRESSIONS:
             raise ValueError(f"For '{where}', 'compression_type' must be one of None, '', 'GZIP', 'ZLIB', but got "
                              f"{compression_type!r}.")
@@ -227,23 +227,6 @@ class TFRecordDataset(MappableDataset):
         super().__init__(num_samples, num_parallel_workers, self.shuffle_level is not None, None, None, None, cache)
         self.num_shards, self.shard_id, self._row_sharded = num_shards, shard_id, num_shards is not None and not by_files
         self._store = {}
-
-    def _expand(self, dataset_files):
-        where = self._where
-        if isinstance(dataset_files, (str, os.PathLike)):
-            pattern = os.fspath(dataset_files)
-            files = [pattern] if os.path.isfile(pattern) else sorted(glob.glob(pattern))
-        elif isinstance(dataset_files, (list, tuple)) and dataset_files:
-            files = sorted(os.fspath(p) for p in dataset_files)
-        else:
-            raise TypeError(f"For '{where}', 'dataset_files' must be a str or a non-empty list of str, but got "
-                            f"{dataset_files!r}.")
-        if not files:
-            raise ValueError(f"For '{where}', no file matches {dataset_files!r}.")
-        for p in files:
-            if not os.path.isfile(p):
-                raise ValueError(f"For '{where}', the file {p} does not exist or permission denied!")
-        return files
 
     def _load(self):
         pb = _example_pb2()
