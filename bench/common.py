@@ -1,5 +1,6 @@
 """Timing helpers shared by the benchmark workers: warm-up, repeats, median, peak RSS."""
 import resource
+import socket
 import statistics
 import time
 
@@ -21,3 +22,10 @@ def measure(step, warmup, steps, repeats, sync=lambda: None):
 
 def peak_rss_mb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def free_port():
+    """A TCP port free on 127.0.0.1 now (for a server or a rendezvous the bench starts)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]

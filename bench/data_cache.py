@@ -12,7 +12,6 @@ Starts its own cache server on a free 127.0.0.1 port (and stops it), then prints
 import argparse
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -23,6 +22,7 @@ import numpy as np
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, ROOT)
+from common import free_port  # noqa: E402  (bench/ is on sys.path when a bench runs)
 
 import openspore.dataset as ds  # noqa: E402
 from openspore.dataset import vision  # noqa: E402
@@ -89,11 +89,6 @@ def train_seconds(dataset, epochs, seed=0):
     model.train(epochs, data, dataset_sink_mode=False)
     return time.perf_counter() - start
 
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def child(args):

@@ -12,7 +12,6 @@ Prints one table. On a machine with fewer cores than workers the workers share c
 import argparse
 import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -20,6 +19,7 @@ import time
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, ROOT)
+from common import free_port  # noqa: E402  (bench/ is on sys.path when a bench runs)
 
 
 def worker(out_path, steps, batch, fusion, overlap):
@@ -51,11 +51,6 @@ def worker(out_path, steps, batch, fusion, overlap):
             json.dump({"steps_per_s": steps / elapsed, "comm_share": comm_s / elapsed}, f)
     comm.release()
 
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def main():

@@ -14,7 +14,6 @@ free cores than processes the ranks share cores and the N-process rows fall: com
 import argparse
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -23,6 +22,7 @@ import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
+from common import free_port  # noqa: E402  (bench/ is on sys.path when a bench runs)
 
 
 def _worker(out_path, ckpt, config, batch, prompt_len, steps, rounds):
@@ -62,17 +62,12 @@ def _worker(out_path, ckpt, config, batch, prompt_len, steps, rounds):
     comm.release()
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
 
 def run_size(size, ckpt, config, batch=8, prompt_len=32, steps=32, rounds=3, threads=1, timeout=900):
     """One row: `size` processes on 127.0.0.1 (torchrun-style environment), rank 0 timing; the row's dict."""
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "row.json")
-        port = _free_port()
+        port = free_port()
         procs = []
         try:
             for rank in range(size):

@@ -13,7 +13,6 @@ against the unsharded size, and the seconds per step (median of 3).
 import argparse
 import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -21,6 +20,7 @@ import time
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, ROOT)
+from common import free_port  # noqa: E402  (bench/ is on sys.path when a bench runs)
 
 
 def worker(out_path):
@@ -67,11 +67,6 @@ def worker(out_path):
             json.dump(rows, f)
     comm.release()
 
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def main():
