@@ -39,6 +39,32 @@ class TorchBackend(Backend):
             torch.backends.cudnn.allow_tf32 = False
             torch.backends.cuda.matmul.allow_tf32 = False
 
+    def kernel(self, prim):
+        """The primitive's torch kernel, falling back to its numpy kernel where torch has no kernel for a dtype
+        (torch implements few operations on uint16/uint32/uint64; MindSpore's CPU kernels take them)."""
+        fn = self._kernels.get(type(prim))
+        if fn is None:
+            raw = super().kernel(prim)
+            reference = getattr(type(prim), "numpy", None)
+            if reference is None:
+                return raw
+            to_device = self.from_numpy
+
+            def fn(p, xp, *arrays):
+                try:
+                    return raw(p, xp, *arrays)
+                except RuntimeError as exc:  # NotImplementedError is a RuntimeError
+                    if "not implemented for 'UInt" not in str(exc):
+                        raise
+                host = [_to_host(a) for a in arrays]
+                with np.errstate(all="ignore"):
+                    out = reference(p, np, *host)
+                if isinstance(out, tuple):
+                    return tuple(to_device(np.asarray(o), copy=False) for o in out)
+                return to_device(np.asarray(out), copy=False)
+            self._kernels[type(prim)] = fn
+        return fn
+
     def set_host_pool(self, block_size):
         """CPU tensors come from a pool of `block_size` (MindSpore's `mempool_block_size`): see host_memory."""
         host_memory.keep_freed_memory(context.block_size_bytes(block_size))
@@ -87,6 +113,15 @@ class TorchBackend(Backend):
     def synchronize(self):
         if self.device.type == "cuda":
             torch.cuda.synchronize(self.device)
+
+
+def _to_host(value):
+    """A kernel argument with its torch tensors (also inside lists and tuples, as AddN takes) made numpy arrays."""
+    if type(value) is torch.Tensor:
+        return _torch_to_numpy(value)
+    if isinstance(value, (list, tuple)):
+        return type(value)(_to_host(v) for v in value)
+    return value
 
 
 def torch_dtype(dtype):

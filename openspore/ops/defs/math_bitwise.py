@@ -11,9 +11,29 @@ from .math_unary import _unary
 _BITWISE_REASON = "bitwise operations on integers are piecewise constant"
 _INT_KINDS = ("int", "uint", "bool")
 
-Inv = _unary("Inv", lambda np, x: 1 / x, lambda torch, x: torch.reciprocal(x),
+def _integer_reciprocal(xp, x, lowest):
+    """1 / x truncated toward zero, as MindSpore's integer Inv: 1 and -1 are their own reciprocals, every other
+    nonzero value gives 0, and 0 gives the dtype's lowest value."""
+    zero = xp.zeros_like(x)
+    return xp.where(x == 1, x, xp.where(x == -1, x, xp.where(x == 0, zero + lowest, zero)))
+
+
+def _np_inv(np, x):
+    if x.dtype.kind in "iu":
+        return _integer_reciprocal(np, x, np.iinfo(x.dtype).min)
+    return 1 / x
+
+
+def _torch_inv(torch, x):
+    if x.is_floating_point() or x.is_complex():
+        return torch.reciprocal(x)
+    return _integer_reciprocal(torch, x, torch.iinfo(x.dtype).min)
+
+
+Inv = _unary("Inv", _np_inv, _torch_inv,
              lambda x, out, dout: prim("Neg")(prim("Mul")(dout, prim("Mul")(out, out))), domain=(0.5, 2.0),
-             doc="Inv()(x): 1 / x elementwise (integer inputs compute in float32).")
+             float_out=False, kinds=("int", "uint", "float", "complex"),
+             doc="Inv()(x): 1 / x elementwise; integer inputs keep their dtype (1 / x truncated toward zero).")
 
 
 @register
