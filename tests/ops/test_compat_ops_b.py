@@ -36,3 +36,25 @@ def test_train_serialization_module_has_export_and_load():
         assert "no_such_function" in str(exc)
     else:
         raise AssertionError("an unknown name must raise AttributeError")
+
+
+def test_tensor_methods_with_mindspore_signatures():
+    x = Tensor(np.arange(8, dtype=np.float32).reshape(2, 4))
+    assert x.select(1, -1).asnumpy().tolist() == [3.0, 7.0]
+    assert x.select(0, 1).asnumpy().tolist() == [4.0, 5.0, 6.0, 7.0]
+    added = x.scatter_add(1, Tensor(np.array([[3, 3], [0, 1]], np.int64)), Tensor(np.full((2, 2), 10, np.float32)))
+    assert added.asnumpy().tolist() == [[0, 1, 2, 23], [14, 15, 6, 7]]
+    less = x.scatter_sub(Tensor(np.array([[1, 2]], np.int32)), Tensor(np.array([6.0], np.float32)))
+    assert less.asnumpy()[1].tolist() == [4.0, 5.0, 0.0, 7.0]
+    q, r = Tensor(np.array([[2.0, 1.0], [0.0, 3.0], [1.0, 1.0]], np.float32)).qr(some=False)
+    assert q.shape == (3, 3) and r.shape == (3, 2)
+    z = Tensor(np.array([3 - 4j, -1j], np.complex64))
+    assert z.real().asnumpy().tolist() == [3.0, 0.0] and z.imag().asnumpy().tolist() == [-4.0, -1.0]
+    assert z.conj().asnumpy().tolist() == [3 + 4j, 1j]
+    assert x.value() is x
+    try:
+        x.select(2, 0)
+    except ValueError as exc:
+        assert "dim" in str(exc)
+    else:
+        raise AssertionError("an out-of-range dim must be refused")
