@@ -58,3 +58,12 @@ def test_tensor_methods_with_mindspore_signatures():
         assert "dim" in str(exc)
     else:
         raise AssertionError("an out-of-range dim must be refused")
+
+
+def test_functional_module_answers_with_the_rest_of_ops():
+    from openspore.ops import functional as F
+    from openspore.ops.functional import Roll, stft  # noqa: F401  (from-imports go through the same hook)
+    assert F.P is ops.operations and F.Median is ops.Median
+    x = Tensor(np.array([1.0, 2.0, 3.0], np.float32))
+    assert F.Roll(1, 0)(x).asnumpy().tolist() == [3.0, 1.0, 2.0]
+    assert not hasattr(F, "no_such_name")
