@@ -31,6 +31,9 @@ class _PythonPrimitive:
     """Base: attributes from the constructor (MindSpore's names), computation in `__call__`."""
 
     _attrs = ()
+    # the computation may read its inputs' values (MindSpore runs these as dynamic-shape kernels): a graph that
+    # meets one it can not trace runs op by op (compiler/frontend/symbolic.py, runtime/jit.py)
+    computes_on_values = True
 
     def __init__(self, *args, **kwargs):
         names = [n for n, _ in self._attrs]

@@ -72,6 +72,8 @@ class GraphCache:
         # cache leaves the path for good once its frozen weights have changed twice; a differentiated call never
         # takes it (see `lookup`).
         self._weights_changed = 0
+        # why this function runs op by op instead of as a graph (see jit.run_graph_or_eager), or None
+        self.eager_reason = None
 
     def __call__(self, args, kwargs):
         entry, leaves, backend = self.lookup(args, kwargs)

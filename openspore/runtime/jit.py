@@ -15,6 +15,7 @@ constant folding, algebraic simplification, CSE and DCE — they cost millisecon
 """
 import functools
 import inspect
+import logging
 import types
 import weakref
 
@@ -23,6 +24,8 @@ from ..core import autograd
 from ..core.dispatch import current_tracer
 from .cache import GraphCache
 from .grad_call import call_recording
+
+logger = logging.getLogger("openspore.jit")
 
 DEFAULT_LEVEL = "O1"
 _LEVELS = ("O0", "O1", "O2")
@@ -151,9 +154,7 @@ class JitFunction:
         cache = self._plain
         if cache is None:
             cache = self._plain = GraphCache(self.fn, _qualname(self.fn), self._level_for(None))
-        if autograd.ACTIVE:
-            return call_recording(cache, args, kwargs, lambda: self.fn(*args, **kwargs))
-        return cache(args, kwargs)
+        return run_graph_or_eager(cache, args, kwargs, lambda: self.fn(*args, **kwargs))
 
     def cache_for(self, owner):
         try:
@@ -195,9 +196,7 @@ class _BoundJit:
         if _run_python():
             return self.jit_fn.fn(self.owner, *args, **kwargs)
         cache = self.jit_fn.cache_for(self.owner)
-        if autograd.ACTIVE:
-            return call_recording(cache, args, kwargs, lambda: self.jit_fn.fn(self.owner, *args, **kwargs))
-        return cache(args, kwargs)
+        return run_graph_or_eager(cache, args, kwargs, lambda: self.jit_fn.fn(self.owner, *args, **kwargs))
 
     @property
     def graph_cache(self):
@@ -284,12 +283,28 @@ def make_cell_runner(slow_call):
             fn = functools.partial(_traceable_construct, raw)
             cache = caches[cell] = GraphCache(fn, f"{type(cell).__name__}.construct",
                                               _LevelOf(explicit, cell), cell, cell_owner=True)
-        if autograd.ACTIVE:
-            return call_recording(cache, args, kwargs, lambda: python(cell, args, kwargs))
-        return cache(args, kwargs)
+        return run_graph_or_eager(cache, args, kwargs, lambda: python(cell, args, kwargs))
 
     run.caches = caches
     return run
+
+
+def run_graph_or_eager(cache, args, kwargs, eager):
+    """Run `cache`'s graph for the call, or `eager()` (the Python function, op by op) once tracing has failed
+    because an openspore function inside needs a tensor's value (a composite such as SegmentMax or MirrorPad whose
+    work depends on its inputs' values: MindSpore compiles those as dynamic-shape kernels). A value asked for by
+    the user's own code still raises, as in MindSpore's graph mode."""
+    if cache.eager_reason is None:
+        try:
+            if autograd.ACTIVE:
+                return call_recording(cache, args, kwargs, eager)
+            return cache(args, kwargs)
+        except RuntimeError as exc:  # GraphCaptureError and its TypeError/ValueError kinds are RuntimeErrors
+            if not getattr(exc, "needed_by_library", False):
+                raise
+            cache.eager_reason = str(exc).splitlines()[0]
+            logger.info("%s runs op by op: %s", cache.name, cache.eager_reason)
+    return eager()
 
 
 def _traceable_construct(construct, cell):

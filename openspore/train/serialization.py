@@ -408,3 +408,24 @@ def safetensors_to_ckpt(file_path, save_path=None, name_map=None, file_name_rege
 
 
 __all__ = ["save_checkpoint", "load_checkpoint", "load_param_into_net", "ckpt_to_safetensors", "safetensors_to_ckpt"]
+
+
+# MindSpore's `mindspore.train.serialization` module also holds MindIR export/load and the distributed-checkpoint
+# helpers; here they live in openspore.serialization and openspore.train, which import this module, so they are
+# looked up on first use (`from mindspore.train.serialization import export` goes through this hook).
+_ELSEWHERE = {
+    "export": "openspore.serialization", "load": "openspore.serialization",
+    "build_searched_strategy": "openspore.train", "merge_sliced_parameter": "openspore.train",
+    "load_distributed_checkpoint": "openspore.train", "async_ckpt_thread_status": "openspore.train",
+    "restore_group_info_list": "openspore.train", "get_ckpt_path_with_strategy": "openspore.train",
+    "load_checkpoint_async": "openspore.train",
+}
+
+
+def __getattr__(name):
+    module = _ELSEWHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'openspore.train.serialization' has no attribute {name!r}")
+    import importlib
+    return getattr(importlib.import_module(module), name)
+

@@ -4,6 +4,9 @@ It has a shape and a dtype (from the node's abstract) but no data, so every Tens
 (it calls ops → `bind` → the tracer appends a node), while anything that needs the value raises
 `GraphCaptureError` at the user's line.
 """
+import os
+import sys
+
 from ...core.dispatch import current_tracer
 from ...core.tensor import Tensor
 from .errors import GraphCaptureError, GraphTypeError, GraphValueError, located
@@ -13,8 +16,34 @@ _HELP = ("a tensor's value is not known while the graph is being compiled. Use t
          "attributes, constants) instead.")
 
 
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) + os.sep
+_FRONTEND = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_NUMPY = os.path.dirname(os.path.dirname(os.path.abspath(sys.modules["numpy"].__file__))) + os.sep + "numpy" + os.sep
+
+
 def _no_value(what, kind=GraphCaptureError):
-    return kind(located(f"{what}: {_HELP}"))
+    exc = kind(located(f"{what}: {_HELP}"))
+    # The value was asked for inside one of openspore's Python-level primitives (a MindSpore Primitive computed as a
+    # composite whose work depends on its inputs' values, e.g. SegmentMax's segment count), not by the user's own
+    # code: the graph runner then runs the function op by op instead (runtime/jit.py), as MindSpore runs such ops
+    # with dynamic-shape kernels inside its graphs. A value the user's code asks for still raises.
+    exc.needed_by_library = _asked_by_python_primitive()
+    return exc
+
+
+def _asked_by_python_primitive():
+    """True when, between this request and the user's code, a frame runs a primitive marked `computes_on_values`."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        filename = os.path.abspath(frame.f_code.co_filename)
+        inside = filename.startswith(_FRONTEND) or filename.startswith(_NUMPY)
+        if not inside and not filename.startswith(_PACKAGE):
+            return False  # reached the user's code
+        owner = frame.f_locals.get("self")
+        if owner is not None and getattr(type(owner), "computes_on_values", False):
+            return True
+        frame = frame.f_back
+    return False
 
 
 class SymbolicTensor(Tensor):

@@ -168,7 +168,10 @@ class Sort(Primitive):
 
 @register
 class TopK(Primitive):
-    """TopK(sorted=True)(input_x, k) → (values, int32 indices) of the k largest along the last axis."""
+    """TopK(sorted=True)(input_x, k) → (values, int32 indices) of the k largest along the last axis.
+
+    With sorted=False the k chosen elements keep the order they have in input_x (so k equal to the axis length
+    gives input_x back, as MindSpore's CPU kernel does)."""
     attr_defaults = {"sorted": True}
     input_names = ("input_x", "k")
 
@@ -189,10 +192,15 @@ class TopK(Primitive):
 
     def numpy(self, np, x, k):
         idx = _argsort(np, x, -1, True)[..., :k]
+        if not self.sorted:
+            idx = np.sort(idx, axis=-1)
         return np.take_along_axis(x, idx, -1), idx.astype(np.int32)
 
     def torch(self, torch, x, k):
         values, idx = torch.sort(x, dim=-1, descending=True, stable=True)
+        if not self.sorted:
+            idx = torch.sort(idx[..., :k], dim=-1).values
+            return torch.gather(x, -1, idx), idx.to(torch.int32)
         return values[..., :k].contiguous(), idx[..., :k].to(torch.int32)
 
     @classmethod
@@ -200,6 +208,7 @@ class TopK(Primitive):
         yield Sample(rand_float(rng, (3, 5)), 2)
         yield Sample(rand_float(rng, (6,)), 6)
         yield Sample(np.array([4, 1, 4, 2, 4], np.int32), 3, name="ties")
+        yield Sample(rand_float(rng, (2, 7)), 3, attrs={"sorted": False}, name="unsorted")
 
 
 @register
