@@ -46,6 +46,7 @@ from .common.device_ctx import DeviceCtx  # noqa: F401
 from .common.file_system import mindio_preload, set_mindio_server_info  # noqa: F401
 from .rewrite import SymbolTree, Node, NodeType, ScopedValue  # noqa: F401  (MindSpore 2.10 exports them at the top)
 from .core.symbol import Symbol, enable_dynamic  # noqa: F401
+from .core.no_grad import _no_grad  # noqa: F401
 from .core.saved_tensors import saved_tensors_hooks, register_saved_tensors_hooks, recompute  # noqa: F401
 from .runtime import install_cell_runner as _install_cell_runner
 from .nn import cell as _cell, _cell_call

@@ -1,5 +1,6 @@
 """The user-facing transforms: grad, value_and_grad, vjp, jvp, GradOperation (facts §1.11)."""
 from .autograd import Recorded, differentiate, normalize_weights, run_with_grad
+from .no_grad import check_grad_allowed
 from .tensor import Tensor
 
 
@@ -17,7 +18,9 @@ def _shape_grads(grad_position, weights, in_grads, w_grads, return_ids, position
     if return_ids:
         in_grads = tuple((p, g) for p, g in zip(positions, in_grads))
         w_grads = tuple((w.name, g) for w, g in zip(weight_list, w_grads))
-    single = isinstance(grad_position, int) and not isinstance(grad_position, bool)
+    # MindSpore unwraps a one-element position tuple too: grad(f, (0,)) gives the bare gradient, not (dx,).
+    single = (isinstance(grad_position, int) and not isinstance(grad_position, bool)) or \
+        (isinstance(grad_position, (tuple, list)) and len(grad_position) == 1)
     inputs = in_grads[0] if single else in_grads
     if grad_position is None:
         return w_grads
@@ -65,6 +68,7 @@ def value_and_grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=
     weight_list = normalize_weights(weights)
 
     def wrapper(*args, **kwargs):
+        check_grad_allowed()
         sens = None
         if sens_param:
             if not args:

@@ -31,6 +31,7 @@ from .fractional_pool import *  # noqa: F401,F403
 from .rnn_primitives import *  # noqa: F401,F403
 from .misc_primitives_more import *  # noqa: F401,F403
 from .op_info import *  # noqa: F401,F403
+from . import auto_generate  # noqa: F401,E402  (MindSpore's generated-ops module path)
 from . import tensor_more_methods as _tensor_more_methods  # noqa: F401,E402  (last: forwards to the names above)
 from . import tensor_compat_methods as _tensor_compat_methods  # noqa: F401,E402
 

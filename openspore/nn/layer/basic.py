@@ -133,14 +133,15 @@ class Flatten(Cell):
 class _DropoutBase(Cell):
     """Shared argument handling: `p` (drop rate) is preferred, `keep_prob` is the deprecated form."""
 
-    def __init__(self, keep_prob, p, name):
+    def __init__(self, keep_prob, p, name, p_may_be_one=False):
         super().__init__()
         if p is None:
             self.keep_prob = check_number(name, "keep_prob", keep_prob, 0.0, 1.0, low_open=True)
             self.p = 1.0 - self.keep_prob
             self._show_keep_prob = keep_prob != 0.5
         else:
-            self.p = check_number(name, "p", p, 0.0, 1.0, high_open=True)
+            # the channel dropouts accept p=1 (every channel dropped); Dropout itself keeps p < 1
+            self.p = check_number(name, "p", p, 0.0, 1.0, high_open=not p_may_be_one)
             self.keep_prob = 1.0 - self.p
             self._show_keep_prob = False
 
@@ -167,12 +168,14 @@ class Dropout2d(_DropoutBase):
     """`Dropout2d(p=0.5)`: while training, zero whole channels of an (N, C, H, W) input with probability p."""
 
     def __init__(self, p=0.5):
-        super().__init__(0.5, p, "Dropout2d")
-        self.dropout = ops.Dropout2D(keep_prob=self.keep_prob)
+        super().__init__(0.5, p, "Dropout2d", p_may_be_one=True)
+        self.dropout = ops.Dropout2D(keep_prob=max(self.keep_prob, 1e-7))
 
     def construct(self, x):
         if not self.training or self.keep_prob == 1.0:
             return x
+        if self.keep_prob == 0.0:
+            return ops.zeros_like(x)
         return self.dropout(x)[0]
 
 
@@ -180,12 +183,14 @@ class Dropout1d(_DropoutBase):
     """`Dropout1d(p=0.5)`: while training, zero whole channels of an (N, C, L) or (C, L) input with probability p."""
 
     def __init__(self, p=0.5):
-        super().__init__(0.5, p, "Dropout1d")
-        self.dropout = ops.Dropout2D(keep_prob=self.keep_prob)
+        super().__init__(0.5, p, "Dropout1d", p_may_be_one=True)
+        self.dropout = ops.Dropout2D(keep_prob=max(self.keep_prob, 1e-7))
 
     def construct(self, x):
         if not self.training or self.keep_prob == 1.0:
             return x
+        if self.keep_prob == 0.0:
+            return ops.zeros_like(x)
         shape = x.shape
         batched = shape if len(shape) == 3 else (1,) + tuple(shape)
         out = self.dropout(ops.reshape(x, tuple(batched) + (1,)))[0]
