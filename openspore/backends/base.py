@@ -19,6 +19,10 @@ class Backend:
     def set_host_pool(self, block_size):
         """Host memory pooling (`mempool_block_size`); the torch CPU backend acts on it, others need not."""
 
+    # primitives whose kernels return a view of their first input (no new array): the memory planner lets
+    # their output share the viewed tensor's bytes (compiler/memory/lifetimes.py)
+    view_primitives = frozenset({"StopGradient"})
+
     def __init__(self):
         self._kernels = {}  # primitive class -> unbound kernel function
 
@@ -47,6 +51,24 @@ class Backend:
         raise NotImplementedError
 
     def native_dtype(self, dtype):
+        raise NotImplementedError
+
+    # --- the memory arena (runtime/arena.py) -------------------------------------------------------
+    def byte_buffer(self, nbytes):
+        """One uninitialised buffer of `nbytes` bytes: a planned graph's arena."""
+        raise NotImplementedError
+
+    def view_bytes(self, buffer, offset, shape, dtype):
+        """The array of `shape` and openspore `dtype` over `buffer`'s bytes from `offset` (no copy)."""
+        raise NotImplementedError
+
+    def copy_into(self, view, value):
+        """Write `value` into the arena `view` and return the view; `value` itself when it is not an array of
+        the view's shape and dtype (then the planned bytes stay unused and nothing is converted)."""
+        raise NotImplementedError
+
+    def in_buffer(self, buffer, arr):
+        """True when `arr` is a view into `buffer`."""
         raise NotImplementedError
 
     def adopt(self, arr):
