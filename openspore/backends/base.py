@@ -37,6 +37,14 @@ class Backend:
             self._kernels[cls] = fn
         return fn
 
+    def out_kernel(self, prim):
+        """The primitive's kernel that writes into a given array (`<backend>_out(p, xp, out, *args)`), or None:
+        the arena (runtime/arena.py) then copies the plain kernel's result into the planned view."""
+        for cls in type(prim).__mro__:  # only beside the kernel it mirrors: a subclass's own kernel wins
+            if self.name in vars(cls):
+                return vars(cls).get(f"{self.name}_out")
+        return None
+
     # --- arrays ----------------------------------------------------------------------------------
     def is_native(self, arr):
         raise NotImplementedError

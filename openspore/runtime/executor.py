@@ -262,14 +262,19 @@ class _Function:
         if self.gen.hook is not None:
             return self._hooked(n, call, args)
         if used and self.arena is not None and n.id in self.gen.slots:
-            call = self._into_arena(self.gen.slots[n.id], call)
+            call = self._into_arena(n, self.gen.slots[n.id], call, p, args)
         return f"{self._var(n)} = {call}" if used else call
 
-    def _into_arena(self, slot, call):
-        """The kernel call with its result written into the node's arena view(s)."""
+    def _into_arena(self, n, slot, call, p, args):
+        """The kernel call with its result written into the node's arena view(s): by the kernel itself when the
+        primitive has an out= kernel (it falls back to its plain kernel when the operands do not fit), else
+        copied by `put` (nothing is copied when the result already is the view)."""
         if isinstance(slot, tuple):
             views = ", ".join("None" if s is None else f"a{s}" for s in slot)
             return f"A.copy_leaves(({views},), {call})"
+        into = self.gen.backend.out_kernel(n.op)
+        if into is not None:
+            call = f"{self._bind('ko', into)}({p}, xp, a{slot}, {args})"
         return f"put(a{slot}, {call})"
 
     def _hooked(self, n, call, args):

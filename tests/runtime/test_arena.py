@@ -133,3 +133,31 @@ def test_check_arena_names_live_tensors_sharing_bytes():
     check_arena(apart, _Plan([a, b]))
     later = TensorLife((2, 0), 512, 64, 4, 5, "%2:Neg")  # lives after %1: may take its bytes
     check_arena(shared, _Plan([a, later]))
+
+
+def _out_kernel_classes():
+    from openspore.core.registry import PRIMITIVES
+    import openspore.ops.defs  # noqa: F401  (fills the table)
+    return sorted((c for c in set(PRIMITIVES.values()) if hasattr(c, "torch_out")), key=lambda c: c.__name__)
+
+
+@pytest.mark.parametrize("cls", _out_kernel_classes(), ids=lambda c: c.__name__)
+def test_out_kernels_write_what_the_plain_kernel_returns(cls):
+    """Every `torch_out` kernel (writing into an arena view) gives the plain kernel's result bit for bit, on the
+    op table's samples, whether the operands fit the view or it falls back."""
+    import torch
+    backend = backends.get("torch")
+    checked = 0
+    for sample in cls.samples(np.random.default_rng(0)):
+        p = cls(**sample.attrs)
+        args = [backend.adopt(a) if isinstance(a, np.ndarray) else a for a in sample.args]
+        want = cls.torch(p, torch, *args)
+        if not isinstance(want, torch.Tensor):
+            continue
+        view = torch.empty(want.numel() + 8, dtype=want.dtype)[8:].view(want.shape)  # an offset view, as in an arena
+        got = backend.copy_into(view, cls.torch_out(p, torch, view, *args))
+        assert got.dtype == want.dtype and got.shape == want.shape
+        assert torch.equal(got, want) or (want.is_floating_point() and torch.equal(got.isnan(), want.isnan())
+                                          and torch.equal(got.nan_to_num(), want.nan_to_num()))
+        checked += 1
+    assert checked
