@@ -19,6 +19,10 @@ class Backend:
     def set_host_pool(self, block_size):
         """Host memory pooling (`mempool_block_size`); the torch CPU backend acts on it, others need not."""
 
+    # primitives whose kernels return a view of their first input (no new array): the memory planner lets
+    # their output share the viewed tensor's bytes (compiler/memory/lifetimes.py)
+    view_primitives = frozenset({"StopGradient"})
+
     def __init__(self):
         self._kernels = {}  # primitive class -> unbound kernel function
 
@@ -32,6 +36,14 @@ class Backend:
                 raise NotImplementedError(f"Primitive '{prim.name}' has no kernel for the {self.name} backend.")
             self._kernels[cls] = fn
         return fn
+
+    def out_kernel(self, prim):
+        """The primitive's kernel that writes into a given array (`<backend>_out(p, xp, out, *args)`), or None:
+        the arena (runtime/arena.py) then copies the plain kernel's result into the planned view."""
+        for cls in type(prim).__mro__:  # only beside the kernel it mirrors: a subclass's own kernel wins
+            if self.name in vars(cls):
+                return vars(cls).get(f"{self.name}_out")
+        return None
 
     # --- arrays ----------------------------------------------------------------------------------
     def is_native(self, arr):
@@ -47,6 +59,24 @@ class Backend:
         raise NotImplementedError
 
     def native_dtype(self, dtype):
+        raise NotImplementedError
+
+    # --- the memory arena (runtime/arena.py) -------------------------------------------------------
+    def byte_buffer(self, nbytes):
+        """One uninitialised buffer of `nbytes` bytes: a planned graph's arena."""
+        raise NotImplementedError
+
+    def view_bytes(self, buffer, offset, shape, dtype):
+        """The array of `shape` and openspore `dtype` over `buffer`'s bytes from `offset` (no copy)."""
+        raise NotImplementedError
+
+    def copy_into(self, view, value):
+        """Write `value` into the arena `view` and return the view; `value` itself when it is not an array of
+        the view's shape and dtype (then the planned bytes stay unused and nothing is converted)."""
+        raise NotImplementedError
+
+    def in_buffer(self, buffer, arr):
+        """True when `arr` is a view into `buffer`."""
         raise NotImplementedError
 
     def adopt(self, arr):

@@ -29,6 +29,22 @@ class NumpyBackend(Backend):
     def is_native(self, arr):
         return type(arr) is np.ndarray
 
+    def byte_buffer(self, nbytes):
+        return np.empty(nbytes, np.uint8)
+
+    def view_bytes(self, buffer, offset, shape, dtype):
+        count = int(np.prod(shape, dtype=np.int64))
+        return buffer[offset:offset + count * dtype.itemsize].view(dtype.np_dtype).reshape(tuple(shape))
+
+    def copy_into(self, view, value):
+        if value is view or type(value) is not np.ndarray or value.dtype != view.dtype or value.shape != view.shape:
+            return value
+        np.copyto(view, value)
+        return view
+
+    def in_buffer(self, buffer, arr):
+        return type(arr) is np.ndarray and np.may_share_memory(arr, buffer)
+
     def from_numpy(self, array, dtype=None, copy=True):
         array = np.array(array, copy=copy) if copy else np.asarray(array)
         if dtype is not None and array.dtype != dtype.np_dtype:

@@ -69,6 +69,36 @@ class TorchBackend(Backend):
         """CPU tensors come from a pool of `block_size` (MindSpore's `mempool_block_size`): see host_memory."""
         host_memory.keep_freed_memory(context.block_size_bytes(block_size))
 
+    # kernels that return views (strides over the input's storage) rather than new arrays
+    view_primitives = frozenset({"StopGradient", "Reshape", "Transpose", "ExpandDims", "Squeeze", "Flatten",
+                                 "Split", "SplitV"})
+
+    def byte_buffer(self, nbytes):
+        return torch.empty(nbytes, dtype=torch.uint8, device=self.device)
+
+    def view_bytes(self, buffer, offset, shape, dtype):
+        itemsize = dtype.itemsize
+        count = 1
+        for s in shape:
+            count *= s
+        return buffer[offset:offset + count * itemsize].view(_TO_TORCH[dtype]).view(tuple(shape))
+
+    def copy_into(self, view, value):
+        if value is view or type(value) is not torch.Tensor or value.dtype != view.dtype \
+                or value.shape != view.shape:
+            return value
+        if not value.is_contiguous():
+            # a kernel's chosen layout (oneDNN's channels-last convolutions) is kept: the next kernels pick their
+            # algorithm, and so their rounding, from it. Same bytes, other strides; anything else stays unplanned.
+            if value.dim() != 4 or not value.is_contiguous(memory_format=torch.channels_last):
+                return value
+            view = torch.as_strided(view, value.shape, value.stride(), view.storage_offset())
+        view.copy_(value)
+        return view
+
+    def in_buffer(self, buffer, arr):
+        return type(arr) is torch.Tensor and arr.untyped_storage().data_ptr() == buffer.untyped_storage().data_ptr()
+
     def is_native(self, arr):
         # is_cuda is a cheap flag; comparing torch.device objects on every op is not
         return type(arr) is torch.Tensor and arr.is_cuda == self._cuda

@@ -152,7 +152,7 @@ class GraphCache:
         capped = cap != context.default("max_device_memory")
         if dump is not None or level == "O1" or capped:
             from ..compiler.pipeline import plan_memory
-            plans = plan_memory(graph)
+            plans = plan_memory(graph, aliases=backend.view_primitives)
             if context.get_context("debug_level") == "DEBUG":  # like the IR verifier after each pass
                 from ..compiler.memory import check_plan
                 for plan in plans:
@@ -166,7 +166,12 @@ class GraphCache:
         if infer_run is not None:
             compiled = infer_run
         else:
-            compiled = compile_graph(graph, backend, events.graph_observer() if events.generation else None)
+            # O1 runs the top graph in one arena laid out by its plan (runtime/arena.py); O0 allocates per kernel
+            compiled = compile_graph(graph, backend, events.graph_observer() if events.generation else None,
+                                     plan=plans[0] if level == "O1" and plans else None)
+            if compiled.arena is not None and context.get_context("debug_level") == "DEBUG":
+                from .arena import check_arena
+                check_arena(compiled.arena, plans[0])
         t4 = time.perf_counter()
         times.update(frontend=t1 - t0, passes=t2 - t1, codegen=t4 - t3)
         if plans is not None:

@@ -16,6 +16,17 @@ PyNative's; side-effecting kernels write in place into the Parameter's array.
 
 The top-level function returns the flat list of the output's leaves (a `make_tuple` output or a tuple-valued
 node is expanded recursively); subgraph functions return their output value as it is.
+
+Given the graph's memory plan (`memory_optimize_level="O1"`), the top function runs in an arena (arena.py):
+every planned tensor is written into its view of one preallocated buffer, and what leaves the step is copied
+out of it if it still points into it:
+
+    def graph_net(v0, *, xp=xp, k2=k2, p2=p2, w1=w1, A=arena, put=put):
+        S = A.acquire()
+        B, (a0,) = S
+        v1 = w1.data_ref()
+        v2 = put(a0, k2(p2, xp, v0, v1))   # the kernel's result, written at its planned offset
+        ...
 """
 import linecache
 import os
@@ -34,13 +45,14 @@ _serial = [0]
 class CompiledGraph:
     """A callable `(*input_arrays) -> list of output arrays` with its generated `source` kept for debugging."""
 
-    __slots__ = ("fn", "source", "graph", "backend", "filename", "lines", "compile_time", "out_dtypes",
+    __slots__ = ("fn", "source", "graph", "backend", "filename", "lines", "compile_time", "out_dtypes", "arena",
                  "__weakref__")
 
     def __init__(self, fn, source, graph, backend, filename, lines, compile_time, out_dtypes):
         self.fn, self.source, self.graph, self.backend = fn, source, graph, backend
         self.filename, self.lines, self.compile_time = filename, lines, compile_time
         self.out_dtypes = out_dtypes  # per output leaf: its dtype, or None for a Python value
+        self.arena = None  # the Arena (arena.py) of the top graph's planned tensors, if it runs in one
 
     def __call__(self, *arrays):
         try:
@@ -71,11 +83,15 @@ def _located(exc, node, backend):
     return new
 
 
-def compile_graph(graph, backend, observer=None):
+def compile_graph(graph, backend, observer=None, plan=None):
     """Generate, compile and return a `CompiledGraph` for `graph` on `backend` (a backend object).
-    `observer` (runtime/events.py): dump/debugger hooks are generated into the code only when one is given."""
+    `observer` (runtime/events.py): dump/debugger hooks are generated into the code only when one is given.
+    `plan`: the graph's GraphPlan (compiler/memory): its tensors are then placed in one arena (not with hooks,
+    which keep values past their planned lifetimes)."""
     t0 = time.perf_counter()
     gen = _Codegen(backend, observer.for_graph(graph, backend) if observer is not None else None)
+    if plan is not None and observer is None:
+        gen.arena_for(graph, plan)
     top = gen.function(graph, top=True)
     source = "\n".join(gen.lines) + "\n"
     _serial[0] += 1
@@ -83,6 +99,7 @@ def compile_graph(graph, backend, observer=None):
     fn = load_source(source, filename, gen.bindings)[top]
     compiled = CompiledGraph(fn, source, graph, backend, filename, gen.line_nodes, time.perf_counter() - t0,
                              gen.out_dtypes)
+    compiled.arena = gen.arena
     weakref.finalize(compiled, linecache.cache.pop, filename, None)  # tracebacks show the code while it lives
     return compiled
 
@@ -98,6 +115,18 @@ class _Codegen(Bindings):
         self.line_nodes = {}  # line number (1-based) -> node, for error messages
         self.done = {}        # (id(graph), flags) -> function name: a subgraph used twice is compiled once
         self.out_dtypes = []
+        self.arena = None        # Arena of the top graph, when it runs on its memory plan
+        self.arena_graph = None
+        self.slots = {}          # node id -> slot index (or a tuple of them per leaf) in the arena's views
+
+    def arena_for(self, graph, plan):
+        """Run `graph` (the top graph) in an arena laid out by `plan`, if it can (arena.arena_slots)."""
+        from .arena import Arena, arena_slots
+        found = arena_slots(graph, plan)
+        if found is None:
+            return
+        layout, self.slots, keys = found
+        self.arena, self.arena_graph = Arena(self.backend, plan.peak, layout, keys), graph
 
     def function(self, graph, top=False, wrap_tuple=False):
         """Emit the function for `graph` (subgraph functions first); returns its module-level name.
@@ -166,6 +195,13 @@ class _Function:
         dead_after, used = _liveness(g)
         as_list = _list_tuples(g)
         out = []
+        self.arena = self.gen.arena if top and g is self.gen.arena_graph else None
+        if self.arena is not None:
+            self.defaults["A"] = self.gen.bind("A", self.arena)
+            self.defaults["put"] = self.gen.bind("put", self.gen.backend.copy_into)
+            views = ", ".join(f"a{i}" for i in range(len(self.arena.layout)))
+            out.append(("S = A.acquire()", None))
+            out.append((f"B, ({views},) = S", None))
         for k, n in enumerate(g.nodes):
             self.pos = base + k
             needed = n.id in used or (n is g.output and n.op != "make_tuple")
@@ -225,7 +261,21 @@ class _Function:
         call = f"{k}({p}, xp, {args})" if args else f"{k}({p}, xp)"
         if self.gen.hook is not None:
             return self._hooked(n, call, args)
+        if used and self.arena is not None and n.id in self.gen.slots:
+            call = self._into_arena(n, self.gen.slots[n.id], call, p, args)
         return f"{self._var(n)} = {call}" if used else call
+
+    def _into_arena(self, n, slot, call, p, args):
+        """The kernel call with its result written into the node's arena view(s): by the kernel itself when the
+        primitive has an out= kernel (it falls back to its plain kernel when the operands do not fit), else
+        copied by `put` (nothing is copied when the result already is the view)."""
+        if isinstance(slot, tuple):
+            views = ", ".join("None" if s is None else f"a{s}" for s in slot)
+            return f"A.copy_leaves(({views},), {call})"
+        into = self.gen.backend.out_kernel(n.op)
+        if into is not None:
+            call = f"{self._bind('ko', into)}({p}, xp, a{slot}, {args})"
+        return f"put(a{slot}, {call})"
 
     def _hooked(self, n, call, args):
         """The kernel call with the dump/debugger hook around it (only what the hook asked for this node)."""
@@ -250,6 +300,9 @@ class _Function:
         if top:
             leaves = self._leaves(output)
             self.gen.out_dtypes = [a.dtype if isinstance(a, AbstractTensor) else None for _, a in leaves]
+            if self.arena is not None:  # nothing that leaves the step may point into the arena
+                owned = ", ".join(f"A.own(B, {expr})" for expr, _ in leaves)
+                return f"R = [{owned}]\nA.release(S)\nreturn R"
             return f"return [{', '.join(expr for expr, _ in leaves)}]"
         if output.op == "make_tuple" and output.id not in self.names:
             return f"return {_tuple_expr(', '.join(self._ref(i) for i in output.inputs), len(output.inputs))}"

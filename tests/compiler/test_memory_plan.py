@@ -10,13 +10,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import openspore as ms
-from openspore import nn, ops
+from openspore import backends, nn, ops
 from openspore.compiler.memory import check_plan, plan_graph, plan_memory
 from openspore.compiler.memory.exact import available_solvers, solve_exact
 from openspore.compiler.memory.heuristics import Placement, place, solve
 from openspore.compiler.memory.lifetimes import TensorLife, lower_bound, tensor_lifetimes
 from openspore.ir.parser import parse_graph
 from openspore.nn import cell as cell_module
+from openspore.runtime.arena import check_arena
 
 
 # ---- lifetimes -------------------------------------------------------------------------------------
@@ -160,7 +161,7 @@ def _compiled_plans(caches):
     for cache in caches:
         for entry in cache.entries.values():
             assert entry.memory_plan is not None, cache.name
-            out.append((cache.name, entry.graph, entry.memory_plan))
+            out.append((cache.name, entry.graph, entry.memory_plan, entry.compiled))
             if entry.vjp is not None:
                 out.extend(_compiled_plans([entry.vjp]))
     return out
@@ -197,8 +198,11 @@ def test_every_compiled_graph_of_sample_networks_is_planned_without_overlap(memo
     caches = [c for k, c in runner.caches.items() if k not in before] + [loop.graph_cache, smooth.graph_cache]
     compiled = _compiled_plans(caches)
     assert len(compiled) >= 5
-    subgraphs = 0
-    for name, graph, plans in compiled:
+    subgraphs = arenas = 0
+    for name, graph, plans, runner_fn in compiled:
+        if getattr(runner_fn, "arena", None) is not None:  # the placement as executed, from the views' addresses
+            check_arena(runner_fn.arena, plans[0])
+            arenas += 1
         graphs = {id(g): g for g in graph.all_graphs()}
         assert len(plans) == len(graphs), name  # one plan per graph, control-flow subgraphs included
         subgraphs += len(plans) - 1
@@ -206,10 +210,13 @@ def test_every_compiled_graph_of_sample_networks_is_planned_without_overlap(memo
             check_plan(plan)
             assert plan.graph_name == g.name
             assert plan.lower_bound <= plan.peak <= plan.no_reuse
+            views = backends.current().view_primitives  # they make no array: no planned tensor
             produced = sum(1 for n in g.nodes if n.is_primitive and hasattr(n.abstract, "shape")
-                           and n.abstract.size > 0)
+                           and n.abstract.size > 0 and n.op_name not in views and n.op_name != "Depend"
+                           and not n.op.side_effect)
             assert len(plan.tensors) >= produced, name
     assert subgraphs >= 3  # the while condition and body, the if branches
+    assert arenas >= 3  # the two train steps and the compiled backward ran in arenas
 
 
 def test_train_step_plan_reuses_memory():

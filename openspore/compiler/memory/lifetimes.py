@@ -11,6 +11,11 @@ read through them is a read of the tensors they carry. Tensors the graph returns
 schedule (`len(graph.nodes)`). These are exactly the points where the executor's generated code drops its
 last reference (`del` after the last use, executor.py), so the plan mirrors what the runtime frees.
 
+`aliases` names the primitives whose kernel returns a view of its first input on the backend that will run the
+graph (the torch backend's `view_primitives`: Reshape, Transpose, Split, ...): their output makes no array, and
+a read of it is a read of the viewed tensor, which therefore lives until the view's last use. Side-effecting
+primitives (Assign, the optimizers) return their first input, the Parameter they updated, and make nothing.
+
 >>> from openspore.ir.parser import parse_graph
 >>> g = parse_graph('''graph @f(%0 x: f32[256]) {
 ...   %1 = Neg(%0) : f32[256]
@@ -69,9 +74,9 @@ def _nbytes(abstract):
     return abstract.size * itemsize
 
 
-def tensor_lifetimes(graph, alignment=ALIGNMENT):
+def tensor_lifetimes(graph, alignment=ALIGNMENT, aliases=()):
     """The planned tensors of `graph` (not of its subgraphs: each graph is planned on its own), in schedule
-    order of their producers."""
+    order of their producers. `aliases`: primitive names whose output is a view of their first input."""
     tensors = {}   # key -> TensorLife
     carried = {}   # node id -> tuple of keys per element (tuple-valued) or a flat list of keys
     end = len(graph.nodes)
@@ -87,11 +92,18 @@ def tensor_lifetimes(graph, alignment=ALIGNMENT):
             carried[node.id] = whole[index] if isinstance(whole, tuple) and index < len(whole) else whole
         elif node.is_primitive and node.op_name in _RETURNS_INPUT:
             carried[node.id] = carried.get(node.inputs[_RETURNS_INPUT[node.op_name]].id, ())
+        elif node.is_primitive and node.inputs and (node.op_name in aliases or is_side_effect(node)):
+            carried[node.id] = carried.get(node.inputs[0].id, ())
         elif node.is_primitive or node.op in ("if", "while", "call"):
             carried[node.id] = _produce(node, pos, tensors, alignment)
     for key in _flat(carried.get(graph.output.id, ())):
         tensors[key].end = end
     return sorted(tensors.values(), key=lambda t: (t.start, t.key))
+
+
+def is_side_effect(node):
+    """A primitive that updates its first input in place and returns it (Assign, ApplyMomentum, ForeachAdam)."""
+    return bool(getattr(node.op, "side_effect", False))
 
 
 def _produce(node, pos, tensors, alignment):

@@ -67,9 +67,9 @@ class GraphPlan:
         return f"GraphPlan({self.summary()})"
 
 
-def plan_graph(graph, exact=False, time_limit=10.0, solver=None, alignment=ALIGNMENT):
-    """The GraphPlan of `graph` alone (not its subgraphs)."""
-    tensors = tensor_lifetimes(graph, alignment)
+def plan_graph(graph, exact=False, time_limit=10.0, solver=None, alignment=ALIGNMENT, aliases=()):
+    """The GraphPlan of `graph` alone (not its subgraphs); `aliases`: see lifetimes.tensor_lifetimes."""
+    tensors = tensor_lifetimes(graph, alignment, aliases)
     lower = lower_bound(tensors)
     best, tried = heuristics.solve(tensors)
     result = None
@@ -79,14 +79,15 @@ def plan_graph(graph, exact=False, time_limit=10.0, solver=None, alignment=ALIGN
     return GraphPlan(graph.name, tensors, best, lower, tried, result, len(graph.nodes))
 
 
-def plan_memory(graph, exact=False, time_limit=10.0, solver=None, alignment=ALIGNMENT):
-    """GraphPlans of `graph` and every nested subgraph (each planned once), the top graph first."""
+def plan_memory(graph, exact=False, time_limit=10.0, solver=None, alignment=ALIGNMENT, aliases=()):
+    """GraphPlans of `graph` and every nested subgraph (each planned once), the top graph first. `aliases`: the
+    primitives whose kernels return views on the backend that runs the graph (`backend.view_primitives`)."""
     plans, seen = [], set()
     for g in graph.all_graphs():
         if id(g) in seen:
             continue
         seen.add(id(g))
-        plans.append(plan_graph(g, exact, time_limit, solver, alignment))
+        plans.append(plan_graph(g, exact, time_limit, solver, alignment, aliases))
     return plans
 
 

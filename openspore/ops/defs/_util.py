@@ -118,3 +118,13 @@ def rand_float(rng, shape, low=-1.0, high=1.0, dtype=np.float32):
 
 def rand_positive(rng, shape, low=0.5, high=2.0, dtype=np.float32):
     return rng.uniform(low, high, size=shape).astype(dtype)
+
+
+def torch_out_fits(out, *arrays):
+    """True when a `torch_out` kernel may write straight into the arena view `out` (runtime/arena.py): every
+    operand a contiguous torch tensor of `out`'s dtype. Otherwise the kernel computes as usual (its layout and
+    type promotion decide the result, as without an arena) and the executor copies the result if it fits."""
+    for a in arrays:
+        if type(a) is not type(out) or a.dtype != out.dtype or not a.is_contiguous():
+            return False
+    return True

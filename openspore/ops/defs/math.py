@@ -8,7 +8,7 @@ from . import _onnx
 from ._mindir import Arg, mindir, norm_axis, norm_bool
 from ._export import NO_MINDIR, NO_ONNX, not_exportable
 from ._util import (broadcast_shape, check_dtype, check_same_dtype, check_tensor, normalize_axes, prim,
-                    rand_float, reduced_shape, same_as, sum_to_shape)
+                    rand_float, reduced_shape, same_as, sum_to_shape, torch_out_fits)
 
 
 # ---- dtype and constants ------------------------------------------------------------------------
@@ -114,6 +114,10 @@ class Add(_Binary):
     def torch(self, torch, x, y):
         return torch.add(x, y)
 
+    def torch_out(self, torch, out, x, y):
+        # into an arena view (memory_optimize_level O1): same kernel, no result buffer of its own
+        return torch.add(x, y, out=out) if torch_out_fits(out, x, y) else self.torch(torch, x, y)
+
 
 @register
 class Sub(_Binary):
@@ -129,6 +133,10 @@ class Sub(_Binary):
     def torch(self, torch, x, y):
         return torch.sub(x, y)
 
+    def torch_out(self, torch, out, x, y):
+        # into an arena view (memory_optimize_level O1): same kernel, no result buffer of its own
+        return torch.sub(x, y, out=out) if torch_out_fits(out, x, y) else self.torch(torch, x, y)
+
 
 @register
 class Mul(_Binary):
@@ -141,6 +149,10 @@ class Mul(_Binary):
 
     def torch(self, torch, x, y):
         return torch.mul(x, y)
+
+    def torch_out(self, torch, out, x, y):
+        # into an arena view (memory_optimize_level O1): same kernel, no result buffer of its own
+        return torch.mul(x, y, out=out) if torch_out_fits(out, x, y) else self.torch(torch, x, y)
 
 
 @register
@@ -297,6 +309,12 @@ class BatchMatMul(Primitive):
     def torch(self, torch, a, b):
         return torch.matmul(a.transpose(-1, -2) if self.transpose_a else a,
                             b.transpose(-1, -2) if self.transpose_b else b)
+
+    def torch_out(self, torch, out, a, b):
+        if not torch_out_fits(out, a, b) or a.dim() < 3 or b.dim() < 3:
+            return self.torch(torch, a, b)
+        return torch.matmul(a.transpose(-1, -2) if self.transpose_a else a,
+                            b.transpose(-1, -2) if self.transpose_b else b, out=out)
 
     @classmethod
     def samples(cls, rng):

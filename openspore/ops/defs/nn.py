@@ -9,7 +9,7 @@ from ...core.random import default_generator, generator_for
 from . import _onnx
 from ._mindir import Arg, DATA_FORMAT, mindir
 from ._export import RANDOM, not_exportable
-from ._util import check_dtype, check_rank, check_same_dtype, check_tensor, prim, rand_float
+from ._util import check_dtype, check_rank, check_same_dtype, check_tensor, prim, rand_float, torch_out_fits
 
 
 @register
@@ -125,6 +125,18 @@ class Dense(Primitive):
 
     def torch(self, torch, x, weight, bias):
         return torch.nn.functional.linear(x, weight, bias)
+
+    def torch_out(self, torch, out, x, weight, bias):
+        # what linear runs for a contiguous input (addmm over the flattened rows, or mm without a bias), into an
+        # arena view; any other case computes as usual
+        if x.dim() < 2 or not torch_out_fits(out, x, weight, *(() if bias is None else (bias,))):
+            return self.torch(torch, x, weight, bias)
+        rows, flat = x.reshape(-1, x.shape[-1]), out.view(-1, weight.shape[0])
+        if bias is None:
+            torch.mm(rows, weight.t(), out=flat)
+        else:
+            torch.addmm(bias, rows, weight.t(), out=flat)
+        return out
 
     @classmethod
     def samples(cls, rng):
