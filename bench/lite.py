@@ -42,7 +42,8 @@ def worker(args):
     if args.worker == "lite":
         import time
         from openspore import lite as mslite
-        ctx = mslite.Context()  # BLAS threads are capped by the environment (OPENBLAS_NUM_THREADS) already
+        ctx = mslite.Context()
+        ctx.cpu.thread_num = args.threads  # 2+: lite's own work sharing, BLAS single-threaded under it
         t0 = time.perf_counter()
         model = mslite.Model()
         model.build_from_file(args.path, mslite.ModelType.MINDIR_LITE, ctx)
@@ -84,8 +85,10 @@ def pair(args, x, out):
     import onnxruntime as ort
 
     from openspore import lite as mslite
+    ctx = mslite.Context()
+    ctx.cpu.thread_num = args.threads
     model = mslite.Model()
-    model.build_from_file(args.path, mslite.ModelType.MINDIR_LITE, mslite.Context())
+    model.build_from_file(args.path, mslite.ModelType.MINDIR_LITE, ctx)
     inputs = model.get_inputs()
     inputs[0].set_data_from_numpy(x)
     opts = ort.SessionOptions()

@@ -14,6 +14,7 @@ built with `train_cfg=TrainCfg(...)`; see `training.py` for the training methods
 """
 import configparser
 import os
+import time
 
 import numpy as np
 
@@ -25,6 +26,7 @@ from .tensor import Tensor
 from .threads import BlasThreads
 from .training import TrainingMixin
 from .types import ModelType
+from .workshare import Chooser, WorkShare, scope
 
 
 class Model(TrainingMixin):
@@ -37,6 +39,7 @@ class Model(TrainingMixin):
         self._config = {}
         self._train = None  # the training session (training.py) when built with a TrainCfg
         self._threads = BlasThreads(0)  # this model's BLAS thread count, applied around each of its calls
+        self._share = None  # thread_num >= 2 at inference: the WorkShare its convolutions run on
 
     # ---- building ------------------------------------------------------------------------------------------
     def build_from_file(self, model_path, model_type, context=None, config_path="", config_dict=None,
@@ -64,7 +67,13 @@ class Model(TrainingMixin):
         self._build(program, context or Context(), train_cfg)
 
     def _build(self, program, context, train_cfg):
-        self._threads = BlasThreads(context.cpu.thread_num)
+        n = context.cpu.thread_num
+        self._threads = BlasThreads(n)
+        self._share = None
+        if n >= 2 and train_cfg is None:
+            # inference shares convolution chunks over n threads of its own, BLAS single-threaded meanwhile
+            # (workshare.py says why)
+            self._threads, self._share, self._chooser = BlasThreads(1), WorkShare.of(n), Chooser()
         self._context = context
         if train_cfg is not None:
             self._build_training(program, train_cfg)
@@ -105,7 +114,13 @@ class Model(TrainingMixin):
         self._check_built("predict")
         arrays = self._input_arrays(inputs, "predict")
         run = self._train.predict if self._train is not None else self._exe.run
-        if self._threads.n:
+        if self._share is not None:
+            way = self._chooser.pick()
+            start = time.perf_counter()
+            with self._threads, scope(self._share if way else None):
+                results = run(arrays)
+            self._chooser.record(way, time.perf_counter() - start)
+        elif self._threads.n:
             with self._threads:
                 results = run(arrays)
         else:

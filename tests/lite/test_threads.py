@@ -1,12 +1,17 @@
 """Context.cpu.thread_num applies per model: each call runs with its model's BLAS thread count and restores the
-process's count after (threads.py)."""
+process's count after (threads.py); at inference with 2+ threads the convolutions share row chunks over lite's
+own threads (workshare.py) and the BLAS runs one thread."""
 import os
 
 import numpy as np
 import pytest
 
 from openspore import lite as mslite
+from openspore.lite.kernels.nhwc import make_conv
+from openspore.lite.kernels.nn import _conv_prim, conv2d
+from openspore.lite.program import Op
 from openspore.lite.threads import BlasThreads
+from openspore.lite.workshare import Chooser, WorkShare, scope
 
 
 def _controllable():
@@ -45,8 +50,8 @@ def test_two_models_keep_their_own_thread_counts(fixtures_dir):
     # building `two` last no longer sets the process's count for everyone (it was process-wide before)
     with one._threads:
         assert one._threads.current() == 1
-    with two._threads:
-        assert two._threads.current() == 2
+    with two._threads:  # inference on 2 threads: lite's WorkShare, a single-threaded BLAS under it
+        assert two._threads.current() == 1 and two._share.n == 2
     outs = []
     for model in (one, two, default, one):
         inputs = model.get_inputs()
@@ -56,3 +61,60 @@ def test_two_models_keep_their_own_thread_counts(fixtures_dir):
     for out in outs[1:]:
         np.testing.assert_allclose(out, outs[0], rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(outs[0], np.load(os.path.join(fixtures_dir, "lenet5_output.npy")), atol=1e-5)
+
+
+def test_workshare_runs_each_task_once_and_reraises():
+    share = WorkShare.of(2)
+    for _ in range(50):
+        hits = [0] * 7
+        share.run([lambda k=k: hits.__setitem__(k, hits[k] + 1) for k in range(7)])
+        assert hits == [1] * 7
+
+    def boom():
+        raise ValueError("chunk failed")
+    with pytest.raises(ValueError, match="chunk failed"):
+        share.run([boom, lambda: None, lambda: None])
+    share.run([lambda: None, lambda: None])  # the pool is usable after an error
+    with pytest.raises(ValueError, match="n >= 2"):
+        WorkShare.of(1)
+
+
+@pytest.mark.parametrize("c, hw, kernel, pad, stride, act, bias, residual", [
+    (8, 9, 3, 1, 1, "relu", True, True),     # row GEMMs (stride 1, 3×3)
+    (6, 9, 3, 1, 2, "relu", True, False),    # one im2col GEMM (stride 2)
+    (8, 9, 5, 2, 1, "relu6", False, False),  # 5×5: one im2col GEMM
+    (5, 7, 1, 0, 1, None, True, True),       # 1×1: the input is the column matrix
+    (5, 8, 1, 0, 2, "relu", True, False),    # 1×1 stride 2
+])
+def test_shared_convolution_matches_serial(c, hw, kernel, pad, stride, act, bias, residual):
+    rng = np.random.default_rng(c + hw)
+    o = 4
+    attrs = {"kernel_size": (kernel, kernel), "pad_mode": "pad" if pad else "valid", "pad": (pad,) * 4,
+             "stride": (1, 1, stride, stride), "out_channel": o, "activation": None, "has_bias": bias}
+    x = rng.standard_normal((1, c, hw, hw)).astype(np.float32)
+    w = rng.standard_normal((o, c, kernel, kernel)).astype(np.float32)
+    b = rng.standard_normal(o).astype(np.float32)
+    want = conv2d(_conv_prim(Op("LiteConv2D", attrs, [0, 1], [2])), x, w, b if bias else None)
+    r = rng.standard_normal(want.shape).astype(np.float32)
+    want = want + r if residual else want
+    want = {"relu": np.maximum(want, 0), "relu6": np.clip(want, 0, 6), None: want}[act]
+    conv = make_conv(Op("LiteConv2D", dict(attrs, activation=act, layout="NHWC", has_residual=residual),
+                        [0, 1], [2]))
+    args = [np.ascontiguousarray(w.transpose(2, 3, 1, 0).reshape(-1, o))] + ([b] if bias else []) \
+        + ([np.ascontiguousarray(r.transpose(0, 2, 3, 1))] if residual else [])
+    for share in (WorkShare.of(2), WorkShare.of(3), None, WorkShare.of(2)):
+        with scope(share):
+            got = conv(np.ascontiguousarray(x.transpose(0, 2, 3, 1)), *args)
+        np.testing.assert_allclose(got.transpose(0, 3, 1, 2), want, rtol=1e-5, atol=1e-5)
+
+
+def test_chooser_runs_the_faster_way_and_probes_the_other():
+    chooser = Chooser(probe=5)
+    picks = []
+    for _ in range(40):
+        way = chooser.pick()
+        picks.append(way)
+        chooser.record(way, 1.0 if way == 1 else 3.0)  # sharing three times faster
+    assert picks[:4] == [0, 1, 0, 1]  # each way is measured first
+    late = picks[10:]
+    assert late.count(1) > late.count(0) and 0 in late  # mostly shared, serial re-tried now and then

@@ -19,10 +19,12 @@ window view over it; the column matrix lives in a per-thread workspace shared by
 array([[4., 6.],
        [6., 9.]], dtype=float32)
 """
+import functools
 import threading
 
 import numpy as np
 
+from .. import workshare
 from . import register
 from .nn import _WS, _conv_prim, activate
 
@@ -74,7 +76,7 @@ class NHWCConv:
                 plan.windows = np.lib.stride_tricks.as_strided(
                     padded, (n, padded.shape[1], ow, kw, c), (sn, sy, sx * sw, sx * dw, sc), writeable=False)
                 plan.cols_shape = (n, padded.shape[1], ow, kw, c)
-                plan.row_k = kw * c
+                plan.row_k, plan.kh = kw * c, kh
             elif pixel_major:
                 plan.windows = _windows(padded, kh, kw, sh, sw, dh, dw, oh, ow)
                 plan.cols_shape = (n, oh, ow, kh, kw, c)
@@ -93,6 +95,8 @@ class NHWCConv:
                     plan.stage, (kh, kw, c, n, oh, ow), (ry * dh, rk, rc, rn, ry * sh, rx), writeable=False)
                 plan.cols_shape = (kh, kw, c, n, oh, ow)
                 plan.k_major = True
+        if n == 1 and plan.tiles is None and not plan.k_major and oh >= 2:
+            plan.splits = True
         self.plans.by_shape[(x.shape, x.dtype)] = plan
         return plan
 
@@ -127,21 +131,28 @@ class NHWCConv:
             plan = self.plan(x)
         if x.dtype is not w.dtype:
             x = x.astype(w.dtype)
+        if plan.k_major:
+            return self._channel_major(plan, x, w, rest)
+        if plan.splits:
+            share = workshare.current()
+            if share is not None:
+                return self._shared(plan, x, w, rest, share)
         if plan.windows is None:  # 1×1 without padding: the input (subsampled by the stride) is the column matrix
             sh, sw = self.stride
             n, oh, ow = plan.out
             a = (x if sh == sw == 1 else x[:, ::sh, ::sw]).reshape(n * oh * ow, x.shape[3])
         elif plan.row_k:
             np.copyto(plan.interior, x)
-            rows, k = plan.columns(x.dtype), plan.row_k
-            n, oh, ow = plan.out
-            y = np.matmul(rows[:, :oh * ow], w[:k])
-            if plan.tmp is None or plan.tmp.shape != y.shape:
-                plan.tmp = np.empty_like(y)
-            for i in range(1, self.kh):
-                np.matmul(rows[:, i * ow:i * ow + oh * ow], w[i * k:(i + 1) * k], out=plan.tmp)
-                y += plan.tmp
-            y = y.reshape(n * oh * ow, -1)
+            stack = plan.columns(x.dtype)  # (kh, N, oh·ow, kw·C): kernel row i's view of the row columns
+            z = plan.tmp
+            if z is None or z.dtype is not w.dtype:
+                z = plan.tmp = np.empty(stack.shape[:3] + (w.shape[1],), w.dtype)
+            # one call: numpy loops the kh GEMMs in C (the weight viewed (kh, 1, kw·C, O) broadcasts over N)
+            np.matmul(stack, w.reshape(self.kh, 1, plan.row_k, -1), out=z)
+            y = np.add(z[0], z[1])
+            for i in range(2, self.kh):
+                y += z[i]
+            y = y.reshape(-1, w.shape[1])
         else:
             np.copyto(plan.interior, x)
             a = plan.columns(x.dtype)
@@ -167,12 +178,87 @@ class NHWCConv:
         return y.reshape(plan.out + (w.shape[1],))
 
 
+    def _shared(self, plan, x, w, rest, share):
+        """Batch 1 on a WorkShare (workshare.py): the output rows cut into one chunk per thread, each chunk copying
+        its columns (with the kernel's halo rows), running its GEMMs and its bias/residual/activation."""
+        n, oh, ow = plan.out
+        o = w.shape[1]
+        if plan.windows is not None:
+            np.copyto(plan.interior, x)
+            plan.views(x.dtype)
+        if plan.row_k and (plan.tmp is None or plan.tmp.dtype is not w.dtype):
+            plan.tmp = np.empty((self.kh, n, oh * ow, o), w.dtype)
+        y = np.empty((oh * ow, o), w.dtype)
+        if self.has_bias and plan.bias_src is not rest[0]:
+            plan.bias_src, plan.bias_rows = rest[0], np.ascontiguousarray(np.broadcast_to(rest[0], y.shape))
+        if self.act == "relu" and plan.zeros is None:
+            plan.zeros = np.zeros(y.shape, y.dtype)
+        cuts = [oh * k // share.n for k in range(share.n + 1)]
+        share.run([functools.partial(self._rows, plan, x, w, rest, y, a, b) for a, b in zip(cuts, cuts[1:])
+                   if b > a])
+        return y.reshape(plan.out + (o,))
+
+    def _rows(self, plan, x, w, rest, y, r0, r1):
+        """Output rows [r0, r1) of a batch-1 convolution into `y` (see _shared)."""
+        ow = plan.out[2]
+        p0, p1 = r0 * ow, r1 * ow
+        ys = y[p0:p1]
+        if plan.windows is None:  # 1×1 without padding
+            sh, sw = self.stride
+            a = x[0, r0 * sh:(r1 - 1) * sh + 1:sh, ::sw].reshape(p1 - p0, x.shape[3])
+            np.matmul(a, w, out=ys)
+        elif plan.row_k:
+            np.copyto(plan.cols[:, r0:r1 + self.kh - 1], plan.windows[:, r0:r1 + self.kh - 1])
+            z = plan.tmp[:, :, p0:p1]
+            np.matmul(plan.matrix[:, :, p0:p1], w.reshape(self.kh, 1, plan.row_k, -1), out=z)
+            np.add(z[0, 0], z[1, 0], out=ys)
+            for i in range(2, self.kh):
+                ys += z[i, 0]
+        else:
+            np.copyto(plan.cols[:, r0:r1], plan.windows[:, r0:r1])
+            np.matmul(plan.matrix[p0:p1], w, out=ys)
+        if self.has_bias:
+            ys += plan.bias_rows[p0:p1]
+        if self.has_residual:
+            ys += rest[-1].reshape(y.shape)[p0:p1]
+        if self.act == "relu":
+            np.maximum(ys, plan.zeros[p0:p1], out=ys)
+        elif self.act is not None:
+            activate(ys, self.act)
+
+    def _channel_major(self, plan, x, w, rest):
+        """Few input channels (K-major columns): the GEMM runs as `w.T (O, K) @ columns (K, pixels)`, whose
+        (O, N·oh·ow) product has whole image rows innermost, so a fused pool reduces long contiguous rows, and bias
+        and ReLU run on the smaller pooled result (LeNet's first layer: 2× faster than pixel-major
+        columns, whose (pixels, 6) product pools 6 floats at a time). The result is returned as an NHWC view."""
+        np.copyto(plan.interior, x)
+        o = w.shape[1]
+        y = np.matmul(w.T, plan.columns(x.dtype).T)
+        n, oh, ow = plan.out
+        if plan.tiles is not None:
+            y = _max_tiles_channel_major(y, o, plan.conv_out, plan.tiles)
+        if self.has_bias:
+            b = rest[0]
+            if plan.bias_src is not b:
+                plan.bias_src, plan.bias_rows = b, np.ascontiguousarray(b).reshape(o, 1)
+            y += plan.bias_rows
+        if self.has_residual:
+            y.reshape(o, n, oh, ow)[...] += rest[-1].transpose(3, 0, 1, 2)
+        if self.act == "relu":
+            if plan.zeros is None:
+                plan.zeros = np.zeros(y.shape, y.dtype)
+            np.maximum(y, plan.zeros, out=y)
+        elif self.act is not None:
+            activate(y, self.act)
+        return y.reshape(o, n, oh, ow).transpose(1, 2, 3, 0)
+
+
 class _Plan:
     """Per input shape: the padded input buffer (`interior`: where x goes), the strided `windows` over it, and the
     column matrix in the shared per-thread workspace, as the (pixels, K) operand of the GEMM (`matrix`)."""
 
-    __slots__ = ("out", "interior", "windows", "cols_shape", "base", "cols", "matrix", "row_k", "tmp", "k_major",
-                 "pixels", "blocks", "tiles", "conv_out", "stage", "stage_src", "bias_src", "bias_rows", "zeros")
+    __slots__ = ("out", "interior", "windows", "cols_shape", "base", "cols", "matrix", "row_k", "kh", "tmp", "k_major",
+                 "pixels", "blocks", "tiles", "conv_out", "stage", "stage_src", "bias_src", "bias_rows", "zeros", "splits")
 
     def __init__(self, out):
         self.out = out
@@ -183,10 +269,20 @@ class _Plan:
         self.tiles = self.conv_out = None  # fused MaxPool after the GEMM: window, unpooled (N, oh, ow)
         self.stage = self.stage_src = None  # two-step K-major columns: the row buffer and its source view
         self.bias_src = self.bias_rows = self.zeros = None  # the bias repeated per output pixel, ReLU's zeros
+        self.splits = False  # batch 1 without a fused pool: a WorkShare may cut the rows into chunks
         self.row_k = 0  # K of each of the kh row GEMMs (row columns), 0 for one im2col GEMM
+        self.kh = 0  # kernel rows (row columns)
 
     def columns(self, dtype):
-        """Copy the windows into the column matrix and return it as (pixels, K). The workspace view is cached
+        """Copy the windows into the column matrix and return it as (pixels, K)."""
+        matrix = self.views(dtype)
+        if self.stage is not None:
+            np.copyto(self.stage, self.stage_src)
+        np.copyto(self.cols, self.windows)
+        return matrix
+
+    def views(self, dtype):
+        """The column buffer (`cols`) and its GEMM operand (`matrix`), not yet filled. The workspace view is cached
         and taken again only when a larger layer has grown the workspace (the old buffer is then released)."""
         if self.base is None or _WS.buffers.get(("nhwc_cols", dtype)) is not self.base:
             self.cols = _WS.get("nhwc_cols", self.cols_shape, dtype)
@@ -195,14 +291,15 @@ class _Plan:
             if self.k_major:
                 self.matrix = self.cols.reshape(-1, pixels).T
             elif self.row_k:  # (N, padded H · ow, kw·C): kernel row i reads rows [i·ow, i·ow + oh·ow) of each image
-                self.matrix = self.cols.reshape(self.out[0], -1, self.row_k)
+                n, oh, ow = self.out
+                rows = self.cols.reshape(n, -1, self.row_k)
+                sn, sp, sk = rows.strides
+                self.matrix = np.lib.stride_tricks.as_strided(
+                    rows, (self.kh, n, oh * ow, self.row_k), (ow * sp, sn, sp, sk))
             elif self.blocks is not None or self.cols_shape[0] == self.out[0]:
                 self.matrix = self.cols.reshape(pixels, -1)
             else:  # K-major columns (few channels): their transpose is the (pixels, K) matrix
                 self.matrix = self.cols.reshape(-1, pixels).T
-        if self.stage is not None:
-            np.copyto(self.stage, self.stage_src)
-        np.copyto(self.cols, self.windows)
         return self.matrix
 
 
@@ -223,6 +320,28 @@ def _max_tiles(y, conv_out, tiles):
     for j in range(2, pw):
         np.maximum(u, cols[:, j * o:(j + 1) * o], out=u)
     return u
+
+
+def _max_tiles_channel_major(y, o, conv_out, tiles):
+    """The (O, N·qh·qw) max over the (ph, pw) tiles of the (O, N·oh·ow) GEMM output (rows of a tile first, over
+    whole image rows; trailing rows and columns the pool drops are cropped)."""
+    n, oh, ow = conv_out
+    ph, pw = tiles
+    qh, qw = oh // ph, ow // pw
+    img = y.reshape(o * n, oh, ow)
+    if oh != qh * ph or ow != qw * pw:
+        img = img[:, :qh * ph, :qw * pw]
+    rows = img.reshape(o * n * qh, ph, qw * pw) if img.flags.c_contiguous else \
+        np.ascontiguousarray(img).reshape(o * n * qh, ph, qw * pw)
+    z = np.maximum(rows[:, 0], rows[:, 1]) if ph > 1 else rows[:, 0].copy()
+    for i in range(2, ph):
+        np.maximum(z, rows[:, i], out=z)
+    if pw > 1:
+        u = np.maximum(z[:, 0::pw], z[:, 1::pw])
+        for j in range(2, pw):
+            np.maximum(u, z[:, j::pw], out=u)
+        z = u
+    return z.reshape(o, n * qh * qw)
 
 
 def _windows(xp, kh, kw, sh, sw, dh, dw, oh, ow):

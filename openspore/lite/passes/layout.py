@@ -10,7 +10,10 @@ tensor id with the permuted shape), or both:
   before the block returns it, so the model's outputs stay NCHW.
 Then a residual `Add` of an NHWC convolution's output (its sole reader) and another NHWC tensor of that shape,
 with the ReLU/ReLU6 that may follow, is fused into the convolution (ResNet's shortcut), and a tiling NHWC
-`MaxPool` that is the sole reader of a convolution without residual becomes its `pool` attribute (LeNet).
+`MaxPool` that is the sole reader of a convolution without residual becomes its `pool` attribute (LeNet), and
+an NHWC → NCHW transpose read only by a flatten (`Reshape` to (N, -1)) read only by a `LiteDense` is dropped:
+the dense weight's columns are permuted to (h, w, c) order instead (LeNet's classifier; the weight is renamed
+`<name>_hwc`, as packed convolution weights are renamed `<name>_nhwc`).
 Programs with control flow are left as they are; quantized weights are not packed (quantization works per
 output channel of the NCHW weight).
 """
@@ -31,7 +34,7 @@ def to_nhwc(program):
         return program
     p = program.copy_structure()
     relayout = _Relayout(p)
-    p.main = _fuse_pool(_fuse_residual(p, relayout.block(p.main), relayout.computed))
+    p.main = _fold_flatten(p, _fuse_pool(_fuse_residual(p, relayout.block(p.main), relayout.computed)))
     return eliminate_dead(p)  # the NCHW weights are no longer read
 
 
@@ -173,6 +176,39 @@ def _fuse_pool(b):
         fused_at[id(pool)] = Op("LiteConv2D", dict(op.attrs, pool=window), op.inputs, pool.outputs, op.name)
         absorbed.add(id(op))
     ops = [fused_at.get(id(op), op) for op in b.ops if id(op) not in absorbed]
+    return Block(ops, b.inputs, b.outputs)
+
+
+def _fold_flatten(p, b):
+    """LiteLayout(to NCHW) → Reshape(N, C·H·W) → LiteDense: the dense layer reads the NHWC tensor flattened."""
+    t = p.tensors
+    readers = _readers(b)
+    replaced, dropped = {}, set()
+    for op in b.ops:
+        if op.type != "LiteLayout" or tuple(op.attrs.get("perm", ())) != TO_NCHW:
+            continue
+        src, nchw = op.inputs[0], op.outputs[0]
+        flat = _sole(readers, nchw)
+        if flat is None or flat.type != "Reshape" or len(flat.inputs) != 2 or type(flat.inputs[1]) is int \
+                or type(flat.inputs[1]) is list or id(flat) in replaced:
+            continue
+        n, c, h, w = t[nchw].shape
+        if tuple(flat.inputs[1].value) not in ((n, c * h * w), (n, -1)):
+            continue
+        dense = _sole(readers, flat.outputs[0])
+        if dense is None or dense.type != "LiteDense" or dense.inputs[0] != flat.outputs[0]:
+            continue
+        wspec = t[dense.inputs[1]]
+        if wspec.data is None or wspec.quant is not None or wspec.data.shape != (wspec.data.shape[0], c * h * w):
+            continue
+        o = wspec.data.shape[0]
+        permuted = np.ascontiguousarray(wspec.data.reshape(o, c, h, w).transpose(0, 2, 3, 1).reshape(o, -1))
+        new_w = p.add_tensor(wspec.name + "_hwc", permuted.shape, permuted.dtype, wspec.kind, permuted)
+        replaced[id(flat)] = Op(flat.type, flat.attrs, [src, flat.inputs[1]], flat.outputs, flat.name)
+        replaced[id(dense)] = Op(dense.type, dense.attrs, [dense.inputs[0], new_w] + list(dense.inputs[2:]),
+                                 dense.outputs, dense.name)
+        dropped.add(id(op))
+    ops = [replaced.get(id(op), op) for op in b.ops if id(op) not in dropped]
     return Block(ops, b.inputs, b.outputs)
 
 

@@ -1,0 +1,175 @@
+"""Work sharing: how a model built with `Context.cpu.thread_num = n >= 2` runs its convolutions on n threads.
+
+numpy's BLAS can split one matrix product over its own threads, but those threads wait for each other: when the
+machine is busy and one of them is not scheduled, the product waits for it (measured here, 2 threads on a loaded
+2-core machine: ResNet20 batch 1 from 1.6 ms to a 44 ms median). Instead, during a model's predict the BLAS runs
+one thread and a convolution is cut into row chunks (kernels/nhwc.py) that the calling thread and n - 1 helper
+threads take from a shared list: the caller never waits for a chunk nobody has started, so a helper that is not
+scheduled costs nothing but the chunks it does not take. numpy releases the GIL inside its GEMMs and copies,
+so the chunks overlap.
+
+Python threads pay for this with the GIL: a helper the OS deschedules while it holds the GIL stalls the caller
+too, and on an oversubscribed machine that costs more than the second thread gains (measured here at load 13 on
+2 cores: ResNet20 1.4× slower shared than serial). So a model does not trust either way: `Chooser` times its
+calls both ways and runs the faster one, trying the other again every `probe` calls.
+
+`WorkShare.of(n)` is the process's pool of n threads (helpers start on first use, daemon threads that sleep
+while idle); `scope(share)` makes it the calling thread's `current()` pool for the duration of a call. A pool
+runs one task list at a time: a second caller meanwhile (ModelParallelRunner's workers) runs its own tasks
+itself.
+
+>>> share = WorkShare.of(2)
+>>> out = [0] * 4
+>>> share.run([lambda k=k: out.__setitem__(k, k * k) for k in range(4)])
+>>> out
+[0, 1, 4, 9]
+>>> with scope(share):
+...     current() is share
+True
+>>> current() is None
+True
+>>> chooser = Chooser(probe=4)
+>>> for seconds in (2.0, 1.0, 2.0, 1.0):
+...     chooser.record(chooser.pick(), seconds)
+>>> chooser.pick()      # sharing (1) measured faster than serial (0)
+1
+"""
+import threading
+from collections import deque
+
+_LOCAL = threading.local()
+
+
+def current():
+    """The WorkShare of the call this thread is running, or None (run serially)."""
+    return getattr(_LOCAL, "share", None)
+
+
+class scope:  # noqa: N801 (used like a function: `with scope(share):`)
+    __slots__ = ("share", "saved")
+
+    def __init__(self, share):
+        self.share = share
+
+    def __enter__(self):
+        self.saved = getattr(_LOCAL, "share", None)
+        _LOCAL.share = self.share
+        return self.share
+
+    def __exit__(self, *exc):
+        _LOCAL.share = self.saved
+        return False
+
+
+class WorkShare:
+    """The caller plus `n - 1` helper threads running lists of zero-argument callables."""
+
+    _pools = {}
+    _pools_lock = threading.Lock()
+
+    @classmethod
+    def of(cls, n):
+        if isinstance(n, bool) or not isinstance(n, int) or n < 2:
+            raise ValueError(f"WorkShare needs an int n >= 2 threads, but got {n!r}.")
+        with cls._pools_lock:
+            pool = cls._pools.get(n)
+            if pool is None:
+                pool = cls._pools[n] = cls(n)
+            return pool
+
+    def __init__(self, n):
+        self.n = n
+        self._busy = threading.Lock()  # held by the caller whose task list is being run
+        self._cv = threading.Condition()
+        self._tasks = ()
+        self._next = 0  # index of the next unclaimed task
+        self._left = 0  # tasks not yet finished
+        self._errors = []
+        self._round = 0
+        self._helpers = []
+
+    def run(self, tasks):
+        """Run every task once (on any of the threads); returns when all have finished, re-raising the first
+        error a task raised."""
+        if len(tasks) < 2 or not self._busy.acquire(blocking=False):
+            for task in tasks:
+                task()
+            return
+        try:
+            if not self._helpers:
+                self._start()
+            with self._cv:
+                self._tasks, self._next, self._left, self._errors = tasks, 0, len(tasks), []
+                self._round += 1
+                self._cv.notify_all()
+            self._drain()
+            with self._cv:
+                while self._left:
+                    self._cv.wait()
+                self._tasks = ()
+                errors = self._errors
+            if errors:
+                raise errors[0]
+        finally:
+            self._busy.release()
+
+    def _start(self):
+        for k in range(self.n - 1):
+            t = threading.Thread(target=self._serve, name=f"lite-workshare-{self.n}-{k}", daemon=True)
+            t.start()
+            self._helpers.append(t)
+
+    def _drain(self):
+        cv = self._cv
+        while True:
+            with cv:
+                k = self._next
+                if k >= len(self._tasks):
+                    return
+                self._next = k + 1
+                task = self._tasks[k]
+            try:
+                task()
+            except BaseException as exc:  # handed to the caller, which re-raises it
+                self._errors.append(exc)
+            with cv:
+                self._left -= 1
+                if not self._left:
+                    cv.notify_all()
+
+    def _serve(self):
+        seen = 0
+        while True:
+            with self._cv:
+                while self._round == seen:
+                    self._cv.wait()
+                seen = self._round
+            self._drain()
+
+
+class Chooser:
+    """Serial (0) or shared (1): `pick()` the way with the lower median of its last `window` recorded call times
+    (each way is tried first), the other way every `probe`-th call, so a change of load is noticed."""
+
+    __slots__ = ("times", "calls", "probe")
+
+    def __init__(self, probe=16, window=8):
+        self.times = (deque(maxlen=window), deque(maxlen=window))
+        self.calls = 0
+        self.probe = probe
+
+    def pick(self):
+        self.calls += 1
+        serial, shared = self.times
+        if len(serial) < 2 or len(shared) < 2:
+            return 0 if len(serial) <= len(shared) else 1
+        best = 0 if _median(serial) <= _median(shared) else 1
+        return 1 - best if self.calls % self.probe == 0 else best
+
+    def record(self, way, seconds):
+        self.times[way].append(seconds)
+
+
+def _median(values):
+    ordered = sorted(values)
+    return ordered[len(ordered) // 2]
