@@ -6,9 +6,10 @@ load drifts), `--epochs` epochs of `--steps` steps. Per round and setting it tak
 the first step of a run, which compiles the graph, is reported on its own), the epoch time (epoch_begin to
 epoch_end, the collector's epoch-end work included), the whole `Model.train` per epoch (writer start, first step,
 lineage and close included), the training process's CPU, and the time the collector's own callbacks took on the
-training thread. Ratios are per round against the run without a collector, then the median over rounds.
+training thread. The writer process is started once per training process and reused by later SummaryRecords: the
+"writer cold" setting stops the idle one first, so that run pays the start. Ratios are per round against the run without a collector, then the median over rounds.
 
-    python bench/summary_overhead.py [--mode graph|pynative] [--rounds 9] [--epochs 2] [--steps 20]
+    python bench/summary_overhead.py [--mode graph|pynative] [--rounds 9] [--epochs 2] [--steps 20] [--threads N]
 """
 import argparse
 import os
@@ -32,7 +33,7 @@ class Timer(ms.Callback):
 
     def __init__(self):
         super().__init__()
-        self.steps, self.epochs, self._step, self._epoch = [], [], None, None
+        self.steps, self.cpu, self.epochs, self._step, self._cpu, self._epoch = [], [], [], None, None, None
 
     def on_train_epoch_begin(self, run_context):
         self._epoch = time.perf_counter()
@@ -41,10 +42,11 @@ class Timer(ms.Callback):
         self.epochs.append(time.perf_counter() - self._epoch)
 
     def on_train_step_begin(self, run_context):
-        self._step = time.perf_counter()
+        self._step, self._cpu = time.perf_counter(), time.process_time()
 
     def on_train_step_end(self, run_context):
         self.steps.append(time.perf_counter() - self._step)
+        self.cpu.append(time.process_time() - self._cpu)  # all threads of the training process, this step
 
 
 class TimedCollector(ms.SummaryCollector):
@@ -90,7 +92,10 @@ class TimedCollector(ms.SummaryCollector):
         return self._timed(ms.SummaryCollector.end, run_context)
 
 
-def one_run(epochs, steps, collector_freq, tmp):
+def one_run(epochs, steps, collector_freq, tmp, cold=False):
+    if cold:  # no writer process left by an earlier run: this run starts its own (once per training process)
+        from openspore.train.summary import _writer_client
+        _writer_client._stop_idle()
     ms.set_seed(1)
     rng = np.random.default_rng(0)
     data = ds.NumpySlicesDataset({"x": rng.standard_normal((steps * 32, 1, 32, 32)).astype(np.float32),
@@ -105,8 +110,11 @@ def one_run(epochs, steps, collector_freq, tmp):
     model.train(epochs, data, callbacks=callbacks)
     total, cpu = time.perf_counter() - t0, time.process_time() - cpu0
     later = np.array(timer.steps[1:]) * 1000  # step 1 compiles (graph mode) and records the graph
+    later_cpu = np.array(timer.cpu[1:]) * 1000
     n = len(timer.steps)
     return {"p50": float(np.percentile(later, 50)), "p99": float(np.percentile(later, 99)), "max": float(later.max()),
+            "cpu50": float(np.percentile(later_cpu, 50)), "cpu99": float(np.percentile(later_cpu, 99)),
+            "cpumax": float(later_cpu.max()),
             "first": 1000 * timer.steps[0], "epoch": 1000 * statistics.mean(timer.epochs[1:] or timer.epochs),
             "train": 1000 * total / epochs, "cpu": 1000 * cpu / n,
             "own": 1000 * collector.own / n if collector else 0.0,
@@ -152,7 +160,8 @@ def main_cpu_ms_per_collection():
 
 
 _COLUMNS = [("p50", "step p50"), ("p99", "step p99"), ("max", "step max"), ("epoch", "epoch"),
-            ("train", "Model.train / epoch"), ("cpu", "process CPU / step")]
+            ("train", "Model.train / epoch"), ("cpu50", "step CPU p50"), ("cpu99", "step CPU p99"),
+            ("cpumax", "step CPU max"), ("cpu", "CPU / step, whole run")]
 
 
 def main():
@@ -161,28 +170,37 @@ def main():
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--epochs", type=int, default=2)
     parser.add_argument("--steps", type=int, default=20, help="steps per epoch")
+    parser.add_argument("--threads", type=int, default=0,
+                        help="torch intra-op threads (0: torch's default); 1 keeps spinning worker threads out of "
+                             "the CPU figures on a loaded machine")
     args = parser.parse_args()
+    if args.threads:
+        import torch
+        torch.set_num_threads(args.threads)
     ms.set_context(mode=ms.GRAPH_MODE if args.mode == "graph" else ms.PYNATIVE_MODE)
-    settings = [("none", 0), ("collect_freq=10", 10), ("collect_freq=1", 1)]
-    runs = {label: [] for label, _ in settings}
+    settings = [("none", 0, False), ("collect_freq=10", 10, False), ("collect_freq=10, writer cold", 10, True),
+                ("collect_freq=1", 1, False)]
+    runs = {label: [] for label, _, _ in settings}
     with tempfile.TemporaryDirectory() as tmp:
         one_run(1, 4, 1, tmp)  # warm-up: imports, the first writer process, the first compile
         for r in range(args.rounds):
             order = settings[r % len(settings):] + settings[:r % len(settings)]
-            for label, freq in order:
-                runs[label].append(one_run(args.epochs, args.steps, freq, tmp))
+            for label, freq, cold in order:
+                runs[label].append(one_run(args.epochs, args.steps, freq, tmp, cold))
     print(f"LeNet Model.train, {args.mode} mode, batch 32, {args.epochs} epochs x {args.steps} steps, "
           f"{args.rounds} rounds, the settings' order rotating (shared machine: other jobs ran meanwhile; "
           f"load average {os.getloadavg()[0]:.1f} at the end)")
     print(f"summary writer: {os.environ.get('OPENSPORE_SUMMARY_WRITER', 'process')} "
           "(OPENSPORE_SUMMARY_WRITER=thread to compare)")
-    print("ms, median over rounds; (x) = median over rounds of the ratio to 'none' in the same round. Step figures "
-          "leave out each run's first step (graph compile); 'Model.train / epoch' includes writer start and close.")
+    print(f"torch threads: {args.threads or 'default'}. ms, median over rounds; (x) = median over rounds of the ratio "
+          "to 'none' in the same round. Step figures leave out each run's first step (graph compile); 'Model.train / "
+          "epoch' includes writer start and close; step CPU = process_time of the training process over the step "
+          "(wall time waits on other jobs, CPU much less).")
     print("| setting | " + " | ".join(title for _, title in _COLUMNS) + " | collector's callbacks / step | "
           "slowest collector step_end |")
     print("|---|" + "---:|" * (len(_COLUMNS) + 2))
     base = runs["none"]
-    for label, _ in settings:
+    for label, _, _ in settings:
         cells = []
         for key, _ in _COLUMNS:
             value = statistics.median(r[key] for r in runs[label])
@@ -191,10 +209,10 @@ def main():
         own = statistics.median(r["own"] for r in runs[label])
         own_max = statistics.median(r["own_max"] for r in runs[label])
         print(f"| {label} | " + " | ".join(cells) + f" | {own:.3f} | {own_max:.2f} |")
-    pooled = {label: np.concatenate([r["steps"] for r in runs[label]]) for label, _ in settings}
+    pooled = {label: np.concatenate([r["steps"] for r in runs[label]]) for label, _, _ in settings}
     print("all rounds' steps pooled: " + "; ".join(
         f"{label} p99 {np.percentile(pooled[label], 99):.1f} ms ({np.percentile(pooled[label], 99) / np.percentile(pooled['none'], 99):.3f}), "
-        f"first step {statistics.median(r['first'] for r in runs[label]):.0f} ms" for label, _ in settings))
+        f"first step {statistics.median(r['first'] for r in runs[label]):.0f} ms" for label, _, _ in settings))
     cpu = writer_cpu_ms_per_collection()
     base_step = statistics.median(r["p50"] for r in base)
     print(f"writer CPU per collection (in the writer process): {cpu:.2f} ms; at collect_freq=10 that is "
