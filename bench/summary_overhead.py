@@ -1,9 +1,15 @@
-"""What SummaryCollector costs a training step: LeNet Model.train without a collector, with the default
+"""What SummaryCollector costs a training step and an epoch: LeNet Model.train without a collector, with the default
 collector (collect_freq=10: loss, lr, graph, 5 weight histograms, input images, lineage) and collecting every step.
-Rounds alternate between the settings (the machine is shared); prints median ms/step per setting and the ratio,
-and the CPU one collection costs the writer thread and the training thread (thread_time: least moved by load).
 
-    python bench/summary_overhead.py [--mode graph|pynative] [--rounds 5] [--steps 40]
+Each round trains once per setting (the order rotates between rounds: the machine is shared with other jobs, so
+load drifts), `--epochs` epochs of `--steps` steps. Per round and setting it takes the step times (p50, p99, max;
+the first step of a run, which compiles the graph, is reported on its own), the epoch time (epoch_begin to
+epoch_end, the collector's epoch-end work included), the whole `Model.train` per epoch (writer start, first step,
+lineage and close included), the training process's CPU, and the time the collector's own callbacks took on the
+training thread. The writer process is started once per training process and reused by later SummaryRecords: the
+"writer cold" setting stops the idle one first, so that run pays the start. Ratios are per round against the run without a collector, then the median over rounds.
+
+    python bench/summary_overhead.py [--mode graph|pynative] [--rounds 9] [--epochs 2] [--steps 20] [--threads N]
 """
 import argparse
 import os
@@ -22,19 +28,74 @@ from openspore import nn  # noqa: E402
 from tests.insight import nets  # noqa: E402
 
 
-class StepTimes(ms.Callback):
+class Timer(ms.Callback):
+    """Last in the callback list: a step's time includes the collector's step_end, an epoch's its epoch_end."""
+
     def __init__(self):
         super().__init__()
-        self.times, self._t = [], None
+        self.steps, self.cpu, self.epochs, self._step, self._cpu, self._epoch = [], [], [], None, None, None
 
-    def step_begin(self, run_context):
-        self._t = time.perf_counter()
+    def on_train_epoch_begin(self, run_context):
+        self._epoch = time.perf_counter()
+
+    def on_train_epoch_end(self, run_context):
+        self.epochs.append(time.perf_counter() - self._epoch)
+
+    def on_train_step_begin(self, run_context):
+        self._step, self._cpu = time.perf_counter(), time.process_time()
+
+    def on_train_step_end(self, run_context):
+        self.steps.append(time.perf_counter() - self._step)
+        self.cpu.append(time.process_time() - self._cpu)  # all threads of the training process, this step
+
+
+class TimedCollector(ms.SummaryCollector):
+    """The collector, adding up the wall time of its callbacks (what it costs the training thread directly)."""
+
+    own = 0.0
+    own_step_max = 0.0
+
+    def _timed(self, method, run_context, step=False):
+        t0 = time.perf_counter()
+        try:
+            return method(self, run_context)
+        finally:
+            spent = time.perf_counter() - t0
+            self.own += spent
+            if step:
+                self.own_step_max = max(self.own_step_max, spent)
+
+    def __enter__(self):
+        t0 = time.perf_counter()
+        try:
+            return super().__enter__()
+        finally:
+            self.own += time.perf_counter() - t0
+
+    def __exit__(self, *err):
+        t0 = time.perf_counter()
+        try:
+            return super().__exit__(*err)
+        finally:
+            self.own += time.perf_counter() - t0
+
+    def begin(self, run_context):
+        return self._timed(ms.SummaryCollector.begin, run_context)
 
     def step_end(self, run_context):
-        self.times.append(time.perf_counter() - self._t)
+        return self._timed(ms.SummaryCollector.step_end, run_context, step=True)
+
+    def epoch_end(self, run_context):
+        return self._timed(ms.SummaryCollector.epoch_end, run_context)
+
+    def end(self, run_context):
+        return self._timed(ms.SummaryCollector.end, run_context)
 
 
-def one_round(steps, collector_freq, tmp):
+def one_run(epochs, steps, collector_freq, tmp, cold=False):
+    if cold:  # no writer process left by an earlier run: this run starts its own (once per training process)
+        from openspore.train.summary import _writer_client
+        _writer_client._stop_idle()
     ms.set_seed(1)
     rng = np.random.default_rng(0)
     data = ds.NumpySlicesDataset({"x": rng.standard_normal((steps * 32, 1, 32, 32)).astype(np.float32),
@@ -42,20 +103,27 @@ def one_round(steps, collector_freq, tmp):
     net = nets.LeNet()
     model = ms.Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
                      nn.Momentum(net.trainable_params(), 0.01, 0.9))
-    timer = StepTimes()
-    callbacks = [timer]
-    if collector_freq:
-        callbacks.insert(0, ms.SummaryCollector(tempfile.mkdtemp(dir=tmp), collect_freq=collector_freq))
+    timer = Timer()
+    collector = TimedCollector(tempfile.mkdtemp(dir=tmp), collect_freq=collector_freq) if collector_freq else None
+    callbacks = [collector, timer] if collector else [timer]
     t0, cpu0 = time.perf_counter(), time.process_time()
-    model.train(1, data, callbacks=callbacks)
+    model.train(epochs, data, callbacks=callbacks)
     total, cpu = time.perf_counter() - t0, time.process_time() - cpu0
-    # step 1 compiles (graph mode) and records the graph: leave it out of the per-step figure
-    return 1000 * statistics.median(timer.times[1:]), 1000 * total / steps, 1000 * cpu / steps
+    later = np.array(timer.steps[1:]) * 1000  # step 1 compiles (graph mode) and records the graph
+    later_cpu = np.array(timer.cpu[1:]) * 1000
+    n = len(timer.steps)
+    return {"p50": float(np.percentile(later, 50)), "p99": float(np.percentile(later, 99)), "max": float(later.max()),
+            "cpu50": float(np.percentile(later_cpu, 50)), "cpu99": float(np.percentile(later_cpu, 99)),
+            "cpumax": float(later_cpu.max()),
+            "first": 1000 * timer.steps[0], "epoch": 1000 * statistics.mean(timer.epochs[1:] or timer.epochs),
+            "train": 1000 * total / epochs, "cpu": 1000 * cpu / n,
+            "own": 1000 * collector.own / n if collector else 0.0,
+            "own_max": 1000 * collector.own_step_max if collector else 0.0, "steps": later}
 
 
 def writer_cpu_ms_per_collection():
-    """CPU ms the writer thread spends on one default collection of this LeNet (loss, lr, five weight histograms,
-    the 32-image input batch): packing, PNG, protobuf and CRCs, measured with thread_time (load-independent)."""
+    """CPU ms the writer spends on one default collection of this LeNet (loss, lr, five weight histograms, the
+    32-image input batch): packing, PNG, protobuf and CRCs, measured with thread_time (load-independent)."""
     from openspore.train.summary._event_file import frame
     from openspore.train.summary._pack import event_bytes as _event_bytes
     net = nets.LeNet()
@@ -71,7 +139,7 @@ def writer_cpu_ms_per_collection():
 
 
 def main_cpu_ms_per_collection():
-    """CPU ms the training thread spends on the same collection: `add_value` (copies to numpy) and `record`
+    """CPU ms the training thread spends on the same collection: `add_value` (copies to host) and `record`
     (queues the packing), measured with thread_time."""
     net = nets.LeNet()
     rng = np.random.default_rng(0)
@@ -91,41 +159,64 @@ def main_cpu_ms_per_collection():
     return 100 * cpu
 
 
+_COLUMNS = [("p50", "step p50"), ("p99", "step p99"), ("max", "step max"), ("epoch", "epoch"),
+            ("train", "Model.train / epoch"), ("cpu50", "step CPU p50"), ("cpu99", "step CPU p99"),
+            ("cpumax", "step CPU max"), ("cpu", "CPU / step, whole run")]
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--mode", default="graph", choices=["graph", "pynative"])
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--steps", type=int, default=40)
+    parser.add_argument("--rounds", type=int, default=9)
+    parser.add_argument("--epochs", type=int, default=2)
+    parser.add_argument("--steps", type=int, default=20, help="steps per epoch")
+    parser.add_argument("--threads", type=int, default=0,
+                        help="torch intra-op threads (0: torch's default); 1 keeps spinning worker threads out of "
+                             "the CPU figures on a loaded machine")
     args = parser.parse_args()
+    if args.threads:
+        import torch
+        torch.set_num_threads(args.threads)
     ms.set_context(mode=ms.GRAPH_MODE if args.mode == "graph" else ms.PYNATIVE_MODE)
-    settings = [("no SummaryCollector", 0), ("SummaryCollector, collect_freq=10 (default)", 10),
-                ("SummaryCollector, collect_freq=1", 1)]
-    results = {label: [] for label, _ in settings}
+    settings = [("none", 0, False), ("collect_freq=10", 10, False), ("collect_freq=10, writer cold", 10, True),
+                ("collect_freq=1", 1, False)]
+    runs = {label: [] for label, _, _ in settings}
     with tempfile.TemporaryDirectory() as tmp:
-        for _ in range(args.rounds):
-            for label, freq in settings:
-                results[label].append(one_round(args.steps, freq, tmp))
-    base_step = statistics.median(r[0] for r in results[settings[0][0]])
-    base_total = statistics.median(r[1] for r in results[settings[0][0]])
-    print(f"LeNet Model.train, {args.mode} mode, batch 32, {args.steps} steps x {args.rounds} alternating rounds "
-          "(medians)")
-    # process CPU (all threads of the training process) is the figure least moved by other jobs on a shared machine;
-    # with the default writer process (OPENSPORE_SUMMARY_WRITER=process) the packing is not in it — it runs at
-    # nice 19 on CPU the training leaves idle
+        one_run(1, 4, 1, tmp)  # warm-up: imports, the first writer process, the first compile
+        for r in range(args.rounds):
+            order = settings[r % len(settings):] + settings[:r % len(settings)]
+            for label, freq, cold in order:
+                runs[label].append(one_run(args.epochs, args.steps, freq, tmp, cold))
+    print(f"LeNet Model.train, {args.mode} mode, batch 32, {args.epochs} epochs x {args.steps} steps, "
+          f"{args.rounds} rounds, the settings' order rotating (shared machine: other jobs ran meanwhile; "
+          f"load average {os.getloadavg()[0]:.1f} at the end)")
     print(f"summary writer: {os.environ.get('OPENSPORE_SUMMARY_WRITER', 'process')} "
-          "(set OPENSPORE_SUMMARY_WRITER=thread to compare)")
-    base_cpu = statistics.median(r[2] for r in results[settings[0][0]])
-    print("| setting | median ms/step | vs none | whole epoch ms/step | vs none | process CPU ms/step | vs none |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
-    for label, _ in settings:
-        step = statistics.median(r[0] for r in results[label])
-        total = statistics.median(r[1] for r in results[label])
-        cpu = statistics.median(r[2] for r in results[label])
-        print(f"| {label} | {step:.2f} | {step / base_step:.3f} | {total:.2f} | {total / base_total:.3f} "
-              f"| {cpu:.2f} | {cpu / base_cpu:.3f} |")
+          "(OPENSPORE_SUMMARY_WRITER=thread to compare)")
+    print(f"torch threads: {args.threads or 'default'}. ms, median over rounds; (x) = median over rounds of the ratio "
+          "to 'none' in the same round. Step figures leave out each run's first step (graph compile); 'Model.train / "
+          "epoch' includes writer start and close; step CPU = process_time of the training process over the step "
+          "(wall time waits on other jobs, CPU much less).")
+    print("| setting | " + " | ".join(title for _, title in _COLUMNS) + " | collector's callbacks / step | "
+          "slowest collector step_end |")
+    print("|---|" + "---:|" * (len(_COLUMNS) + 2))
+    base = runs["none"]
+    for label, _, _ in settings:
+        cells = []
+        for key, _ in _COLUMNS:
+            value = statistics.median(r[key] for r in runs[label])
+            ratio = statistics.median(r[key] / b[key] for r, b in zip(runs[label], base))
+            cells.append(f"{value:.2f} ({ratio:.3f})")
+        own = statistics.median(r["own"] for r in runs[label])
+        own_max = statistics.median(r["own_max"] for r in runs[label])
+        print(f"| {label} | " + " | ".join(cells) + f" | {own:.3f} | {own_max:.2f} |")
+    pooled = {label: np.concatenate([r["steps"] for r in runs[label]]) for label, _, _ in settings}
+    print("all rounds' steps pooled: " + "; ".join(
+        f"{label} p99 {np.percentile(pooled[label], 99):.1f} ms ({np.percentile(pooled[label], 99) / np.percentile(pooled['none'], 99):.3f}), "
+        f"first step {statistics.median(r['first'] for r in runs[label]):.0f} ms" for label, _, _ in settings))
     cpu = writer_cpu_ms_per_collection()
-    print(f"writer-thread CPU per collection: {cpu:.2f} ms; at collect_freq=10 that is {cpu / 10:.2f} ms per step, "
-          f"{100 * cpu / 10 / base_step:.1f}% of the median step without a collector")
+    base_step = statistics.median(r["p50"] for r in base)
+    print(f"writer CPU per collection (in the writer process): {cpu:.2f} ms; at collect_freq=10 that is "
+          f"{cpu / 10:.2f} ms per step, {100 * cpu / 10 / base_step:.1f}% of the median step without a collector")
     print(f"training-thread CPU per collection (add_value + record): {main_cpu_ms_per_collection():.2f} ms")
 
 

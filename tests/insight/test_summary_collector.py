@@ -1,10 +1,13 @@
 """SummaryCollector in Model.train (a real LeNet run), read back by openspore.insight's reader."""
 import os
+import signal
+import threading
 
 import numpy as np
 import pytest
 
 import openspore as ms
+from openspore import nn
 from openspore.insight.summary_reader import InvalidTrainId, SummaryIndex
 from tests.insight import summary_runs
 
@@ -135,3 +138,48 @@ def test_collect_tensor_freq_thins_tensor_summaries_only(tmp_path, tensor_freq, 
     run = SummaryIndex(str(tmp_path)).run("./t")
     assert [item["step"] for item in run.tensors["logits_tensor"]] == steps
     assert [s for s, _ in run.scalars["loss/auto"]] == list(range(1, 9))  # the other summaries are untouched
+
+
+class _StopTheWriter(ms.Callback):
+    """Stops the collector's writer process (SIGSTOP) after the first step and lets it go (SIGCONT) when leaving
+    Model.train, before the collector closes (callbacks are left in reverse order); a watchdog lets it go after
+    60 s, should training wait for the writer."""
+
+    def __init__(self, collector):
+        super().__init__()
+        self.collector, self.writer, self.epochs_ended, self.watchdog_fired = collector, None, 0, False
+        self._watchdog = None
+
+    def on_train_step_end(self, run_context):
+        if self.writer is None:
+            self.writer = self.collector._record._summary.writer_process()
+            os.kill(self.writer.pid, signal.SIGSTOP)
+            self._watchdog = threading.Timer(60, self._let_go, args=(True,))
+            self._watchdog.start()
+
+    def on_train_epoch_end(self, run_context):
+        self.epochs_ended += 1
+
+    def _let_go(self, fired=False):
+        self.watchdog_fired = self.watchdog_fired or fired
+        os.kill(self.writer.pid, signal.SIGCONT)
+
+    def __exit__(self, *err):
+        self._watchdog.cancel()
+        self._let_go()
+
+
+def test_training_does_not_wait_for_the_writer_until_close(tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENSPORE_SUMMARY_WRITER", "process")
+    ms.set_seed(1)
+    net = summary_runs.SummaryLeNet()
+    model = ms.Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
+                     nn.Momentum(net.trainable_params(), 0.01, 0.9))
+    collector = ms.SummaryCollector(str(tmp_path / "r"), collect_freq=1)
+    stopper, log = _StopTheWriter(collector), summary_runs.LossLog()
+    model.train(2, summary_runs.dataset(), callbacks=[collector, stopper, log])
+    # both epoch ends (and the run's end) passed while the writer was stopped; close() then waited for all of it
+    assert stopper.epochs_ended == 2 and not stopper.watchdog_fired
+    run = SummaryIndex(str(tmp_path)).run("./r")
+    assert run.scalars["loss/auto"] == [(k + 1, float(np.float32(v))) for k, v in enumerate(log.losses)]
+    assert run.lineage["epoch"] == 2

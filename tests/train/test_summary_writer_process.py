@@ -1,5 +1,6 @@
 """The summary data file is packed and written by a writer process at low priority (`_writer_process.py`): same
-bytes as the thread writer, no process left behind, and nothing lost when the writer process dies."""
+bytes as the thread writer, one process reused by the records of a training process, none left behind, and nothing
+lost when the writer process dies."""
 import os
 import signal
 import subprocess
@@ -41,21 +42,66 @@ def _strip_times(events):
     return [e.SerializeToString() for e in events]
 
 
-def test_process_writer_writes_what_the_thread_writer_writes_and_leaves_no_process(tmp_path, monkeypatch):
+def test_process_writer_writes_what_the_thread_writer_writes(tmp_path, monkeypatch):
     files = {}
     for backend in ("thread", "process"):
         monkeypatch.setenv("OPENSPORE_SUMMARY_WRITER", backend)
         with ms.SummaryRecord(str(tmp_path / backend)) as record:
-            child = record._summary._child
+            child = record._summary.writer_process()
             assert (child is not None) == (backend == "process")
             _write_steps(record, range(1, 6))
             record.flush()
             assert len(_events(tmp_path / backend)) == 6  # version + 5 steps, readable before close
-        if child is not None:
-            assert child.poll() is not None  # closed with the record, not left running
+        (name,) = os.listdir(tmp_path / backend)
+        assert os.stat(tmp_path / backend / name).st_mode & 0o777 == 0o400  # closed when close() returned
         files[backend] = _events(tmp_path / backend)
     assert _strip_times(files["process"]) == _strip_times(files["thread"])
     assert [e.step for e in files["process"][1:]] == [1, 2, 3, 4, 5]
+
+
+def _nice(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        return int(f.read().rsplit(")", 1)[1].split()[16])
+
+
+def test_the_writer_runs_at_nice_19_and_serves_the_next_record_then_stops_when_idle(tmp_path, monkeypatch):
+    from openspore.train.summary import _writer_client
+    monkeypatch.setenv("OPENSPORE_SUMMARY_WRITER", "process")
+    pids = []
+    for run in ("a", "b"):
+        with ms.SummaryRecord(str(tmp_path / run)) as record:
+            child = record._summary.writer_process()
+            _write_steps(record, [1, 2])
+            record.flush()
+            assert _nice(child.pid) == 19
+            pids.append(child.pid)
+        assert [e.step for e in _events(tmp_path / run)[1:]] == [1, 2]
+    assert pids[0] == pids[1]  # the second record took the writer the first one closed: no second start
+    monkeypatch.setattr(_writer_client, "IDLE_SECONDS", 0.1)
+    with ms.SummaryRecord(str(tmp_path / "c")) as record:
+        child = record._summary.writer_process()
+        _write_steps(record, [1])
+    assert child.wait(30) == 0  # idle for IDLE_SECONDS after its record closed: stopped
+
+
+def test_no_writer_process_outlives_a_script_that_ends(tmp_path):
+    script = textwrap.dedent(f"""
+        import sys, numpy as np
+        sys.path.insert(0, {os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))!r})
+        import openspore as ms
+        with ms.SummaryRecord({str(tmp_path)!r}) as record:
+            record.add_value("scalar", "loss", ms.Tensor(np.float32(0.5)))
+            record.record(1)
+            print(record._summary.writer_process().pid, flush=True)
+    """)
+    env = dict(os.environ, OPENSPORE_SUMMARY_WRITER="process")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, env=env, timeout=120, check=True)
+    writer_pid = int(done.stdout.split()[0])
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and _alive(writer_pid):
+        time.sleep(0.05)
+    assert not _alive(writer_pid), "the idle writer process outlived the script"
+    assert [e.step for e in _events(tmp_path)[1:]] == [1]
 
 
 def test_bad_backend_name_is_refused(tmp_path, monkeypatch):
@@ -70,7 +116,7 @@ def test_a_killed_writer_process_loses_nothing_queued_after_it(tmp_path, monkeyp
     try:
         _write_steps(record, [1, 2])
         record.flush()
-        child = record._summary._child
+        child = record._summary.writer_process()
         child.kill()
         child.wait()
         errors = []
@@ -95,7 +141,7 @@ def test_the_writer_process_exits_when_training_is_killed(tmp_path):
         record.add_value("scalar", "loss", ms.Tensor(np.float32(0.5)))
         record.record(1)
         record.flush()
-        print(record._summary._child.pid, flush=True)
+        print(record._summary.writer_process().pid, flush=True)
         sys.stdin.read()
     """)
     env = dict(os.environ, OPENSPORE_SUMMARY_WRITER="process")

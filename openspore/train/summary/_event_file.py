@@ -12,13 +12,12 @@ with the TFRecord mask `((crc >> 15) | (crc << 17)) + 0xA282EAD8` (fact sheet §
 """
 import logging
 import os
-import pickle
 import queue
 import struct
-import subprocess
-import sys
 import threading
 import time
+
+from . import _writer_client
 
 _POLY = 0x82F63B78  # CRC-32C (Castagnoli), reflected
 
@@ -144,7 +143,9 @@ class EventWriter:
     (what SummaryRecord uses for its data file) it hands step values to a writer process at low CPU priority
     (`_writer_process.py`), which does the packing (histograms, PNG, protobuf, CRCs) and the writing: on a thread
     that Python work holds the GIL the training loop needs, in the process it only uses CPU training leaves idle.
-    Should the process die, the thread writes the rest itself (one error reported). `close()` drains everything.
+    The process is taken (started, or reused from the last closed writer: `_writer_client`) by the writer thread,
+    never by the caller. Should it die, the thread writes the rest itself (one error reported). Nothing waits for
+    the writer but `flush()` and `close()`; `close()` returns once everything is in the file and the file is closed.
     """
 
     def __init__(self, path, max_file_size=None, on_error=None, first_payload=None, backend="thread"):
@@ -153,15 +154,10 @@ class EventWriter:
         self.on_error = on_error
         self._first = first_payload
         self._file = None      # RecordFile, thread backend (or after the process died)
-        self._child = None     # the writer process, process backend
-        self._acks = {}
-        self._ack_lock = threading.Lock()
-        self._flushes = 0
+        self._child = None     # the WriterProcess (process backend), taken by the writer thread
+        self._backend = backend
+        self._started = threading.Event()
         self._queue = queue.Queue()
-        if backend == "process":
-            self._child = _start_child(path, max_file_size)
-            threading.Thread(target=self._read_child, name=f"summary-acks:{os.path.basename(path)}",
-                             daemon=True).start()
         self._thread = threading.Thread(target=self._run, name=f"summary-writer:{os.path.basename(path)}",
                                         daemon=True)
         self._thread.start()
@@ -173,18 +169,40 @@ class EventWriter:
         self._queue.put(("event", (step, time.time(), data)))
 
     def flush(self, timeout=None):
-        """Block until everything queued so far is written to the file."""
+        """Block until everything queued so far is written to the file (each record reaches the file as soon as
+        the writer has written it: a flush is only needed to wait for that)."""
         done = threading.Event()
         self._queue.put(("flush", done))
         done.wait(timeout)
 
+    def writer_process(self):
+        """The writer process (a `subprocess.Popen`), or None (thread backend, or it died); waits for its start."""
+        self._started.wait()
+        child = self._child
+        return None if child is None else child.popen
+
     def close(self):
+        """Drain the queue and close the file: everything submitted is in the file (closed, read-only) when this
+        returns. The writer process is kept for the next file (`_writer_client.release`)."""
         if self._thread.is_alive():
             self._queue.put(("close", None))
             self._thread.join()
 
     # ---- the writer thread ------------------------------------------------------------------------
     def _run(self):
+        # the writer process is taken (or started: fork and exec) here, not on the caller's thread: it costs the
+        # training thread nothing, and the first records simply wait in the queue meanwhile
+        if self._backend == "process":
+            try:
+                child = _writer_client.acquire()
+                child.on_error = self.on_error
+                self._child = child
+                self._send(("open", self.path, self.max_file_size))
+            except OSError as exc:  # no process: this thread writes the file itself
+                if self.on_error is not None:
+                    self.on_error(RuntimeError(f"the summary writer process could not start ({exc}); "
+                                               "the file is written by a thread"))
+        self._started.set()
         first = True
         while True:
             kind, item = self._queue.get()
@@ -230,74 +248,31 @@ class EventWriter:
         """Pass a message to the writer process; False when there is none (thread backend, or it died)."""
         if self._child is None:
             return False
-        data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
-        try:
-            self._child.stdin.write(struct.pack("<I", len(data)) + data)
-            self._child.stdin.flush()  # readers (the dashboard) see a record as soon as it is written
+        if self._child.send(message):
             return True
-        except (BrokenPipeError, OSError, ValueError):
-            self._child_died()
-            return False
+        self._child_died()
+        return False
 
     def _wait_child(self, what):
         """Send a flush (or close) to the writer process and wait until it has done everything before it."""
-        if self._child is None:
-            return
-        self._flushes += 1
-        n = self._flushes
-        done = threading.Event()
-        with self._ack_lock:
-            self._acks[n] = done
-        if not self._send((what, n)):
-            return
-        while not done.wait(0.2):
-            if self._child.poll() is not None:
-                self._child_died()
-                return
-        if what == "close":
-            self._child.stdin.close()
-            self._child.wait()
-            self._child = None
-
-    def _read_child(self):
         child = self._child
-        for line in child.stdout:
-            word, _, rest = line.decode("utf-8", "replace").rstrip("\n").partition(" ")
-            if word == "done":
-                with self._ack_lock:
-                    event = self._acks.pop(int(rest), None)
-                if event is not None:
-                    event.set()
-            elif word == "error" and self.on_error is not None:
-                self.on_error(RuntimeError(rest))
+        if child is None:
+            return
+        if what == "close":  # the caller waits on the writer now: it need not yield to training any more
+            child.set_priority(os.getpriority(os.PRIO_PROCESS, 0))
+        if not child.request(what):
+            self._child_died()
+            return
+        if what == "close":  # the file is closed (the writer answers after closing it)
+            self._child = None
+            _writer_client.release(child)
 
     def _child_died(self):
         child, self._child = self._child, None
         if child is None:
             return
-        if child.poll() is None:
-            child.kill()
-        child.wait()
+        child.kill()
         if self.on_error is not None:
             self.on_error(RuntimeError(f"the summary writer process for {self.path} stopped (exit code "
-                                       f"{child.returncode}); this process writes the rest of the file itself"))
-
-
-# The child imports only the summary modules: bare `openspore`, `openspore.train`, `openspore.train.summary` package
-# modules (paths, no __init__ code) keep torch and the rest of openspore out of it, so it starts in ~0.3 s.
-_BOOTSTRAP = """
-import sys, types
-root = sys.argv[1]
-for name, sub in (("openspore", ""), ("openspore.train", "/train"), ("openspore.train.summary", "/train/summary")):
-    module = types.ModuleType(name)
-    module.__path__ = [root + sub]
-    sys.modules[name] = module
-from openspore.train.summary._writer_process import main
-main(sys.argv[2], sys.argv[3])
-"""
-
-
-def _start_child(path, max_file_size):
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    return subprocess.Popen([sys.executable, "-c", _BOOTSTRAP, root, path, str(max_file_size)],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, close_fds=True)
+                                       f"{child.popen.returncode}); this process writes the rest of the file "
+                                       "itself"))

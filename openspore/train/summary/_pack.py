@@ -8,7 +8,9 @@
     0.5
 """
 import logging
+import struct
 import time
+import zlib
 
 import numpy as np
 
@@ -129,16 +131,27 @@ def image_canvas(array):
 
 
 def png_bytes(hwc):
-    """An RGB HWC uint8 image as PNG. OpenCV encodes with the GIL released (the training thread keeps running) in
-    half PIL's time; zlib's fastest level costs 8x less CPU than the default for a file about as small.
+    """An RGB HWC uint8 image as PNG: 8-bit RGB, every row with the "Up" filter (its difference to the row above,
+    one numpy subtraction), zlib's fastest level. Half OpenCV's CPU for a file about as small, and the writer
+    process need not import OpenCV (a tenth of a second of its start).
 
     >>> import io; from PIL import Image
     >>> rgb = np.arange(24, dtype=np.uint8).reshape(2, 4, 3)
     >>> bool((np.asarray(Image.open(io.BytesIO(png_bytes(rgb)))) == rgb).all())
     True
     """
-    import cv2
-    ok, encoded = cv2.imencode(".png", np.ascontiguousarray(hwc[..., ::-1]), [cv2.IMWRITE_PNG_COMPRESSION, 1])
-    if not ok:
-        raise ValueError(f"summary image: OpenCV could not encode a {list(hwc.shape)} image as PNG")
-    return encoded.tobytes()
+    if hwc.dtype != np.uint8 or hwc.ndim != 3 or hwc.shape[2] != 3:
+        raise ValueError(f"summary image: expected an HWC uint8 RGB canvas, got {hwc.dtype} {list(hwc.shape)}")
+    h, w, _ = hwc.shape
+    flat = hwc.reshape(h, 3 * w)
+    rows = np.empty((h, 1 + 3 * w), np.uint8)
+    rows[:, 0] = 2  # filter type Up
+    rows[0, 1:] = flat[0]  # the row above the first is zeros
+    np.subtract(flat[1:], flat[:-1], out=rows[1:, 1:])  # modulo 256, as the filter is defined
+    header = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)  # width, height, bit depth 8, RGB, deflate, adaptive, no interlace
+    return b"".join((b"\x89PNG\r\n\x1a\n", _png_chunk(b"IHDR", header),
+                     _png_chunk(b"IDAT", zlib.compress(rows.tobytes(), 1)), _png_chunk(b"IEND", b"")))
+
+
+def _png_chunk(kind, data):
+    return b"".join((struct.pack(">I", len(data)), kind, data, struct.pack(">I", zlib.crc32(data, zlib.crc32(kind)))))

@@ -9,9 +9,10 @@
 Values added with `add_value`, and those the summary ops (`ops.ScalarSummary`, ...) produced since the last
 `record`, go into one `Event` per `record(step)` in `<prefix>.out.events.summary.<seconds>.<device>.<host>_MS`;
 lineage messages go into the `_lineage` file beside it. Packing (PNG, histograms, protobuf, CRCs) and writing
-happen away from the training loop — in a writer process at idle CPU priority for the data file (a writer thread
-with `OPENSPORE_SUMMARY_WRITER=thread`), on a thread for lineage — so `record` only copies values to the host and
-queues them.
+happen away from the training loop — in a writer process at idle CPU priority for the data file (started once and
+reused by the next SummaryRecord of the process; a writer thread with `OPENSPORE_SUMMARY_WRITER=thread`), on a
+thread for lineage — so `record` only copies values to the host and queues them. `flush()` and `close()` wait for
+the writer; `SummaryCollector` only closes (leaving `Model.train`).
 """
 import atexit
 import os
