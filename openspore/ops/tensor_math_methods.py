@@ -86,14 +86,22 @@ def _var(self, axis=None, ddof=0, keepdims=False, *, dim=None, correction=None, 
     return F.var(self, _pick(axis, dim), ddof, _keep(keepdims, keepdim))
 
 
+def _no_out(name, out):
+    # numpy's np.all(t) / np.any(t) call t.all(axis=None, out=None): accept that call, refuse a real `out`
+    if out is not None:
+        raise TypeError(f"Tensor.{name}: 'out' is not supported; use the returned Tensor.")
+
+
 @_install("all")
-def _all(self, axis=None, keep_dims=False, *, dim=None, keepdim=None):
-    return F.all(self, _pick(axis, dim), _keep(keep_dims, keepdim))
+def _all(self, axis=None, keep_dims=False, *, dim=None, keepdim=None, keepdims=None, out=None):
+    _no_out("all", out)
+    return F.all(self, _pick(axis, dim), _keep(keep_dims, keepdim, keepdims))
 
 
 @_install("any")
-def _any(self, axis=None, keep_dims=False, *, dim=None, keepdim=None):
-    return F.any(self, _pick(axis, dim), _keep(keep_dims, keepdim))
+def _any(self, axis=None, keep_dims=False, *, dim=None, keepdim=None, keepdims=None, out=None):
+    _no_out("any", out)
+    return F.any(self, _pick(axis, dim), _keep(keep_dims, keepdim, keepdims))
 
 
 Tensor.cumsum = lambda self, dim=0, *, dtype=None, axis=None: F.cumsum(self, _pick(dim, axis), dtype=dtype)
@@ -137,7 +145,19 @@ Tensor.log_softmax = lambda self, axis=-1: F.log_softmax(self, axis)
 Tensor.masked_fill = lambda self, mask, value: F.masked_fill(self, mask, value)
 Tensor.masked_select = lambda self, mask: F.masked_select(self, mask)
 Tensor.index_select = lambda self, axis, index: F.index_select(self, axis, index)
-Tensor.gather = lambda self, dim, index: F.gather_elements(self, dim, index)
+
+
+@_install("gather")
+def _gather(self, input_indices, axis=None, batch_dims=0, *, dim=None, index=None):
+    """MindSpore's two forms: gather(input_indices, axis, batch_dims=0) takes whole slices along `axis` (ops.gather);
+    gather(dim, index), an int then a Tensor, picks one element per index position (ops.gather_elements)."""
+    if dim is not None or index is not None:
+        return F.gather_elements(self, dim, index)
+    if isinstance(input_indices, int) and isinstance(axis, Tensor):
+        return F.gather_elements(self, input_indices, axis)
+    if axis is None:
+        raise TypeError("Tensor.gather(input_indices, axis, batch_dims=0): 'axis' is required.")
+    return F.gather(self, input_indices, axis, batch_dims)
 Tensor.gather_elements = Tensor.gather
 Tensor.scatter = lambda self, axis, index, src: F.scatter(self, axis, index, src)
 Tensor.nonzero = lambda self, *, as_tuple=False: F.nonzero(self, as_tuple=as_tuple)

@@ -40,3 +40,39 @@ def test_integer_inv_truncates_and_keeps_dtype(backend):
         ms.set_context(backend="torch")
     assert out.dtype == ms.int32 and out.asnumpy().tolist() == [1, 0, -1, 0, 0]
     assert half.dtype == ms.float16 and half.asnumpy().tolist() == [0.5, -0.25]
+
+
+def test_half_precision_cumsum_rounds_every_step():
+    # 2048 + 1 is not representable in float16: a float16 running sum stays at 2048, a float32 one reaches 2050
+    values = np.array([2048.0, 1.0, 1.0], np.float16)
+    out = ops.CumSum()(T(values), 0)
+    assert out.dtype == ms.float16
+    assert out.asnumpy().tolist() == np.cumsum(values).tolist() == [2048.0, 2048.0, 2048.0]
+    rev = ops.CumSum(exclusive=True, reverse=True)(T(values), 0)
+    assert rev.asnumpy().tolist() == [2.0, 1.0, 0.0]
+
+
+def test_layer_norm_returns_mean_and_biased_variance():
+    x = np.array([[1.0, 2.0, 3.0, 6.0], [0.5, 0.5, -1.5, 2.5]], np.float32)
+    gamma, beta = T(np.ones(4, np.float32)), T(np.zeros(4, np.float32))
+    _, mean, variance = ops.LayerNorm(1, 1)(T(x), gamma, beta)
+    np.testing.assert_allclose(mean.asnumpy(), [[3.0], [0.5]], rtol=1e-6)
+    np.testing.assert_allclose(variance.asnumpy(), [[3.5], [2.0]], rtol=1e-6)
+    # the variance differentiates: d sum(var) / dx = 2 (x - mean) / n
+    grad = ms.grad(lambda a: ops.LayerNorm(1, 1)(a, gamma, beta)[2].sum())(T(x))
+    np.testing.assert_allclose(grad.asnumpy(), 2 * (x - x.mean(1, keepdims=True)) / 4, rtol=1e-5, atol=1e-6)
+
+
+def test_tensor_gather_takes_both_mindspore_forms():
+    table = T(np.arange(12, dtype=np.float32).reshape(3, 4))
+    rows = table.gather(T(np.array([2, 0])), 0)
+    assert rows.asnumpy().tolist() == [[8, 9, 10, 11], [0, 1, 2, 3]]
+    picked = table.gather(1, T(np.array([[3], [0], [1]])))
+    assert picked.asnumpy().tolist() == [[3], [4], [9]]
+    with pytest.raises(RuntimeError, match="the 'input_indices' should be in the range \\[0, 3\\), but got 5"):
+        table.gather(T(np.array([5])), 0)
+
+
+def test_numpy_reductions_accept_tensors():
+    t = T(np.array([1.0, 2.0], np.float32))
+    assert bool(np.all(t > 0)) and not bool(np.any(t > 5))

@@ -38,3 +38,4 @@ from . import sparse  # noqa: F401
 from . import sparse_optim  # noqa: F401
 from . import random_dist  # noqa: F401
 from . import loss_ctc  # noqa: F401
+from . import grad_ops  # noqa: F401

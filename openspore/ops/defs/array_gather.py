@@ -20,13 +20,14 @@ def _check_indices(op, name, idx):
         raise TypeError(f"For '{op}', '{name}' must be a Tensor of int32 or int64, but got Tensor[{idx.dtype}].")
 
 
-def _check_range(op, idx, size, what="input"):
-    """Kernel-side bounds check (numpy arrays and torch tensors alike)."""
+def _check_range(op, idx, size, what="input", index_name="indices"):
+    """Kernel-side bounds check (numpy arrays and torch tensors alike); the message reads as MindSpore's."""
     if idx.numel() if hasattr(idx, "numel") else idx.size:
         lo, hi = int(idx.min()), int(idx.max())
         if lo < 0 or hi >= size:
             bad = lo if lo < 0 else hi
-            raise RuntimeError(f"For '{op}', index {bad} is out of range [0, {size}) of the {what}.")
+            raise RuntimeError(f"For '{op}', the '{index_name}' should be in the range [0, {size}), but got {bad} "
+                               f"(out of range of the {what}).")
 
 
 def _as_long(torch, idx):
@@ -92,7 +93,7 @@ class Gather(Primitive):
     def numpy(self, np, params, indices, axis):
         bd = self.batch_dims
         a = normalize_axis(self.name, axis, params.ndim)
-        _check_range(self.name, indices, params.shape[a], "input_params")
+        _check_range(self.name, indices, params.shape[a], "input_params", "input_indices")
         if bd == 0:
             return c_array(np.take(params, indices, axis=a))
         n_i = indices.ndim - bd
@@ -103,7 +104,7 @@ class Gather(Primitive):
     def torch(self, torch, params, indices, axis):
         bd = self.batch_dims
         a = normalize_axis(self.name, axis, params.ndim)
-        _check_range(self.name, indices, params.shape[a], "input_params")
+        _check_range(self.name, indices, params.shape[a], "input_params", "input_indices")
         indices = _as_long(torch, indices)
         if bd == 0:
             flat = torch.index_select(params, a, indices.reshape(-1))
@@ -163,12 +164,12 @@ class GatherD(Primitive):
 
     def numpy(self, np, x, dim, index):
         a = normalize_axis(self.name, dim, x.ndim, "dim")
-        _check_range(self.name, index, x.shape[a], "x")
+        _check_range(self.name, index, x.shape[a], "x", "index")
         return c_array(x[_element_index(np, index, a)])
 
     def torch(self, torch, x, dim, index):
         a = normalize_axis(self.name, dim, x.ndim, "dim")
-        _check_range(self.name, index, x.shape[a], "x")
+        _check_range(self.name, index, x.shape[a], "x", "index")
         return torch.gather(x, a, _as_long(torch, index))
 
     @classmethod

@@ -164,6 +164,10 @@ class _Scan(Primitive):
         return np.ascontiguousarray(out)
 
     def torch(self, torch, x, axis):
+        if x.dtype == torch.float16:
+            # torch accumulates half precision in float32; MindSpore (and numpy) round after every step
+            out = self.numpy(np, x.cpu().numpy(), axis)
+            return torch.from_numpy(out).to(x.device)
         if x.dim() == 0:
             return x.clone() if not self.exclusive else torch.full((), self.identity, dtype=x.dtype, device=x.device)
         axis = normalize_axis(self.name, axis, x.dim())

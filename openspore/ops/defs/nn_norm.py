@@ -31,12 +31,13 @@ class _Axes:
 
 @register
 class LayerNorm(_Axes, Primitive):
-    """LayerNorm(begin_norm_axis=1, begin_params_axis=1, epsilon=1e-7)(input_x, gamma, beta) → (y, mean, rstd):
+    """LayerNorm(begin_norm_axis=1, begin_params_axis=1, epsilon=1e-7)(input_x, gamma, beta) → (y, mean, variance):
     normalize over the axes from begin_norm_axis on; gamma/beta have shape input_x.shape[begin_params_axis:];
-    mean and rstd keep the leading axes and have size 1 on the normalized ones."""
+    mean and variance (biased, as MindSpore returns it) keep the leading axes and have size 1 on the normalized ones.
+    """
     attr_defaults = {"begin_norm_axis": 1, "begin_params_axis": 1, "epsilon": 1e-7}
     input_names = ("input_x", "gamma", "beta")
-    none_cotangents = True  # mean and rstd are rarely used: their cotangents stay None, not zero tensors
+    none_cotangents = True  # mean and variance are rarely used: their cotangents stay None, not zero tensors
 
     def check_attrs(self):
         for name in ("begin_norm_axis", "begin_params_axis"):
@@ -63,8 +64,16 @@ class LayerNorm(_Axes, Primitive):
         return AbstractTensor(x.shape, x.dtype), AbstractTensor(stat, x.dtype), AbstractTensor(stat, x.dtype)
 
     def bprop(self, x, gamma, beta, out, dout):
+        # LayerNormGrad works with rstd = (variance + eps)^-1/2; a variance cotangent becomes an rstd one through
+        # d variance / d rstd = -2 / rstd^3
+        rstd = prim("Rsqrt")(prim("Add")(out[2], self.epsilon))
+        d_rstd = dout[2]
+        if d_rstd is not None:
+            cube = prim("Mul")(rstd, prim("Mul")(rstd, rstd))
+            d_rstd = prim("Mul")(prim("RealDiv")(d_rstd, cube), -2.0)
+        dy = dout[0] if dout[0] is not None else prim("ZerosLike")(out[0])  # only the statistics were used
         grad = LayerNormGrad(self.begin_norm_axis, self.begin_params_axis)
-        return grad(dout[0], x, gamma, out[1], out[2], dout[1], dout[2])
+        return grad(dy, x, gamma, out[1], rstd, dout[1], d_rstd)
 
     def numpy(self, np, x, gamma, beta):
         norm_axis, _ = self._axes(x.ndim)
@@ -73,7 +82,7 @@ class LayerNorm(_Axes, Primitive):
         centered = x - mean
         var = (centered * centered).mean(axis=axes, keepdims=True)
         rstd = (1.0 / np.sqrt(var + np.asarray(self.epsilon, x.dtype))).astype(x.dtype)
-        return centered * rstd * gamma + beta, mean, rstd
+        return centered * rstd * gamma + beta, mean, var.astype(x.dtype)
 
     def torch(self, torch, x, gamma, beta):
         norm_axis, params_axis = self._axes(x.ndim)
@@ -84,7 +93,8 @@ class LayerNorm(_Axes, Primitive):
         else:
             y, mean, rstd = torch.native_layer_norm(x, shape, None, None, self.epsilon)
             y = y * gamma + beta
-        return y, mean.reshape(stat), rstd.reshape(stat)
+        variance = torch.var(x, dim=tuple(range(norm_axis, x.ndim)), unbiased=False, keepdim=True)
+        return y, mean.reshape(stat), variance.to(x.dtype)
 
     @classmethod
     def samples(cls, rng):
