@@ -67,3 +67,16 @@ def test_functional_module_answers_with_the_rest_of_ops():
     x = Tensor(np.array([1.0, 2.0, 3.0], np.float32))
     assert F.Roll(1, 0)(x).asnumpy().tolist() == [3.0, 1.0, 2.0]
     assert not hasattr(F, "no_such_name")
+
+
+def test_unique_lists_elements_in_order_of_first_appearance():
+    for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
+        ms.set_context(mode=mode)
+        try:
+            y, idx = ms.jit(lambda v: ops.unique(v))(Tensor(np.array([7, 2, 7, 4, 2, 9], np.int32)))
+        finally:
+            ms.set_context(mode=ms.PYNATIVE_MODE)
+        assert y.asnumpy().tolist() == [7, 2, 4, 9]
+        assert idx.asnumpy().tolist() == [0, 1, 0, 2, 1, 3]
+    y, idx = ops.Unique()(Tensor(np.array([[0.5, -1.0], [0.5, 3.0]], np.float32)))
+    assert y.asnumpy().tolist() == [0.5, -1.0, 3.0] and idx.asnumpy().tolist() == [[0, 1], [0, 2]]
