@@ -67,3 +67,26 @@ def test_functional_module_answers_with_the_rest_of_ops():
     x = Tensor(np.array([1.0, 2.0, 3.0], np.float32))
     assert F.Roll(1, 0)(x).asnumpy().tolist() == [3.0, 1.0, 2.0]
     assert not hasattr(F, "no_such_name")
+
+
+def test_unique_lists_elements_in_order_of_first_appearance():
+    for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
+        ms.set_context(mode=mode)
+        try:
+            y, idx = ms.jit(lambda v: ops.unique(v))(Tensor(np.array([7, 2, 7, 4, 2, 9], np.int32)))
+        finally:
+            ms.set_context(mode=ms.PYNATIVE_MODE)
+        assert y.asnumpy().tolist() == [7, 2, 4, 9]
+        assert idx.asnumpy().tolist() == [0, 1, 0, 2, 1, 3]
+    y, idx = ops.Unique()(Tensor(np.array([[0.5, -1.0], [0.5, 3.0]], np.float32)))
+    assert y.asnumpy().tolist() == [0.5, -1.0, 3.0] and idx.asnumpy().tolist() == [[0, 1], [0, 2]]
+
+
+def test_candidate_sampler_expected_counts_without_rejections():
+    true = Tensor(np.array([[1], [3]], np.int64))
+    sampled, true_count, sampled_count = ops.UniformCandidateSampler(1, 4, False, 8, seed=3)(true)
+    assert np.allclose(true_count.asnumpy(), 0.5) and np.allclose(sampled_count.asnumpy(), 0.5)
+    # unique draws over the whole range must reject repeats: the count becomes 1 - (1 - p)^tries
+    _, true_count, _ = ops.UniformCandidateSampler(1, 4, True, 4, seed=3)(true)
+    tries = np.log1p(-true_count.asnumpy()[0, 0]) / np.log1p(-0.25)
+    assert tries >= 4 and abs(tries - round(tries)) < 1e-3

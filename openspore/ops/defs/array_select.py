@@ -213,7 +213,8 @@ class TopK(Primitive):
 
 @register
 class Unique(Primitive):
-    """Unique()(input_x) → (y, idx): sorted unique elements and, per input element, its position in y."""
+    """Unique()(input_x) → (y, idx): the distinct elements in the order they first appear (MindSpore's CPU kernel:
+    [5, 3, 5, 1] gives [5, 3, 1]) and, per input element, its position in y."""
     input_names = ("input_x",)
     differentiable = False
     nondiff_reason = "the output set and its size depend on the values; MindSpore defines no gradient"
@@ -226,12 +227,24 @@ class Unique(Primitive):
         return AbstractTensor((-1,), x.dtype), AbstractTensor(x.shape, self._idx_dtype(x.dtype))
 
     def numpy(self, np, x):
-        y, inverse = np.unique(x, return_inverse=True)
-        return y, inverse.reshape(x.shape).astype(self._idx_dtype(mstype.nptype_to_dtype(x.dtype)).np_dtype)
+        y, first, inverse = np.unique(x.reshape(-1), return_index=True, return_inverse=True)
+        order = np.argsort(first, kind="stable")  # sorted-unique positions, by first appearance
+        rank = np.empty_like(order)
+        rank[order] = np.arange(order.shape[0])
+        idx = rank[inverse.reshape(-1)].reshape(x.shape)
+        return y[order], idx.astype(self._idx_dtype(mstype.nptype_to_dtype(x.dtype)).np_dtype)
 
     def torch(self, torch, x):
-        y, inverse = torch.unique(x, sorted=True, return_inverse=True)
-        return y, inverse.to(torch.int64 if x.dtype == torch.int64 else torch.int32)
+        flat = x.reshape(-1)
+        y, inverse = torch.unique(flat, sorted=True, return_inverse=True)
+        positions = torch.arange(flat.shape[0], device=flat.device)
+        first = torch.full((y.shape[0],), flat.shape[0], dtype=positions.dtype, device=flat.device)
+        first = first.scatter_reduce(0, inverse, positions, reduce="amin")
+        order = torch.argsort(first)
+        rank = torch.empty_like(order)
+        rank[order] = torch.arange(order.shape[0], device=flat.device)
+        idx = rank[inverse].reshape(x.shape)
+        return y[order], idx.to(torch.int64 if x.dtype == torch.int64 else torch.int32)
 
     @classmethod
     def samples(cls, rng):

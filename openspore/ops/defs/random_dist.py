@@ -359,8 +359,11 @@ class _CandidateSampler(_HostRandom):
 
     def _expected(self, classes, tries):
         p = self.probability(classes.astype(np.float64))
-        if self.unique:  # the chance a class shows up at least once in `tries` draws
+        if self.unique and tries != self.num_sampled:
+            # draws were rejected as repeats: the chance a class shows up at least once in `tries` draws
             return (-np.expm1(tries * np.log1p(-p))).astype(np.float32)
+        # no draw was rejected (or repeats are kept): num_sampled draws, each of the class with chance p, as
+        # MindSpore's CPU sampler counts it
         return (self.num_sampled * p).astype(np.float32)
 
     def draw(self, true_classes):

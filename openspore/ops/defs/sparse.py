@@ -329,8 +329,12 @@ class Coalesce(Primitive):
                 AbstractTensor((rank,), shape.dtype))
 
     def bprop(self, indices, values, shape, out, dout):
-        # each input entry's output position is its rank among the distinct row-major offsets (Unique sorts)
-        _, position = prim("Unique")(_row_major_offsets(indices, shape))
+        # each input entry's output position is its rank among the distinct row-major offsets; Unique lists them
+        # in order of appearance, so their ranks come from sorting twice (the argsort of a permutation inverts it)
+        distinct, appearance = prim("Unique")(_row_major_offsets(indices, shape))
+        _, order = prim("Sort")(distinct)
+        _, rank = prim("Sort")(order)
+        position = prim("Gather")(rank, appearance, 0)
         return None, prim("Gather")(dout[1], position, 0), None
 
     def numpy(self, np, indices, values, shape):

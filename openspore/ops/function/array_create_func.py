@@ -180,7 +180,8 @@ def argsort(input, axis=-1, descending=False):
 
 
 def unique(input):
-    """unique(input) → (output, idx): sorted unique elements and the index of each input element in output."""
+    """unique(input) → (output, idx): the distinct elements in order of first appearance and the index of each
+    input element in output."""
     return prim(P.Unique)(input)
 
 
