@@ -36,6 +36,7 @@ def grads_vs_torch(ms_fn, torch_fn, arrays, rtol=1e-6, atol=1e-8):
     cot = RNG.standard_normal(out.shape)
     g = ms.grad(lambda *xs: (ms_fn(*xs) * T(cot)).sum(), grad_position=tuple(range(len(arrays))))(
         *[T(a) for a in arrays])
+    g = g if isinstance(g, tuple) else (g,)  # MindSpore unwraps a one-element position tuple
     ts = [tt(a) for a in arrays]
     ref = torch_fn(*ts)
     close(out, ref, rtol, atol)
@@ -305,6 +306,7 @@ def _second_order(fn, arrays, eps=1e-6, rtol=1e-5, atol=1e-7):
         return (g * T(v)).sum()
 
     analytic = ms.grad(inner, grad_position=tuple(range(len(arrays))))(*[T(a) for a in arrays])
+    analytic = analytic if isinstance(analytic, tuple) else (analytic,)  # MindSpore unwraps a one-element position tuple
     for k, a in enumerate(arrays):
         numeric = np.zeros_like(a)
         for i in range(a.size):
