@@ -90,3 +90,16 @@ def test_dataset_module_paths():
     config.set_seed(7)
     assert ms.dataset.config.get_seed() == 7   # one state under both paths
     config.set_seed(old)
+
+
+def test_adjoint_conjugates_complex_matrices():
+    x = ms.Tensor(np.array([[1 + 2j, 3 - 1j], [0.5j, 4.0]]), ms.complex128)
+    np.testing.assert_allclose(x.adjoint().asnumpy(), np.array([[1 - 2j, -0.5j], [3 + 1j, 4.0]]))
+    real = ms.Tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
+    np.testing.assert_allclose(ops.adjoint(real).asnumpy(), np.arange(6, dtype=np.float32).reshape(2, 3).T)
+
+
+def test_reduce_sum_takes_its_axis_as_a_tensor():
+    x = ms.Tensor(np.arange(24, dtype=np.float32).reshape(2, 3, 4))
+    out = ops.ReduceSum()(x, ms.Tensor([0, 2]))
+    np.testing.assert_allclose(out.asnumpy(), np.arange(24, dtype=np.float32).reshape(2, 3, 4).sum(axis=(0, 2)))
