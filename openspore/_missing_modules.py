@@ -21,8 +21,7 @@ MINDSPORE_MODULES = frozenset({
     "parallel.auto_parallel", "utils", "runtime_api",
     "nn.probability", "nn.probability.distribution", "nn.probability.bijector", "nn.probability.bnn_layers",
     "nn.extend", "numpy.fft", "mint.distributed", "mint.optim", "mint.special", "mint.linalg",
-    "dataset.audio.transforms", "ops.operations.nn_ops",
-    "ops.operations.math_ops", "ops.operations.array_ops", "experimental.es",
+    "experimental.es",
 })
 
 

@@ -52,6 +52,19 @@ class _PythonPrimitive:
     def __repr__(self):
         return f"Prim[{type(self).__name__}]"
 
+    @property
+    def attrs(self):
+        return {n: getattr(self, n) for n, _ in self._attrs} | self.__dict__.get("_extra_attrs", {})
+
+    def add_prim_attr(self, name, value):
+        """Set attribute `name` (MindSpore's Primitive API; e.g. "primitive_target"); returns self for chaining."""
+        self.__dict__.setdefault("_extra_attrs", {})[name] = value
+        setattr(self, name, value)
+        return self
+
+    def set_device(self, device_target):
+        return self.add_prim_attr("primitive_target", device_target)
+
 
 def _primitive(name, fn, attrs=(), doc=""):
     """A `_PythonPrimitive` subclass whose call is fn(self, *inputs)."""

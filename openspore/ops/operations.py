@@ -5,6 +5,11 @@ Every class registered in the primitive table is exported here under its MindSpo
 from ..core.primitive import PRIMITIVES, Primitive  # noqa: F401
 from . import defs  # noqa: F401  (fills the table)
 
+from . import operation_modules  # noqa: F401,E402  (MindSpore's operations.nn_ops, ._inner_ops, ... paths)
+
+# MindSpore's `ops.operations` is a package: an (empty) __path__ lets `operations.nn_ops` and the like be imported;
+# operation_modules answers them.
+__path__ = []
 globals().update(PRIMITIVES)
 __all__ = sorted(PRIMITIVES) + ["Primitive"]
 

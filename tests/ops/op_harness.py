@@ -72,7 +72,7 @@ def vjp_numpy64(prim_cls, sample, cotangent_seed=7):
         return total
 
     grads = ms.grad(f, grad_position=tuple(range(len(idx))))(*[args[i] for i in idx])
-    grads = grads if isinstance(grads, tuple) else (grads,)  # one position: the bare gradient
+    grads = grads if isinstance(grads, tuple) else (grads,)  # MindSpore unwraps a one-element position tuple
     return [g.asnumpy() for g in grads], cots, idx
 
 

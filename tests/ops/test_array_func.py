@@ -57,7 +57,7 @@ def test_tuple_input_gradients(backend, make, shapes):
     def f(*ts):
         return (make(list(ts)) * Tensor(w)).sum()
     analytic = ms.grad(f, grad_position=tuple(range(len(arrays))))(*[Tensor(a) for a in arrays])
-    analytic = analytic if isinstance(analytic, tuple) else (analytic,)  # one position: the bare gradient
+    analytic = analytic if isinstance(analytic, tuple) else (analytic,)  # MindSpore unwraps a one-element position tuple
     for a, n in zip(analytic, _numeric_tuple_grad(value, arrays)):
         np.testing.assert_allclose(a.asnumpy(), n, rtol=1e-5, atol=1e-7)
 

@@ -327,7 +327,7 @@ def _check_grad(fn, *arrays, eps=1e-6, rtol=1e-5, atol=1e-7):
         return total
 
     grads = ms.grad(scalar, grad_position=tuple(range(len(arrays))))(*[T(a) for a in arrays])
-    grads = grads if isinstance(grads, tuple) else (grads,)  # one position gives the bare gradient, as MindSpore
+    grads = grads if isinstance(grads, tuple) else (grads,)  # MindSpore unwraps a one-element position tuple
     for i, (a, g) in enumerate(zip(arrays, grads)):
         numeric = np.zeros_like(a)
         flat = a.reshape(-1)

@@ -36,7 +36,7 @@ def grads_vs_torch(ms_fn, torch_fn, arrays, rtol=1e-6, atol=1e-8):
     cot = RNG.standard_normal(out.shape)
     g = ms.grad(lambda *xs: (ms_fn(*xs) * T(cot)).sum(), grad_position=tuple(range(len(arrays))))(
         *[T(a) for a in arrays])
-    g = g if isinstance(g, tuple) else (g,)  # one position: the bare gradient
+    g = g if isinstance(g, tuple) else (g,)  # MindSpore unwraps a one-element position tuple
     ts = [tt(a) for a in arrays]
     ref = torch_fn(*ts)
     close(out, ref, rtol, atol)
@@ -225,9 +225,9 @@ def test_layer_and_group_norm_match_torch(backend):
     x, w, b = rand(2, 3, 4), rand(3, 4), rand(3, 4)
     grads_vs_torch(lambda x, w, b: ops.layer_norm(x, (3, 4), w, b), lambda x, w, b: F.layer_norm(x, (3, 4), w, b),
                    [x, w, b])
-    y, mean, variance = ops.LayerNorm(begin_norm_axis=-1, begin_params_axis=-1)(T(x), T(w[0]), T(b[0]))
-    assert mean.shape == (2, 3, 1) and variance.shape == (2, 3, 1)
-    close(variance, x.var(axis=-1, keepdims=True))  # MindSpore 2.10 returns the biased variance, not 1/std
+    y, mean, rstd = ops.LayerNorm(begin_norm_axis=-1, begin_params_axis=-1)(T(x), T(w[0]), T(b[0]))
+    assert mean.shape == (2, 3, 1) and rstd.shape == (2, 3, 1)
+    close(rstd, 1 / np.sqrt(x.var(axis=-1, keepdims=True) + 1e-7))
     x, w, b = rand(2, 4, 3, 2), rand(4), rand(4)
     grads_vs_torch(lambda x, w, b: ops.group_norm(x, 2, w, b), lambda x, w, b: F.group_norm(x, 2, w, b), [x, w, b])
 
@@ -306,7 +306,7 @@ def _second_order(fn, arrays, eps=1e-6, rtol=1e-5, atol=1e-7):
         return (g * T(v)).sum()
 
     analytic = ms.grad(inner, grad_position=tuple(range(len(arrays))))(*[T(a) for a in arrays])
-    analytic = analytic if isinstance(analytic, tuple) else (analytic,)  # one position: the bare gradient
+    analytic = analytic if isinstance(analytic, tuple) else (analytic,)  # MindSpore unwraps a one-element position tuple
     for k, a in enumerate(arrays):
         numeric = np.zeros_like(a)
         for i in range(a.size):

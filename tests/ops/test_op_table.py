@@ -174,7 +174,7 @@ def test_gradient_backends_agree(name, k, cls, sample):
                     total = s if total is None else total + s
             return total
         grads = ms.grad(f, grad_position=tuple(range(len(idx))))(*[args[i] for i in idx])
-        grads = grads if isinstance(grads, tuple) else (grads,)  # one position: the bare gradient
+        grads = grads if isinstance(grads, tuple) else (grads,)  # MindSpore unwraps a one-element position tuple
         results[backend] = [g.asnumpy().astype(np.float64) for g in grads]
     for t, n in zip(results["torch"], results["numpy"]):
         np.testing.assert_allclose(t, n, rtol=1e-3, atol=1e-4)

@@ -405,3 +405,12 @@ class FrequencyMasking(_Masking):
 
     def __init__(self, iid_masks=False, freq_mask_param=0, mask_start=0, mask_value=0.0):
         super().__init__(iid_masks, freq_mask_param, mask_start, mask_value)
+
+
+def __getattr__(name):
+    # `mindspore.dataset.audio.transforms` is MindSpore's module for every audio transform; here the filters,
+    # features and effects live in sibling modules, so their names are answered from the package.
+    from .. import audio
+    if name in audio.__all__:
+        return getattr(audio, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -74,6 +74,8 @@ def normalize_axes(op, axis, ndim, name="axis"):
         return tuple(range(ndim))
     if hasattr(axis, "asnumpy"):
         axis = axis.asnumpy().tolist()
+    elif hasattr(axis, "tolist") and not isinstance(axis, (list, tuple)):  # a kernel's array axis (numpy/torch)
+        axis = axis.tolist()
     if isinstance(axis, (list, tuple)):
         axes = tuple(sorted({normalize_axis(op, a, ndim, name) for a in axis}))
         if len(axes) != len(axis):

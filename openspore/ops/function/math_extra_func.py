@@ -12,6 +12,7 @@ import math as _math
 import numpy as np
 
 from ...common import dtype as mstype
+from ...core.primitive import PRIMITIVES
 from ...core.tensor import Tensor
 from ._base_ops import F
 
@@ -397,7 +398,8 @@ def t(input):
 
 def adjoint(x):
     """The conjugate transpose of the last two axes (the transpose for real tensors)."""
-    return F.swapaxes(x, -1, -2)
+    swapped = F.swapaxes(x, -1, -2)
+    return PRIMITIVES["Conj"]()(swapped) if x.dtype.kind == "complex" else swapped
 
 
 def matrix_power(input, n):

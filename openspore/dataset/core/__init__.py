@@ -1,0 +1,1 @@
+"""`mindspore.dataset.core`: the package of MindSpore's `config` module (`dataset.core.config`)."""
