@@ -1,23 +1,25 @@
-"""Memory benchmark: the static memory plan (SOMAS) of each workload's training graph, measured peaks, and the
-largest encoder batch under a fixed `max_device_memory`.
+"""Memory benchmark: the static memory plan (SOMAS) of each workload's training graph, measured peaks O0 vs O1,
+step times O0 vs O1, and the largest encoder batch under a fixed `max_device_memory`.
 
     python bench/memory.py                          # plan figures for mlp, lenet, resnet, gpt, encoder
     python bench/memory.py --exact 20               # + the exact mode (CP-SAT / HiGHS, 20 s per graph)
-    python bench/memory.py --measure                # + measured peaks, each in a fresh process
+    python bench/memory.py --measure                # + measured peaks and step times, O0 vs O1
     python bench/memory.py --cap 256MB              # + largest trainable encoder batch under the cap
 
-Plan columns (one GRAPH_MODE train step, openspore's O1 pipeline, 512 B alignment): lower bound = most bytes live
-at any point of the schedule; planned = arena peak of the best heuristic (or the exact mode); no reuse = every
-tensor its own bytes. `+rc` rows call `recompute()` on every transformer block. Measured (--measure, one step
-after a warm-up step, fresh process each): `alloc MB` = peak bytes allocated during the step on the numpy
-backend (tracemalloc sees numpy's allocations, kernel temporaries included), `peak RSS MB` = the process's peak
-resident set after two steps on the torch backend (imports and compile included). The executor frees each value after its last use in both
-memory levels (O0 and O1 run the same code); the plan is what a fixed-arena runtime would reserve.
+Plan columns (one GRAPH_MODE train step, openspore's O1 pipeline, 512 B alignment, torch backend: its view
+kernels make no tensor): lower bound = most bytes live at any point of the schedule; planned = arena peak of the
+best heuristic (or the exact mode); no reuse = every tensor its own bytes. `+rc` rows call `recompute()` on
+every transformer block.
+
+Measured (--measure; each figure in a fresh process, one step after a warm-up step): `alloc MB` = peak bytes
+allocated by torch's CPU allocator during the step, from the torch profiler's memory events (every allocation
+and free, in time order); under O1 the arena is allocated inside the measured step (its idle buffer is dropped
+first), so it counts. `numpy MB`: the same step on the numpy backend, peak traced by tracemalloc. Step times:
+O0 and O1 steps interleaved in one process, median of the rounds (the machine is shared: ratios, not absolutes).
 """
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import time
@@ -82,10 +84,34 @@ def plan_row(workload, exact):
     return row
 
 
-def measure(workload, backend):
+def _drop_idle_arenas(train):
+    """Forget the arenas' idle buffers, so that the next step allocates its arena again (and is measured)."""
+    from openspore.nn import cell as cell_module
+    for entry in cell_module._graph_runner.caches[train].entries.values():
+        arena = getattr(entry.compiled, "arena", None)
+        if arena is not None:
+            arena._idle.clear()
+
+
+def profiled_peak(step):
+    """Peak bytes torch's CPU allocator holds during `step()` above what it held before (profiler events)."""
+    from torch.profiler import ProfilerActivity, profile
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+        step()
+    held = peak = 0
+    for event in sorted(prof.events(), key=lambda e: e.time_range.start):
+        held += event.self_cpu_memory_usage
+        peak = max(peak, held)
+    return peak
+
+
+def measure(workload, backend, level):
     """Run in a fresh process: peak bytes during one step after a warm-up step."""
+    import openspore as ms
+    ms.set_context(memory_optimize_level=level)
     train, x, y = train_step(workload, backend=backend)
     train(x, y)
+    _drop_idle_arenas(train)
     if backend == "numpy":
         tracemalloc.start()
         base = tracemalloc.get_traced_memory()[0]
@@ -93,8 +119,28 @@ def measure(workload, backend):
         peak = tracemalloc.get_traced_memory()[1] - base
         tracemalloc.stop()
         return {"alloc": peak}
-    train(x, y)
-    return {"rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}
+    return {"alloc": profiled_peak(lambda: train(x, y))}
+
+
+def step_times(workload, rounds):
+    """Median seconds per step at O0 and at O1, the two interleaved in this process."""
+    import statistics
+    import openspore as ms
+    steps = {}
+    for level in ("O0", "O1"):
+        ms.set_context(memory_optimize_level=level)
+        steps[level] = train_step(workload)
+        steps[level][0](*steps[level][1:])
+    times = {"O0": [], "O1": []}
+    for _ in range(rounds):
+        for level in ("O0", "O1"):
+            ms.set_context(memory_optimize_level=level)
+            train, x, y = steps[level]
+            t0 = time.perf_counter()
+            train(x, y)
+            times[level].append(time.perf_counter() - t0)
+    ms.set_context(memory_optimize_level="O0")
+    return {level: statistics.median(t) for level, t in times.items()}
 
 
 def _child(args):
@@ -106,10 +152,11 @@ def _child(args):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def largest_batch(workload, cap, top=512):
-    """Largest encoder batch whose train step compiles under max_device_memory=cap (compile only)."""
+def largest_batch(workload, cap, level, top=512):
+    """Largest encoder batch whose train step compiles under max_device_memory=cap (compile only; the cap is
+    checked against the step's memory plan, at both levels)."""
     import openspore as ms
-    ms.set_context(memory_optimize_level="O1", max_device_memory=cap)
+    ms.set_context(memory_optimize_level=level, max_device_memory=cap)
 
     def fits(batch):
         train, x, y = train_step(workload, batch)
@@ -124,7 +171,17 @@ def largest_batch(workload, cap, top=512):
     while hi - lo > 1:
         mid = (lo + hi) // 2
         lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+    ms.set_context(max_device_memory="1024GB", memory_optimize_level="O0")
     return lo
+
+
+def losses(workload, level, batch, steps=2):
+    import openspore as ms
+    ms.set_context(memory_optimize_level=level)
+    train, x, y = train_step(workload, batch)
+    out = [float(train(x, y).asnumpy()) for _ in range(steps)]
+    ms.set_context(memory_optimize_level="O0")
+    return out
 
 
 def _mb(b):
@@ -136,9 +193,10 @@ def main(argv=None):
     ap.add_argument("-w", "--workloads", nargs="+", default=WORKLOADS, choices=WORKLOADS)
     ap.add_argument("--exact", type=float, default=0, help="exact mode time limit per graph (s); 0: off")
     ap.add_argument("--measure", action="store_true", help="measured peaks (fresh process per row)")
-    ap.add_argument("--measure-workloads", nargs="+", default=["mlp", "gpt", "gpt+rc", "encoder", "encoder+rc"])
+    ap.add_argument("--measure-workloads", nargs="+", default=["mlp", "resnet", "gpt", "encoder", "encoder+rc"])
+    ap.add_argument("--rounds", type=int, default=5, help="interleaved O0/O1 steps per workload for step times")
     ap.add_argument("--cap", help="max_device_memory for the largest-batch search, e.g. 256MB")
-    ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
+    ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
         print(json.dumps(measure(*args.child)))
@@ -152,15 +210,30 @@ def main(argv=None):
         print(f"{w:<12}{r['tensors']:>8}{_mb(r['lower']):>10}{_mb(r['planned']):>11}{r['planned'] / r['lower']:>8.4f}"
               f"{_mb(r['no_reuse']):>12}{r['plan_s']:>8.2f}  {r['heuristic']:<28}{ex}", flush=True)
     if args.measure:
-        print(f"\n{'workload':<12}{'alloc MB (numpy)':>18}{'peak RSS MB (torch)':>21}")
+        print(f"\n{'workload':<12}{'alloc MB O0':>12}{'alloc MB O1':>12}{'O1/O0':>7}{'numpy MB O0':>12}"
+              f"{'numpy MB O1':>12}{'step ms O0':>11}{'step ms O1':>11}{'O1/O0':>7}")
         for w in args.measure_workloads:
-            a, t = _child([w, "numpy"]), _child([w, "torch"])
-            print(f"{w:<12}{_mb(a['alloc']) if 'alloc' in a else a.get('error', '?')[:30]:>18}"
-                  f"{_mb(t['rss']) if 'rss' in t else t.get('error', '?')[:30]:>21}", flush=True)
+            m = {(b, lv): _child([w, b, lv]) for b in ("torch", "numpy") for lv in ("O0", "O1")}
+            cell = {k: (_mb(v["alloc"]) if "alloc" in v else v.get("error", "?")[:11]) for k, v in m.items()}
+            ratio = (m["torch", "O1"]["alloc"] / m["torch", "O0"]["alloc"]
+                     if "alloc" in m["torch", "O1"] and "alloc" in m["torch", "O0"] else float("nan"))
+            t = step_times(w, args.rounds)
+            print(f"{w:<12}{cell['torch', 'O0']:>12}{cell['torch', 'O1']:>12}{ratio:>7.3f}{cell['numpy', 'O0']:>12}"
+                  f"{cell['numpy', 'O1']:>12}{t['O0'] * 1e3:>11.1f}{t['O1'] * 1e3:>11.1f}{t['O1'] / t['O0']:>7.3f}",
+                  flush=True)
+        if "encoder" in args.measure_workloads and "encoder+rc" in args.measure_workloads:
+            o0, rc = _child(["encoder", "torch", "O0"]), _child(["encoder+rc", "torch", "O1"])
+            if "alloc" in o0 and "alloc" in rc:
+                print(f"encoder: O1 + recompute {_mb(rc['alloc'])} MB vs O0 {_mb(o0['alloc'])} MB measured "
+                      f"({rc['alloc'] / o0['alloc']:.3f}x)")
     if args.cap:
-        base, rc = largest_batch("encoder", args.cap), largest_batch("encoder+rc", args.cap)
-        print(f"\nlargest encoder batch under max_device_memory={args.cap}: {base} without recompute, {rc} with "
+        base, rc = largest_batch("encoder", args.cap, "O0"), largest_batch("encoder+rc", args.cap, "O1")
+        print(f"\nlargest encoder batch under max_device_memory={args.cap}: {base} at O0, {rc} at O1 with "
               f"recompute ({rc / max(base, 1):.2f}x)")
+        if base:
+            a, b = losses("encoder", "O0", base), losses("encoder+rc", "O1", base)
+            print(f"losses at batch {base} (2 steps): O0 {a}, O1 + recompute {b}: "
+                  f"{'identical' if a == b else f'max diff {max(abs(u - v) for u, v in zip(a, b)):.3g}'}")
     return 0
 
 

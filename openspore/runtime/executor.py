@@ -269,10 +269,12 @@ class _Function:
         """The kernel call with its result written into the node's arena view(s): by the kernel itself when the
         primitive has an out= kernel (it falls back to its plain kernel when the operands do not fit), else
         copied by `put` (nothing is copied when the result already is the view)."""
-        if isinstance(slot, tuple):
-            views = ", ".join("None" if s is None else f"a{s}" for s in slot)
-            return f"A.copy_leaves(({views},), {call})"
         into = self.gen.backend.out_kernel(n.op)
+        if isinstance(slot, tuple):
+            views = "(" + ", ".join("None" if s is None else f"a{s}" for s in slot) + ",)"
+            if into is not None:  # the out= kernel takes the tuple of views
+                call = f"{self._bind('ko', into)}({p}, xp, {views}, {args})"
+            return f"A.copy_leaves({views}, {call})"
         if into is not None:
             call = f"{self._bind('ko', into)}({p}, xp, a{slot}, {args})"
         return f"put(a{slot}, {call})"
