@@ -2,6 +2,7 @@
 
     python bench/fusion.py                              # mlp lenet resnet gpt, 3 rounds
     python bench/fusion.py -w resnet gpt --rounds 5
+    python bench/fusion.py -w resnet gpt --interleaved --repeats 10   # off/on steps alternating in one process
 
 Every (variant, workload) runs in a fresh process, round-robin over `--rounds` (a burst of load elsewhere does
 not land on one variant only); the table shows the median round's ms/step and steps/s, the speed-up of fusion
@@ -51,10 +52,79 @@ def child(args):
                       "kernels": fused.COMPILE_STATS["kernels"], "fallbacks": fused.COMPILE_STATS["fallbacks"]}))
 
 
-def _run_child(workload, fusion, args, cache_dir):
+def interleaved(args):
+    """Fusion off and on in ONE process, their steps alternating (off, on, off, on, ...), so a burst of load
+    elsewhere lands on both: prints one JSON line with each variant's per-pair seconds and the losses."""
+    sys.path.insert(0, os.path.dirname(HERE))
+    import torch
+    torch.set_num_threads(args.threads)
+    import ms_models
+    import openspore as ms
+    from openspore.compiler.graph_kernel import fused
+    steps, compile_s, graphs_before = {}, {}, 0.0
+    for variant in ("off", "on"):  # the fusion switch is part of each compiled graph's cache key
+        ms.set_context(enable_graph_kernel=variant == "on")
+        before = fused.COMPILE_STATS["seconds"]
+        steps[variant], graphs_s = ms_models.make_step(args.workload, mode="graph")  # all graphs so far
+        compile_s[variant] = graphs_s - graphs_before + fused.COMPILE_STATS["seconds"] - before
+        graphs_before = graphs_s
+    losses = {v: [] for v in steps}
+    times = {v: [] for v in steps}
+    for k in range(args.loss_steps + args.warmup + args.repeats):
+        for variant in (("off", "on") if k % 2 == 0 else ("on", "off")):
+            ms.set_context(enable_graph_kernel=variant == "on")
+            t0 = time.perf_counter()
+            loss = float(steps[variant]().asnumpy())
+            elapsed = time.perf_counter() - t0
+            if k < args.loss_steps:
+                losses[variant].append(loss)
+            elif k >= args.loss_steps + args.warmup:
+                times[variant].append(elapsed)
+    print(json.dumps({"times": times, "losses": losses, "compile_s": compile_s,
+                      "kernels": fused.COMPILE_STATS["kernels"], "disk_hits": fused.COMPILE_STATS["disk_hits"],
+                      "fallbacks": fused.COMPILE_STATS["fallbacks"]}))
+
+
+def _interleaved_table(args):
+    """--interleaved: per workload a cold compile (empty kernel cache, own process), then one process that
+    alternates fusion off / on steps (kernel cache warm); ratios per pair, medians."""
+    print(f"load before: {_uptime()}")
+    print(f"{'workload':<9}{'off ms':>9}{'on ms':>9}{'speed-up':>10}{'pair ratios (min..max)':>24}"
+          f"{'loss rel':>10}{'cold s':>8}{'warm s':>8}  losses off / on")
+    for workload in args.workloads:
+        cache = tempfile.mkdtemp(prefix="openspore_fusion_kernels_")
+        try:
+            cold = _run_child(workload, "on", args, cache, extra=["--loss-steps", "0", "--repeats", "1",
+                                                                   "--warmup", "0"])
+            env = dict(os.environ, OMP_NUM_THREADS=str(args.threads), OPENSPORE_KERNEL_CACHE=cache)
+            env.pop("TORCHINDUCTOR_CACHE_DIR", None)
+            cmd = [sys.executable, os.path.abspath(__file__), "--interleaved-child", "--workload", workload,
+                   "--threads", str(args.threads), "--repeats", str(args.repeats), "--warmup", str(args.warmup),
+                   "--loss-steps", str(args.loss_steps)]
+            proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=args.timeout)
+        finally:
+            shutil.rmtree(cache, ignore_errors=True)
+        if proc.returncode != 0:
+            print(f"{workload:<9}  ERROR {(proc.stderr or proc.stdout).strip().splitlines()[-1][:160]}")
+            continue
+        r = json.loads(proc.stdout.strip().splitlines()[-1])
+        off, on = r["times"]["off"], r["times"]["on"]
+        ratios = sorted(a / b for a, b in zip(off, on))
+        loss_rel = max(abs(a - b) / max(abs(b), 1e-12) for a, b in zip(r["losses"]["on"], r["losses"]["off"]))
+        cold_s = cold.get("graph_compile_s", 0) + cold.get("kernel_compile_s", 0) if "error" not in cold \
+            else float("nan")
+        print(f"{workload:<9}{statistics.median(off) * 1e3:>9.1f}{statistics.median(on) * 1e3:>9.1f}"
+              f"{statistics.median(ratios):>9.2f}x{f'{ratios[0]:.2f}..{ratios[-1]:.2f}':>24}{loss_rel:>10.1e}"
+              f"{cold_s:>8.1f}{r['compile_s']['on']:>8.2f}  {r['losses']['off']} / {r['losses']['on']}",
+              flush=True)
+    print(f"load after: {_uptime()}")
+    return 0
+
+
+def _run_child(workload, fusion, args, cache_dir, extra=()):
     cmd = [sys.executable, os.path.abspath(__file__), "--child", "--workload", workload, "--fusion", fusion,
            "--threads", str(args.threads), "--repeats", str(args.repeats), "--warmup", str(args.warmup),
-           "--loss-steps", str(args.loss_steps)]
+           "--loss-steps", str(args.loss_steps), *extra]
     env = dict(os.environ, OMP_NUM_THREADS=str(args.threads), OPENSPORE_KERNEL_CACHE=cache_dir)
     env.pop("TORCHINDUCTOR_CACHE_DIR", None)
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=args.timeout)
@@ -94,12 +164,20 @@ def main(argv=None):
     ap.add_argument("--cache-dir", default=None, help="the warm kernel cache (default: a directory under the "
                                                        "system temp dir, filled by the first process)")
     ap.add_argument("--json", help="also write all rows to this file")
+    ap.add_argument("--interleaved", action="store_true",
+                    help="fusion off and on in one process, steps alternating (the fairest ratio on a loaded "
+                         "machine); --repeats is then the number of timed step pairs")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--interleaved-child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--workload", help=argparse.SUPPRESS)
     ap.add_argument("--fusion", choices=["on", "off"], help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
         return child(args)
+    if args.interleaved_child:
+        return interleaved(args)
+    if args.interleaved:
+        return _interleaved_table(args)
     from run import run_one  # the PyTorch peers run exactly as bench/run.py runs them
     warm_dir = args.cache_dir or os.path.join(tempfile.gettempdir(), "openspore_bench_kernels")
     print(f"load before: {_uptime()}")

@@ -288,56 +288,145 @@ def test_fused_numerics_match_op_by_op(name, table_results):
 
 
 # ---- training with fusion on vs off ----------------------------------------------------------------------------
-class _Net(nn.Cell):
+class _ResNetLike(nn.Cell):
+    """A stem and one residual block (conv → BatchNorm → ReLU → conv → BatchNorm → + shortcut → ReLU), as in
+    ResNet-20: its BatchNorm + ReLU and BatchNorm + Add + ReLU chains become fused kernels."""
+
     def __init__(self):
         super().__init__()
-        self.conv = nn.Conv2d(3, 8, 3, pad_mode="pad", padding=1)
-        self.bn = nn.BatchNorm2d(8)
-        self.fc = nn.Dense(8 * 8 * 8, 10)
-        self.flatten = nn.Flatten()
+        conv = lambda cin: nn.Conv2d(cin, 6, 3, pad_mode="pad", padding=1, has_bias=False)  # noqa: E731
+        self.stem, self.conv1, self.conv2 = conv(3), conv(6), conv(6)
+        self.bn0, self.bn1, self.bn2 = nn.BatchNorm2d(6, momentum=0.9), nn.BatchNorm2d(6, momentum=0.9), \
+            nn.BatchNorm2d(6, momentum=0.9)
+        self.fc = nn.Dense(6, 10)
 
     def construct(self, x):
-        y = ops.relu(self.bn(self.conv(x)))
-        return self.fc(self.flatten(y + x.mean(axis=1, keep_dims=True)))
+        x = ops.relu(self.bn0(self.stem(x)))
+        y = ops.relu(self.bn2(self.conv2(ops.relu(self.bn1(self.conv1(x))))) + x)
+        return self.fc(y.mean(axis=(2, 3)))
 
 
-def _losses(enable, steps=4):
+class _GPTLike(nn.Cell):
+    """One pre-LayerNorm transformer block (causal softmax attention, exact GELU MLP) and a vocabulary head."""
+
+    def __init__(self, vocab=32, d=16, seq=8):
+        super().__init__()
+        self.tok = nn.Embedding(vocab, d)
+        self.ln1, self.ln2, self.ln = nn.LayerNorm((d,)), nn.LayerNorm((d,)), nn.LayerNorm((d,))
+        self.qkv, self.proj = nn.Dense(d, 3 * d), nn.Dense(d, d)
+        self.fc1, self.fc2 = nn.Dense(d, 4 * d), nn.Dense(4 * d, d)
+        self.gelu = nn.GELU(approximate=False)
+        self.head = nn.Dense(d, vocab, has_bias=False)
+        self.mask = ms.Tensor(np.triu(np.full((seq, seq), -1e9, np.float32), 1))
+        self.d, self.vocab = d, vocab
+
+    def construct(self, ids):
+        x = self.tok(ids)
+        b, t, d = x.shape
+        q, k, v = ops.split(self.qkv(self.ln1(x)), d, axis=-1)
+        att = ops.softmax(ops.matmul(q, k.transpose(0, 2, 1)) * (1.0 / d ** 0.5) + self.mask, axis=-1)
+        x = x + self.proj(ops.matmul(att, v))
+        x = x + self.fc2(self.gelu(self.fc1(self.ln2(x))))
+        return self.head(self.ln(x)).reshape(-1, self.vocab)
+
+
+def _losses(kind, enable, steps=5):
     ms.set_context(mode=ms.GRAPH_MODE, enable_graph_kernel=enable)
     ms.set_seed(0)
     rng = np.random.default_rng(0)
-    x = ms.Tensor(rng.standard_normal((4, 3, 8, 8), np.float32))
-    y = ms.Tensor(rng.integers(0, 10, 4).astype(np.int32))
-    net = _Net()
     loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
-    step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), nn.Momentum(net.trainable_params(), 0.01, 0.9))
+    if kind == "resnet":
+        net = _ResNetLike()
+        x = ms.Tensor(rng.standard_normal((8, 3, 8, 8), np.float32))
+        y = ms.Tensor(rng.integers(0, 10, 8).astype(np.int32))
+        opt = nn.Momentum(net.trainable_params(), 0.05, 0.9)
+    else:
+        net = _GPTLike()
+        x = ms.Tensor(rng.integers(0, 32, (2, 8)).astype(np.int32))
+        y = ms.Tensor(rng.integers(0, 32, 16).astype(np.int32))
+        opt = nn.Adam(net.trainable_params(), learning_rate=1e-2)
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), opt)
     step.set_train()
-    return [float(step(x, y).asnumpy()) for _ in range(steps)]
+    before = fused.COMPILE_STATS["kernels"] + fused.COMPILE_STATS["disk_hits"] + fused.COMPILE_STATS["shared"]
+    losses = [float(step(x, y).asnumpy()) for _ in range(steps)]
+    used = fused.COMPILE_STATS["kernels"] + fused.COMPILE_STATS["disk_hits"] + fused.COMPILE_STATS["shared"]
+    return losses, used - before
 
 
-def test_training_losses_match_with_fusion_on():
-    off, on = _losses(False), _losses(True)
+@pytest.mark.parametrize("kind", ["resnet", "gpt"])
+def test_training_losses_match_with_fusion_on(kind):
+    """The same steps give the same losses (1e-5 relative) with fusion on: fused kernels compute what the
+    unfused ones do (BatchNorm's statistics from the same ATen statistics kernel, nn_batchnorm.BatchNorm.torch)."""
+    (off, _), (on, kernels) = _losses(kind, False), _losses(kind, True)
+    assert kernels > 0, "nothing was fused"
     np.testing.assert_allclose(on, off, rtol=1e-5)
+
+
+def test_fused_batchnorm_statistics_are_the_unfused_ones():
+    """The statistics come out of the fused kernel bit for bit as the unfused BatchNorm computes them."""
+    bn = PRIMITIVES["BatchNorm"](is_training=True, epsilon=1e-5)
+    ins = [Node("input", abstract=AbstractTensor(s, mstype.float32), name=f"x{k}")
+           for k, s in enumerate([(8, 6, 5, 5), (6,), (6,), (6,), (6,)])]
+    node = Node(bn, tuple(ins), abstract=bn.infer(*[i.abstract for i in ins]))
+    parts = [Node("tuple_get_item", (node,), abstract=node.abstract[k], index=k) for k in range(3)]
+    relu = Node(PRIMITIVES["ReLU"](), (parts[0],), abstract=parts[0].abstract)
+    out = Node("make_tuple", (relu, parts[1], parts[2]), abstract=(relu.abstract, parts[1].abstract,
+                                                                   parts[2].abstract))
+    g = Graph("bn", ins, [node] + parts + [relu, out], out)
+    rng = np.random.default_rng(1)
+    args = [torch.from_numpy(rng.standard_normal((8, 6, 5, 5), np.float32) * 3 + 1)] + \
+        [torch.from_numpy(rng.random(6, np.float32) + 0.5) for _ in range(4)]
+    kernel = GraphKernel(fusion_name="GraphKernel_BatchNorm_ReLU_fusion", graph=g)
+    fallbacks = fused.COMPILE_STATS["fallbacks"]
+    got = GraphKernel.torch(kernel, torch, *args)
+    want = run_cluster(g, "torch", torch, args)
+    assert fused.COMPILE_STATS["fallbacks"] == fallbacks, "the kernel compiler refused the cluster"
+    assert torch.equal(got[1], want[1])
+    assert torch.equal(got[2], want[2]) and torch.equal(got[0], want[0])
 
 
 # ---- compiled kernels are cached on disk and reused by later processes -----------------------------------------
 _CHILD = '''
-import numpy as np, openspore as ms
+import sys, numpy as np, openspore as ms
 from openspore import ops
+from openspore.compiler.graph_kernel import fused
 ms.set_context(enable_graph_kernel=True)
 f = ms.jit(lambda x: ops.exp(x * 3.0 - 1.0) * x)
-f(ms.Tensor(np.ones((5, 7), np.float32)))
-import torch._dynamo.utils as u
-print(u.counters["inductor"]["fxgraph_cache_hit"], u.counters["inductor"]["fxgraph_cache_miss"])
+out = f(ms.Tensor(np.full((5, 7), 0.5, np.float32))).asnumpy()
+print(fused.COMPILE_STATS["kernels"], fused.COMPILE_STATS["disk_hits"], fused.COMPILE_STATS["fallbacks"],
+      int("torch._inductor" in sys.modules), repr(float(out[0, 0])))
 '''
 
 
 def test_fused_kernels_are_reused_by_a_later_process(tmp_path):
+    """The first process compiles the cluster with Inductor and keeps it; the second loads it from openspore's
+    kernel cache without compiling anything and without importing Inductor, and computes the same values."""
     env = dict(os.environ, OPENSPORE_KERNEL_CACHE=str(tmp_path / "kernels"), PYTHONPATH=REPO)
     env.pop("TORCHINDUCTOR_CACHE_DIR", None)
     runs = [subprocess.run([sys.executable, "-c", _CHILD], capture_output=True, text=True, env=env, cwd=REPO,
                            timeout=600) for _ in range(2)]
     for r in runs:
         assert r.returncode == 0, r.stderr[-2000:]
-    first, second = (tuple(map(int, r.stdout.split()[-2:])) for r in runs)
-    assert first == (0, 1) and second == (1, 0)
-    assert any((tmp_path / "kernels").rglob("*.py"))
+    first, second = (r.stdout.split()[-5:] for r in runs)
+    assert first[:4] == ["1", "0", "0", "1"]      # compiled by Inductor
+    assert second[:4] == ["0", "1", "0", "0"]     # one cache hit, nothing compiled, Inductor never imported
+    want = float(np.exp(np.float32(0.5) * 3 - 1) * np.float32(0.5))
+    assert float(first[4]) == float(second[4]) == pytest.approx(want, rel=1e-6)
+    assert len(list((tmp_path / "kernels" / "fused").rglob("entry.json"))) == 1
+
+
+def test_a_broken_cache_entry_is_a_miss(tmp_path, monkeypatch):
+    """A damaged entry (here: its kernel file truncated) is removed and compiled again, never an error."""
+    from openspore.compiler.graph_kernel import kernel_cache
+    monkeypatch.setenv("OPENSPORE_KERNEL_CACHE", str(tmp_path))
+    key = kernel_cache.entry_key("test cluster", ())
+    directory = kernel_cache.entry_dir(key)
+    os.makedirs(directory)
+    with open(os.path.join(directory, "wrapper.py"), "w") as f:
+        f.write("def call(args):\n    return args\n")
+    with open(os.path.join(directory, "k.so"), "wb") as f:
+        f.write(b"not a shared object")
+    with open(os.path.join(directory, "entry.json"), "w") as f:
+        json.dump({"format": kernel_cache.FORMAT, "kernels": ["k"]}, f)
+    assert kernel_cache.load(key) is None
+    assert not os.path.exists(directory)

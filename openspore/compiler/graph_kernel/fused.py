@@ -9,8 +9,9 @@ used outside, or the one value). Its kernels, like every primitive's, are method
   expand BatchNorm, LayerNorm, Softmax and their gradients into reductions and elementwise loops inside it. The
   compiled kernel is checked once against the op-by-op result and kept; a cluster the compiler cannot take (a
   kernel that leaves torch, a compiler error, a mismatch) runs op by op instead, with a warning naming it.
-  Compiled code is cached on disk (`context.kernel_cache_dir()`, Inductor's FX-graph cache) and reused by
-  later processes; identical clusters of one process share one compiled kernel.
+  Compiled kernels are kept on disk (kernel_cache.py) and loaded by later processes without starting
+  Inductor; identical clusters of one process share one compiled kernel. Tracing calls each primitive's own
+  `torch` kernel, so a kernel written to be fused exactly (BatchNorm's) keeps the unfused numerics.
 * `numpy`: the cluster op by op (the reference; the lite runtime).
 
 `COMPILE_STATS` counts compiles and their seconds (benchmarks report fused-kernel compile time from it).
@@ -26,16 +27,19 @@ used outside, or the one value). Its kernels, like every primitive's, are method
 >>> GraphKernel.numpy(k, np, np.array([1., -2., 3.], np.float32), np.ones(3, np.float32))
 array([1., 0., 3.], dtype=float32)
 """
+import hashlib
 import logging
 import os
+import sys
 import threading
 import time
 
 from ... import context
 from ...core.primitive import Primitive
+from . import kernel_cache
 
 logger = logging.getLogger("openspore.graph_kernel")
-COMPILE_STATS = {"kernels": 0, "seconds": 0.0, "fallbacks": 0, "shared": 0}
+COMPILE_STATS = {"kernels": 0, "seconds": 0.0, "fallbacks": 0, "shared": 0, "disk_hits": 0}
 _shared = {}  # (canonical cluster text, input signature) -> compiled callable, for the whole process
 _lock = threading.Lock()
 
@@ -81,7 +85,7 @@ class GraphKernel(Primitive):
                 COMPILE_STATS["shared"] += 1
                 return fn
             start = time.perf_counter()
-            fn = _inductor_kernel(self, torch, args)
+            fn = _inductor_kernel(self, torch, args, sig)
             COMPILE_STATS["seconds"] += time.perf_counter() - start
             _shared[key] = fn
             return fn
@@ -111,26 +115,41 @@ def canonical_text(graph):
         index[n.id] = f"n{k}"
         head = n.op_name if n.op != "tuple_get_item" else f"get{n.index}"
         if n.op == "const":
-            head = f"const {n.value!r}"
+            head = f"const {_value_text(n.value)}"
         attrs = sorted((a, repr(v)) for a, v in n.attrs.items())
         lines.append(f"{head}{attrs}({','.join(index[i.id] for i in n.inputs)})")
     lines.append(f"out {index[graph.output.id]}")
     return "\n".join(lines)
 
 
-def _inductor_kernel(kernel, torch, args):
-    """One compiled kernel for the cluster at these inputs, or the op-by-op runner when compiling fails."""
+def _value_text(value):
+    """A constant as text; arrays by content (numpy's repr elides the middle of large ones)."""
+    data = value.asnumpy() if hasattr(value, "asnumpy") else value
+    if hasattr(data, "tobytes") and hasattr(data, "shape"):
+        digest = hashlib.sha1(data.tobytes()).hexdigest()
+        return f"{type(data).__name__}{list(data.shape)}{data.dtype}:{digest}"
+    return repr(value)
+
+
+def _inductor_kernel(kernel, torch, args, sig):
+    """One compiled kernel for the cluster: from openspore's kernel cache when an earlier process compiled it
+    (no Inductor start), else compiled by Inductor and kept there; op by op if compiling fails. Every kernel
+    is checked once against the op-by-op result on the first call's inputs."""
     graph = kernel.graph
 
     def cluster(*xs):
         out = run_cluster(graph, "torch", torch, xs)
         return list(out) if isinstance(out, tuple) else [out]
 
-    single = graph.output.op != "make_tuple"
+    key = kernel_cache.entry_key(kernel._canonical, sig, _sources(graph))
+    cached = kernel_cache.load(key)
+    if cached is not None:  # checked when it was kept; its key holds everything it was compiled from
+        COMPILE_STATS["disk_hits"] += 1
+        return _unpacked(graph, cached)
     try:
-        compiled = _compile_fx(torch, cluster, args)
-        expected, got = cluster(*args), compiled(*args)
-        problem = _mismatch(torch, expected, got)
+        compiled, module = _compile_fx(torch, cluster, args)
+        expected = cluster(*args)
+        problem = _mismatch(torch, expected, compiled(*args))
     except Exception as exc:  # noqa: BLE001 (any compiler failure: the cluster runs unfused, and we say so)
         problem = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
     if problem is not None:
@@ -139,9 +158,46 @@ def _inductor_kernel(kernel, torch, args):
                        kernel.name, problem)
         return lambda *xs: run_cluster(graph, "torch", torch, xs)
     COMPILE_STATS["kernels"] += 1
-    if single:
-        return lambda *xs: compiled(*xs)[0]
-    return lambda *xs: tuple(compiled(*xs))
+    # Keep it for later processes, and run the kept copy now too when it gives the same results: its bare
+    # wrapper call skips the compiled function's runtime wrappers.
+    if module is not None and kernel_cache.save(key, module) is not None:
+        kept = kernel_cache.load(key)
+        if kept is not None and _checked(torch, kept, args, expected) is None:
+            return _unpacked(graph, kept)
+        kernel_cache.remove(key)
+        logger.debug("graph kernel %s: the kept wrapper does not reproduce the compiled kernel; not cached",
+                     kernel.name)
+    return _unpacked(graph, lambda xs: compiled(*xs))
+
+
+_source_digests = {}
+
+
+def _sources(graph):
+    """A digest of the source files of the cluster's primitives: a kernel kept on disk is stale once the
+    kernels it was traced from change."""
+    files = sorted({sys.modules[type(n.op).__module__].__file__ for n in graph.nodes if n.is_primitive})
+    parts = []
+    for path in files:
+        if path not in _source_digests:
+            with open(path, "rb") as f:
+                _source_digests[path] = hashlib.sha1(f.read()).hexdigest()
+        parts.append(_source_digests[path])
+    return ",".join(parts)
+
+
+def _checked(torch, call, args, expected):
+    """None when the wrapper `call(list_of_inputs)` reproduces `expected`, else what is wrong."""
+    try:
+        return _mismatch(torch, expected, list(call(list(args))))
+    except Exception as exc:  # noqa: BLE001
+        return f"{type(exc).__name__}: {exc}"
+
+
+def _unpacked(graph, call):
+    if graph.output.op != "make_tuple":
+        return lambda *xs: call(list(xs))[0]
+    return lambda *xs: tuple(call(list(xs)))
 
 
 def _mismatch(torch, expected, got):
@@ -173,9 +229,14 @@ def _compile_fx(torch, fn, args):
         _configured.append(True)
     from torch.fx.experimental.proxy_tensor import make_fx
     import torch._inductor
+    from torch._inductor.codecache import PyCodeCache
+    loaded = len(PyCodeCache.modules)
     with torch.no_grad():
         # traced on fake tensors (static shapes, the inputs' strides): a kernel whose result depends on values
         # cannot be traced and falls back, and the fake mode's shape env lets Inductor's FX-graph cache key it
         gm = make_fx(fn, tracing_mode="fake")(*args)
         fakes = [n.meta["val"] for n in gm.graph.nodes if n.op == "placeholder"]
-        return torch._inductor.compile(gm, fakes)
+        compiled = torch._inductor.compile(gm, fakes)
+    # the wrapper module Inductor generated (or loaded from its cache) for this graph: the one with a `call`
+    wrappers = [m for m in PyCodeCache.modules[loaded:] if hasattr(m, "call")]
+    return compiled, (wrappers[-1] if len(wrappers) == 1 else None)
