@@ -276,9 +276,11 @@ def measured(fn, server_pid=None):
     """Run fn() → its result dict plus `cpu_s`: the CPU seconds this process (the clients, or HF) and the
     server's processes spent meanwhile — tokens per CPU-second compare the work done, whatever share of a loaded
     machine each side got."""
-    c0 = time.process_time() + (tree_cpu_seconds(server_pid) if server_pid else 0.0)
+    c0, s0 = time.process_time(), tree_cpu_seconds(server_pid) if server_pid else 0.0
     row = fn()
-    row["cpu_s"] = time.process_time() + (tree_cpu_seconds(server_pid) if server_pid else 0.0) - c0
+    row["client_cpu_s"] = time.process_time() - c0     # the clients' event loop, or HF
+    row["server_cpu_s"] = (tree_cpu_seconds(server_pid) - s0) if server_pid else 0.0
+    row["cpu_s"] = row["client_cpu_s"] + row["server_cpu_s"]
     row["tok_cpu_s"] = row["tokens"] / row["cpu_s"] if row["cpu_s"] > 0 else float("nan")
     return row
 
@@ -522,7 +524,8 @@ def main(argv=None):
                                                server.proc.pid))
                 row = runs[mode][-1]
                 print(f"round {r + 1} {mode:6s}: {row['tok_s']:7.1f} tok/s, TTFT p99 {row['ttft_p99'] * 1e3:6.0f} ms, "
-                      f"{row['complete']}/{row['requests']} complete, {row['tok_cpu_s']:7.1f} tok/CPU-s; load "
+                      f"{row['complete']}/{row['requests']} complete, {row['tok_cpu_s']:7.1f} tok/CPU-s (CPU s: client/HF "
+                      f"{row['client_cpu_s']:.2f}, server {row['server_cpu_s']:.2f}); load "
                       f"{os.getloadavg()[0]:.1f}", flush=True)
         raw["serving"] = runs
         print_serving_table(runs, args)

@@ -5,7 +5,7 @@
 GRAPH_MODE graph with fixed input shapes, compiled once per shape whatever the global context mode is, and both
 update the same pool Parameters in place. Shapes come in a few length buckets (`shape_buckets=True`, the default):
 prefill packs its prompts into 16, 32, 64, ... token slots (the smallest bucket that holds them, up to
-`max_model_len`); decode runs 2, 4, 8, ... rows (up to `max_batch_size`) and reads 1, 2, 4, 6, 8, 12, ... blocks
+`max_model_len`); decode runs 2, 4, 6, 8, 12, ... rows (up to `max_batch_size`) and reads 1, 2, 4, 6, 8, 12, ... blocks
 per sequence (the smallest bucket holding the longest running sequence, up to `max_model_len / block_size`). So a
 short prompt does not pay for `max_model_len` slots, nor a few short sequences for a full batch of long ones, and
 each bucket is compiled once (`warm_up()` compiles them all ahead of time; `compile_counts()` counts them).
@@ -85,7 +85,7 @@ class LLMEngine:
         # the shapes each graph is compiled for: prefill token slots, decode blocks per sequence (module docstring)
         if shape_buckets:
             self.prefill_buckets = _doubling(16, self.max_model_len)
-            self.decode_row_buckets = _doubling(min(2, self.max_batch_size), self.max_batch_size)
+            self.decode_row_buckets = _doubling(min(2, self.max_batch_size), self.max_batch_size, halves=True)
             self.decode_buckets = _doubling(1, self.max_blocks_per_seq, halves=True)
         else:
             self.prefill_buckets, self.decode_buckets = [self.max_model_len], [self.max_blocks_per_seq]
@@ -285,7 +285,7 @@ class LLMEngine:
         ids = np.zeros(rows, np.int32)
         positions = np.zeros(rows, np.int32)
         slots = np.full(rows, scratch * bs, np.int64)
-        tables = np.full((rows, blocks), scratch, np.int32)
+        tables = np.full((rows, blocks), scratch, np.int64)
         lengths = np.ones(rows, np.int64)   # a padding row sees slot 0 of its table: the scratch block
         own = []
         for row, (s, t) in enumerate(zip(seq_ids, tokens)):

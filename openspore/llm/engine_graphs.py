@@ -25,8 +25,9 @@ class _PoolGraph(nn.Cell):
     def __init__(self, model, pool):
         super().__init__(auto_prefix=False)  # the model's parameters keep their own names (checkpoints)
         self.model = model
-        self.kv = pool.kv
+        self.k, self.v = pool.k, pool.v
         self.write = ops.ScatterUpdate()
+        self.unstack = ops.Unstack(0)
         self.matmul = ops.BatchMatMul()
         self.matmul_t = ops.BatchMatMul(transpose_b=True)
         cfg = model.config
@@ -38,8 +39,10 @@ class _PoolGraph(nn.Cell):
         """q [H, n, D] (pre-scaled) and this step's k, v [H, n, D]; k and v are stored in the pool first."""
         qkv = block.attn.c_attn(block.ln_1(x))                                     # [n, 3C]
         qkv = ops.transpose(ops.reshape(qkv, (n, 3, self.n_head, self.head_dim)), (1, 2, 0, 3))  # [3, H, n, D]
-        self.write(self.kv[i], rows, ops.reshape(qkv[1:], (2 * self.n_head * n, self.head_dim)))  # in place
-        return qkv[0] * self.scale, qkv[1], qkv[2]
+        q, k, v = self.unstack(qkv)                                                 # one kernel, no slices
+        self.write(self.k[i], rows, ops.reshape(k, (self.n_head * n, self.head_dim)))   # in place
+        self.write(self.v[i], rows, ops.reshape(v, (self.n_head * n, self.head_dim)))
+        return q * self.scale, k, v
 
     def _finish_block(self, block, x, out, n):
         """The residual stream after attention output out [H, n, D] and the MLP."""
@@ -48,7 +51,7 @@ class _PoolGraph(nn.Cell):
 
 
 class PrefillGraph(_PoolGraph):
-    """(ids, positions, segment [P] int32, rows [2 * H * P] int32, last [M] int32) → logits [M, vocab] of the tokens
+    """(ids, positions, segment [P] int32, rows [H * P] int64, last [M] int32) → logits [M, vocab] of the tokens
     at `last`; `rows` are the pool rows of each token's keys and values (KVPool.head_rows)."""
 
     def construct(self, ids, positions, segment, rows, last):
@@ -67,10 +70,10 @@ class PrefillGraph(_PoolGraph):
 
 
 class DecodeGraph(_PoolGraph):
-    """(ids, positions [B] int32, rows [2 * H * B] int32, mask_add, tables) → next-token logits [B, vocab].
+    """(ids, positions [B] int32, rows [H * B] int64, mask_add, tables) → next-token logits [B, vocab].
 
     * over the pool: mask_add [B, S] float (S: the pool's slots); tables unused;
-    * through tables: tables [B * NB] int32 (each sequence's first NB blocks, row after row; NB is the length
+    * through tables: tables [B * NB] int64 (each sequence's first NB blocks, row after row; NB is the length
       bucket in blocks) and mask_add [B, 1, NB * block_size] float (0 on each sequence's tokens)."""
 
     def __init__(self, model, pool, over_pool):
@@ -84,9 +87,10 @@ class DecodeGraph(_PoolGraph):
         for i, block in enumerate(model.blocks):
             q, _, _ = self._attention_inputs(i, block, x, rows, b)                # [H, B, D]
             if self.over_pool:
-                kv = ops.reshape(self.kv[i], (2, self.n_head, self.num_slots, self.head_dim))
-                probs = ops.softmax(self.matmul_t(q, kv[0]) + mask_add, -1)       # [H, B, S]
-                out = self.matmul(probs, kv[1])                                    # [H, B, D]
+                keys = ops.reshape(self.k[i], (self.n_head, self.num_slots, self.head_dim))
+                values = ops.reshape(self.v[i], (self.n_head, self.num_slots, self.head_dim))
+                probs = ops.softmax(self.matmul_t(q, keys) + mask_add, -1)        # [H, B, S]
+                out = self.matmul(probs, values)                                   # [H, B, D]
             else:
                 out = self._table_attention(i, q, mask_add, tables, b)
             x = self._finish_block(block, x, out, b)
@@ -94,9 +98,11 @@ class DecodeGraph(_PoolGraph):
 
     def _table_attention(self, i, q, mask_add, tables, b):
         """Attention of q [H, B, D] over the blocks in each sequence's table → [H, B, D]."""
-        blocks = ops.reshape(self.kv[i], (2 * self.n_head, self.num_rows, self.block_size * self.head_dim))
-        kv = ops.reshape(ops.gather(blocks, tables, 1), (2, self.n_head, b, -1, self.head_dim))  # [2, H, B, L, D]
+        shape = (self.n_head, self.num_rows, self.block_size * self.head_dim)
+        # gathered [H, B * NB, block_size * D] is [H, B, L, D] as it lies: a reshape, not a copy
+        keys = ops.reshape(ops.gather(ops.reshape(self.k[i], shape), tables, 1), (self.n_head, b, -1, self.head_dim))
+        values = ops.reshape(ops.gather(ops.reshape(self.v[i], shape), tables, 1), (self.n_head, b, -1, self.head_dim))
         # q as [H, B, 1, D] rows: row-vector matmuls are the fast kernels here (a K @ q column form is ~7x
         # slower in torch CPU for these shapes); mask_add [B, 1, L] broadcasts over the heads
-        probs = ops.softmax(self.matmul_t(ops.expand_dims(q, 2), kv[0]) + mask_add, -1)   # [H, B, 1, L]
-        return ops.reshape(self.matmul(probs, kv[1]), (self.n_head, b, self.head_dim))
+        probs = ops.softmax(self.matmul_t(ops.expand_dims(q, 2), keys) + mask_add, -1)   # [H, B, 1, L]
+        return ops.reshape(self.matmul(probs, values), (self.n_head, b, self.head_dim))

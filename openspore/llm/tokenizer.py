@@ -248,11 +248,19 @@ def settled_text(tokenizer, ids, final=False, skip_special_tokens=True):
     """
     # the plain decode(ids) call is all a user's tokenizer object has to offer (serving accepts any such object)
     full = tokenizer.decode(ids) if skip_special_tokens else tokenizer.decode(ids, skip_special_tokens=False)
-    if not final:
-        held = _INCOMPLETE.search(full)
-        if held and len(full) - held.start() <= 3:
-            full = full[:held.start()]
-    return full
+    return full if final else settled(full)
+
+
+def settled(text):
+    """`text` without a trailing U+FFFD run short enough (≤ 3) to be a character whose last bytes are still to come.
+
+    >>> settled("ab\ufffd"), settled("ab")
+    ('ab', 'ab')
+    """
+    held = _INCOMPLETE.search(text)
+    if held and len(text) - held.start() <= 3:
+        return text[:held.start()]
+    return text
 
 
 _INCOMPLETE = re.compile("\ufffd+$")

@@ -117,11 +117,11 @@ def test_out_of_blocks_leaves_the_pool_unchanged():
     engine.prefill(["a"], [[1, 2, 3, 4, 5, 6, 7, 8]])           # 2 blocks
     engine.prefill(["b"], [[3, 4, 5, 6, 7, 8, 9, 10, 11, 12]])  # 3 blocks
     before = engine.pool.snapshot()
-    state = [p.asnumpy().copy() for p in engine.pool.kv]
+    state = [p.asnumpy().copy() for p in engine.pool.parameters]
     with pytest.raises(OutOfBlocks, match="1 free block"):
         engine.prefill(["c", "d"], [[1], [2, 3, 4, 5, 6]])      # needs 1 + 2
     assert engine.pool.snapshot() == before and "c" not in engine.pool
-    assert all(np.array_equal(p.asnumpy(), s) for p, s in zip(engine.pool.kv, state))  # no key/value written
+    assert all(np.array_equal(p.asnumpy(), s) for p, s in zip(engine.pool.parameters, state))  # no key/value written
     engine.decode(["b"], [3])                                   # b: 11 tokens, still 3 blocks
     engine.prefill(["c"], [[7]])                                # c takes the last free block
     before = engine.pool.snapshot()

@@ -28,19 +28,47 @@ def _find_file(name, version_dir, servable_dir, what):
 
 class TextStream:
     """Token ids in, text deltas out: holds back a trailing half UTF-8 character, and text that may be the start
-    of a stop string; `push` reports when a stop string appeared (the text ends before it)."""
+    of a stop string; `push` reports when a stop string appeared (the text ends before it).
+
+    Incremental: a push decodes only the tokens after the last settled point plus a few before it (`CONTEXT`, so a
+    tokenizer that drops a word's leading space at the start of a decode sees the word's left neighbour), not the
+    whole output again; a tokenizer whose window decodes disagree with that falls back to decoding everything.
+
+    >>> from openspore.llm.tokenizer import ByteTokenizer
+    >>> stream = TextStream(ByteTokenizer(), stops=("!",))
+    >>> stream.push([104, 0xC3]), stream.push([0xA9, 32]), stream.push(list(b"x!y"))   # 0xC3 0xA9: é
+    (('h', False), ('é ', False), ('x', True))
+    """
+
+    CONTEXT = 4
 
     def __init__(self, tokenizer, stops=()):
         self.tokenizer, self.stops = tokenizer, tuple(s for s in stops if s)
         self.hold = max((len(s) for s in self.stops), default=1) - 1
         self.ids, self.sent = [], 0
-        from openspore.llm.tokenizer import settled_text
-        self._settled = settled_text   # text minus a trailing half character (held until its last bytes)
+        self.text = ""          # the text of ids[:base], settled (ends on a whole character)
+        self.base = 0
+        self.window = 0         # decodes start here: base - CONTEXT
+        self.window_text = ""   # the decode of ids[window:base]
+
+    def _full(self, final):
+        """The text of all ids so far (settled unless `final`)."""
+        from openspore.llm.tokenizer import settled, settled_text
+        tail = self.tokenizer.decode(self.ids[self.window:])
+        if not tail.startswith(self.window_text):   # the window's decode depends on what precedes it
+            return settled_text(self.tokenizer, self.ids, final)
+        whole = self.text + tail[len(self.window_text):]
+        full = whole if final else settled(whole)
+        if len(full) == len(whole):   # nothing held back: the next push decodes from here
+            self.text, self.base = full, len(self.ids)
+            self.window = max(0, self.base - self.CONTEXT)
+            self.window_text = self.tokenizer.decode(self.ids[self.window:self.base])
+        return full
 
     def push(self, ids, final=False):
         """→ (delta, stopped)."""
         self.ids.extend(ids)
-        full = self._settled(self.tokenizer, self.ids, final)
+        full = self._full(final)
         hits = [i for i in (full.find(s, max(0, self.sent - len(s) + 1)) for s in self.stops) if i >= 0]
         if hits:
             end, stopped = min(hits), True
