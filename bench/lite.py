@@ -8,7 +8,8 @@ exported by openspore to ONNX and MindIR; `converter_lite --fmk=ONNX` turns the 
 lite runs, so lite and onnxruntime run the very same model. Each measurement then runs in a fresh process (so
 its peak RSS is its own): `lite` (loads the .ms, never imports torch), `onnxruntime` (the ONNX file,
 intra-op threads = --threads), `openspore-torch` (the MindIR through `ms.load` + `nn.GraphCell` on the torch
-backend). BLAS/intra-op threads are capped to --threads in every worker.
+backend). BLAS/intra-op threads are capped to --threads in every worker; lite's `Context.cpu.thread_num` is
+--threads (2+: lite's own work sharing over convolution rows, BLAS single-threaded under it).
 
 Latency ratio: on a shared, loaded machine the load changes between processes, so lite and onnxruntime are also
 timed in one `pair` process, alternating blocks of calls (lite, ort, lite, ort, …); its "lite ms", "ort ms" and

@@ -34,6 +34,7 @@ True
 >>> chooser.pick()      # sharing (1) measured faster than serial (0)
 1
 """
+import os
 import threading
 from collections import deque
 
@@ -79,6 +80,11 @@ class WorkShare:
 
     def __init__(self, n):
         self.n = n
+        self._reset()
+
+    def _reset(self):
+        """Fresh locks and no helpers (also in a forked child, where the parent's helper threads do not exist and
+        its locks may have been held at the fork)."""
         self._busy = threading.Lock()  # held by the caller whose task list is being run
         self._cv = threading.Condition()
         self._tasks = ()
@@ -168,6 +174,16 @@ class Chooser:
 
     def record(self, way, seconds):
         self.times[way].append(seconds)
+
+
+def _after_fork_in_child():
+    for pool in WorkShare._pools.values():
+        pool._reset()
+    WorkShare._pools_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def _median(values):

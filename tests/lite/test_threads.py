@@ -118,3 +118,20 @@ def test_chooser_runs_the_faster_way_and_probes_the_other():
     assert picks[:4] == [0, 1, 0, 1]  # each way is measured first
     late = picks[10:]
     assert late.count(1) > late.count(0) and 0 in late  # mostly shared, serial re-tried now and then
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_workshare_works_in_a_forked_child():
+    share = WorkShare.of(2)
+    share.run([lambda: None, lambda: None])  # the parent's helper threads exist now
+    pid = os.fork()
+    if pid == 0:  # child: the helpers are gone, the pool starts new ones
+        code = 1
+        try:
+            hits = [0] * 4
+            share.run([lambda k=k: hits.__setitem__(k, 1) for k in range(4)])
+            code = 0 if hits == [1] * 4 else 2
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
