@@ -54,6 +54,7 @@ class TimedCollector(ms.SummaryCollector):
 
     own = 0.0
     own_step_max = 0.0
+    close = 0.0
 
     def _timed(self, method, run_context, step=False):
         t0 = time.perf_counter()
@@ -77,7 +78,8 @@ class TimedCollector(ms.SummaryCollector):
         try:
             return super().__exit__(*err)
         finally:
-            self.own += time.perf_counter() - t0
+            self.close = time.perf_counter() - t0
+            self.own += self.close
 
     def begin(self, run_context):
         return self._timed(ms.SummaryCollector.begin, run_context)
@@ -118,7 +120,8 @@ def one_run(epochs, steps, collector_freq, tmp, cold=False):
             "first": 1000 * timer.steps[0], "epoch": 1000 * statistics.mean(timer.epochs[1:] or timer.epochs),
             "train": 1000 * total / epochs, "cpu": 1000 * cpu / n,
             "own": 1000 * collector.own / n if collector else 0.0,
-            "own_max": 1000 * collector.own_step_max if collector else 0.0, "steps": later}
+            "own_max": 1000 * collector.own_step_max if collector else 0.0,
+            "close": 1000 * collector.close if collector else 0.0, "steps": later}
 
 
 def writer_cpu_ms_per_collection():
@@ -191,14 +194,15 @@ def main():
           f"{args.rounds} rounds, the settings' order rotating (shared machine: other jobs ran meanwhile; "
           f"load average {os.getloadavg()[0]:.1f} at the end)")
     print(f"summary writer: {os.environ.get('OPENSPORE_SUMMARY_WRITER', 'process')} "
-          "(OPENSPORE_SUMMARY_WRITER=thread to compare)")
+          "(OPENSPORE_SUMMARY_WRITER=thread to compare), close: "
+          f"{os.environ.get('OPENSPORE_SUMMARY_CLOSE', 'wait')} (OPENSPORE_SUMMARY_CLOSE=background to compare)")
     print(f"torch threads: {args.threads or 'default'}. ms, median over rounds; (x) = median over rounds of the ratio "
           "to 'none' in the same round. Step figures leave out each run's first step (graph compile); 'Model.train / "
           "epoch' includes writer start and close; step CPU = process_time of the training process over the step "
           "(wall time waits on other jobs, CPU much less).")
     print("| setting | " + " | ".join(title for _, title in _COLUMNS) + " | collector's callbacks / step | "
-          "slowest collector step_end |")
-    print("|---|" + "---:|" * (len(_COLUMNS) + 2))
+          "slowest collector step_end | close (leaving Model.train) |")
+    print("|---|" + "---:|" * (len(_COLUMNS) + 3))
     base = runs["none"]
     for label, _, _ in settings:
         cells = []
@@ -208,7 +212,8 @@ def main():
             cells.append(f"{value:.2f} ({ratio:.3f})")
         own = statistics.median(r["own"] for r in runs[label])
         own_max = statistics.median(r["own_max"] for r in runs[label])
-        print(f"| {label} | " + " | ".join(cells) + f" | {own:.3f} | {own_max:.2f} |")
+        close = statistics.median(r["close"] for r in runs[label])
+        print(f"| {label} | " + " | ".join(cells) + f" | {own:.3f} | {own_max:.2f} | {close:.1f} |")
     pooled = {label: np.concatenate([r["steps"] for r in runs[label]]) for label, _, _ in settings}
     print("all rounds' steps pooled: " + "; ".join(
         f"{label} p99 {np.percentile(pooled[label], 99):.1f} ms ({np.percentile(pooled[label], 99) / np.percentile(pooled['none'], 99):.3f}), "
