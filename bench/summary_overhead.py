@@ -190,6 +190,10 @@ def main():
             order = settings[r % len(settings):] + settings[:r % len(settings)]
             for label, freq, cold in order:
                 runs[label].append(one_run(args.epochs, args.steps, freq, tmp, cold))
+        # OPENSPORE_SUMMARY_CLOSE=background: the writers finish after the timed runs; let them, before the
+        # folder goes (what interpreter exit would do)
+        from openspore.train.summary import _event_file
+        _event_file._finish_background_closes()
     print(f"LeNet Model.train, {args.mode} mode, batch 32, {args.epochs} epochs x {args.steps} steps, "
           f"{args.rounds} rounds, the settings' order rotating (shared machine: other jobs ran meanwhile; "
           f"load average {os.getloadavg()[0]:.1f} at the end)")

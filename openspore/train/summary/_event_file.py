@@ -199,12 +199,12 @@ class EventWriter:
         (`_finish_background_closes`)."""
         if not self._thread.is_alive():
             return
+        if not wait:
+            with _closing_lock:
+                _closing.append(self)
         self._queue.put(("close", wait))
         if wait:
             self._thread.join()
-        else:
-            with _closing_lock:
-                _closing.append(self)
 
     # ---- the writer thread ------------------------------------------------------------------------
     def _run(self):
@@ -246,6 +246,9 @@ class EventWriter:
                         self._wait_child("close", boost=item or self._boost.is_set())
                     if self._file is not None:
                         self._file.close()
+                    with _closing_lock:  # a background close is done: nothing left for interpreter exit
+                        if self in _closing:
+                            _closing.remove(self)
                     return
             except Exception as exc:  # a failed record must not kill the writer (or the training)
                 if kind == "flush":
@@ -309,11 +312,12 @@ def _finish_background_closes():
     with _closing_lock:
         writers = list(_closing)
         _closing.clear()
-    for writer in writers:
+    for writer in writers:  # all of them first: they then finish side by side
         writer._boost.set()
         child = writer._child
         if child is not None:
             child.set_priority(os.getpriority(os.PRIO_PROCESS, 0))
+    for writer in writers:
         writer._thread.join(max(0.0, deadline - time.monotonic()))
         if writer._thread.is_alive():
             logging.getLogger("openspore.summary").error(
