@@ -54,6 +54,7 @@ class TimedCollector(ms.SummaryCollector):
 
     own = 0.0
     own_step_max = 0.0
+    close = 0.0
 
     def _timed(self, method, run_context, step=False):
         t0 = time.perf_counter()
@@ -77,7 +78,8 @@ class TimedCollector(ms.SummaryCollector):
         try:
             return super().__exit__(*err)
         finally:
-            self.own += time.perf_counter() - t0
+            self.close = time.perf_counter() - t0
+            self.own += self.close
 
     def begin(self, run_context):
         return self._timed(ms.SummaryCollector.begin, run_context)
@@ -118,7 +120,8 @@ def one_run(epochs, steps, collector_freq, tmp, cold=False):
             "first": 1000 * timer.steps[0], "epoch": 1000 * statistics.mean(timer.epochs[1:] or timer.epochs),
             "train": 1000 * total / epochs, "cpu": 1000 * cpu / n,
             "own": 1000 * collector.own / n if collector else 0.0,
-            "own_max": 1000 * collector.own_step_max if collector else 0.0, "steps": later}
+            "own_max": 1000 * collector.own_step_max if collector else 0.0,
+            "close": 1000 * collector.close if collector else 0.0, "steps": later}
 
 
 def writer_cpu_ms_per_collection():
@@ -138,13 +141,13 @@ def writer_cpu_ms_per_collection():
     return 100 * (time.thread_time() - t0)
 
 
-def main_cpu_ms_per_collection():
+def main_cpu_ms_per_collection(tmp):
     """CPU ms the training thread spends on the same collection: `add_value` (copies to host) and `record`
     (queues the packing), measured with thread_time."""
     net = nets.LeNet()
     rng = np.random.default_rng(0)
     images = ms.Tensor(rng.standard_normal((32, 1, 32, 32)).astype(np.float32))
-    with tempfile.TemporaryDirectory() as tmp, ms.SummaryRecord(tmp) as record:
+    with ms.SummaryRecord(tempfile.mkdtemp(dir=tmp)) as record:
         cpu = 0.0
         for step in range(11):
             t0 = time.thread_time()
@@ -187,18 +190,24 @@ def main():
             order = settings[r % len(settings):] + settings[:r % len(settings)]
             for label, freq, cold in order:
                 runs[label].append(one_run(args.epochs, args.steps, freq, tmp, cold))
+        main_cpu = main_cpu_ms_per_collection(tmp)
+        # OPENSPORE_SUMMARY_CLOSE=background: the writers finish after the timed runs; let them, before the
+        # folder goes (what interpreter exit would do)
+        from openspore.train.summary import _event_file
+        _event_file._finish_background_closes()
     print(f"LeNet Model.train, {args.mode} mode, batch 32, {args.epochs} epochs x {args.steps} steps, "
           f"{args.rounds} rounds, the settings' order rotating (shared machine: other jobs ran meanwhile; "
           f"load average {os.getloadavg()[0]:.1f} at the end)")
     print(f"summary writer: {os.environ.get('OPENSPORE_SUMMARY_WRITER', 'process')} "
-          "(OPENSPORE_SUMMARY_WRITER=thread to compare)")
+          "(OPENSPORE_SUMMARY_WRITER=thread to compare), close: "
+          f"{os.environ.get('OPENSPORE_SUMMARY_CLOSE', 'wait')} (OPENSPORE_SUMMARY_CLOSE=background to compare)")
     print(f"torch threads: {args.threads or 'default'}. ms, median over rounds; (x) = median over rounds of the ratio "
           "to 'none' in the same round. Step figures leave out each run's first step (graph compile); 'Model.train / "
           "epoch' includes writer start and close; step CPU = process_time of the training process over the step "
           "(wall time waits on other jobs, CPU much less).")
     print("| setting | " + " | ".join(title for _, title in _COLUMNS) + " | collector's callbacks / step | "
-          "slowest collector step_end |")
-    print("|---|" + "---:|" * (len(_COLUMNS) + 2))
+          "slowest collector step_end | close (leaving Model.train) |")
+    print("|---|" + "---:|" * (len(_COLUMNS) + 3))
     base = runs["none"]
     for label, _, _ in settings:
         cells = []
@@ -208,7 +217,8 @@ def main():
             cells.append(f"{value:.2f} ({ratio:.3f})")
         own = statistics.median(r["own"] for r in runs[label])
         own_max = statistics.median(r["own_max"] for r in runs[label])
-        print(f"| {label} | " + " | ".join(cells) + f" | {own:.3f} | {own_max:.2f} |")
+        close = statistics.median(r["close"] for r in runs[label])
+        print(f"| {label} | " + " | ".join(cells) + f" | {own:.3f} | {own_max:.2f} | {close:.1f} |")
     pooled = {label: np.concatenate([r["steps"] for r in runs[label]]) for label, _, _ in settings}
     print("all rounds' steps pooled: " + "; ".join(
         f"{label} p99 {np.percentile(pooled[label], 99):.1f} ms ({np.percentile(pooled[label], 99) / np.percentile(pooled['none'], 99):.3f}), "
@@ -217,7 +227,7 @@ def main():
     base_step = statistics.median(r["p50"] for r in base)
     print(f"writer CPU per collection (in the writer process): {cpu:.2f} ms; at collect_freq=10 that is "
           f"{cpu / 10:.2f} ms per step, {100 * cpu / 10 / base_step:.1f}% of the median step without a collector")
-    print(f"training-thread CPU per collection (add_value + record): {main_cpu_ms_per_collection():.2f} ms")
+    print(f"training-thread CPU per collection (add_value + record): {main_cpu:.2f} ms")
 
 
 if __name__ == "__main__":

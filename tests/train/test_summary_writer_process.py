@@ -168,3 +168,34 @@ def _alive(pid):
             return f.read().split(")")[-1].split()[0] != "Z"
     except FileNotFoundError:
         return False
+
+
+def test_background_close_returns_at_once_and_exit_completes_the_file(tmp_path):
+    script = textwrap.dedent(f"""
+        import os, sys, numpy as np
+        sys.path.insert(0, {os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))!r})
+        import openspore as ms
+        record = ms.SummaryRecord({str(tmp_path)!r})
+        for step in range(1, 31):
+            record.add_value("scalar", "loss", ms.Tensor(np.float32(1.0 / step)))
+            record.add_value("histogram", "w", ms.Tensor(np.random.default_rng(step).standard_normal(5000)))
+            record.record(step)
+        record.add_value("custom_lineage_data", "custom_lineage_data",
+                         ms.train.summary.lineage_pb2.UserDefinedInfo())
+        record.record(30)
+        record.close()
+        print("closed", flush=True)
+    """)
+    env = dict(os.environ, OPENSPORE_SUMMARY_WRITER="process", OPENSPORE_SUMMARY_CLOSE="background")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, env=env, timeout=120)
+    assert done.returncode == 0 and done.stdout == b"closed\n", done.stderr.decode()[-2000:]
+    assert [e.step for e in _events(tmp_path)[1:]] == list(range(1, 31))
+    for name in os.listdir(tmp_path):  # both files complete and closed by the time the process ended
+        assert os.stat(tmp_path / name).st_mode & 0o777 == 0o400, name
+    assert sorted(n.rsplit("_", 1)[1] for n in os.listdir(tmp_path)) == ["MS", "lineage"]
+
+
+def test_bad_close_mode_is_refused(tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENSPORE_SUMMARY_CLOSE", "later")
+    with pytest.raises(ValueError, match="OPENSPORE_SUMMARY_CLOSE should be 'wait' or 'background'"):
+        ms.SummaryRecord(str(tmp_path))

@@ -10,6 +10,7 @@ with the TFRecord mask `((crc >> 15) | (crc << 17)) + 0xA282EAD8` (fact sheet §
     >>> hex(crc32c(b"123456789"))   # the standard CRC-32C check value
     '0xe3069283'
 """
+import atexit
 import logging
 import os
 import queue
@@ -134,6 +135,15 @@ def writer_backend():
     return backend
 
 
+def close_waits():
+    """True (the default) unless OPENSPORE_SUMMARY_CLOSE=background: then `SummaryRecord.close()` returns at once
+    and the writer finishes its file meanwhile (interpreter exit waits for it, up to BACKGROUND_CLOSE_WAIT s)."""
+    mode = os.environ.get("OPENSPORE_SUMMARY_CLOSE", "wait")
+    if mode not in ("wait", "background"):
+        raise ValueError(f"OPENSPORE_SUMMARY_CLOSE should be 'wait' or 'background', got {mode!r}")
+    return mode == "wait"
+
+
 class EventWriter:
     """Appends framed records to one file without making a training step wait for them.
 
@@ -157,6 +167,7 @@ class EventWriter:
         self._child = None     # the WriterProcess (process backend), taken by the writer thread
         self._backend = backend
         self._started = threading.Event()
+        self._boost = threading.Event()  # set when interpreter exit waits for a background close
         self._queue = queue.Queue()
         self._thread = threading.Thread(target=self._run, name=f"summary-writer:{os.path.basename(path)}",
                                         daemon=True)
@@ -181,11 +192,18 @@ class EventWriter:
         child = self._child
         return None if child is None else child.popen
 
-    def close(self):
+    def close(self, wait=True):
         """Drain the queue and close the file: everything submitted is in the file (closed, read-only) when this
-        returns. The writer process is kept for the next file (`_writer_client.release`)."""
-        if self._thread.is_alive():
-            self._queue.put(("close", None))
+        returns. The writer process is kept for the next file (`_writer_client.release`). With `wait=False` it
+        returns at once and the writer finishes meanwhile, at its low priority; interpreter exit waits for it
+        (`_finish_background_closes`)."""
+        if not self._thread.is_alive():
+            return
+        if not wait:
+            with _closing_lock:
+                _closing.append(self)
+        self._queue.put(("close", wait))
+        if wait:
             self._thread.join()
 
     # ---- the writer thread ------------------------------------------------------------------------
@@ -225,9 +243,12 @@ class EventWriter:
                     item.set()
                 else:
                     if self._child is not None:
-                        self._wait_child("close")
+                        self._wait_child("close", boost=item or self._boost.is_set())
                     if self._file is not None:
                         self._file.close()
+                    with _closing_lock:  # a background close is done: nothing left for interpreter exit
+                        if self in _closing:
+                            _closing.remove(self)
                     return
             except Exception as exc:  # a failed record must not kill the writer (or the training)
                 if kind == "flush":
@@ -253,12 +274,12 @@ class EventWriter:
         self._child_died()
         return False
 
-    def _wait_child(self, what):
+    def _wait_child(self, what, boost=False):
         """Send a flush (or close) to the writer process and wait until it has done everything before it."""
         child = self._child
         if child is None:
             return
-        if what == "close":  # the caller waits on the writer now: it need not yield to training any more
+        if boost:  # the caller waits on the writer now: it need not yield to training any more
             child.set_priority(os.getpriority(os.PRIO_PROCESS, 0))
         if not child.request(what):
             self._child_died()
@@ -276,3 +297,29 @@ class EventWriter:
             self.on_error(RuntimeError(f"the summary writer process for {self.path} stopped (exit code "
                                        f"{child.popen.returncode}); this process writes the rest of the file "
                                        "itself"))
+
+
+_closing = []
+_closing_lock = threading.Lock()
+BACKGROUND_CLOSE_WAIT = 60.0
+
+
+@atexit.register
+def _finish_background_closes():
+    """Interpreter exit waits (up to BACKGROUND_CLOSE_WAIT seconds in all) for writers closed with `wait=False`,
+    giving their writer processes this process's priority where the OS allows: their files are then complete."""
+    deadline = time.monotonic() + BACKGROUND_CLOSE_WAIT
+    with _closing_lock:
+        writers = list(_closing)
+        _closing.clear()
+    for writer in writers:  # all of them first: they then finish side by side
+        writer._boost.set()
+        child = writer._child
+        if child is not None:
+            child.set_priority(os.getpriority(os.PRIO_PROCESS, 0))
+    for writer in writers:
+        writer._thread.join(max(0.0, deadline - time.monotonic()))
+        if writer._thread.is_alive():
+            logging.getLogger("openspore.summary").error(
+                "summary file %s: the writer did not finish within %.0f s of interpreter exit; its last records "
+                "are missing", writer.path, BACKGROUND_CLOSE_WAIT)

@@ -27,7 +27,7 @@ import numpy as np
 from ...core.tensor import Tensor
 from ...ops.defs import summary as summary_ops
 from . import lineage_pb2, summary_pb2
-from ._event_file import EventWriter, writer_backend
+from ._event_file import EventWriter, close_waits, writer_backend
 from ._graph_proto import graph_proto
 
 _DATA_PLUGINS = ("scalar", "image", "histogram", "tensor")
@@ -65,6 +65,7 @@ class SummaryRecord:
             raise TypeError(f"For 'SummaryRecord', the 'raise_exception' should be bool, got {raise_exception!r}.")
         self._export_dir = _export_dir(export_options)
         backend = writer_backend()
+        self._close_waits = close_waits()
         with _instances_lock:
             if _instances["count"]:
                 raise RuntimeError("For 'SummaryRecord', only one instance is supported in a training process: "
@@ -193,12 +194,15 @@ class SummaryRecord:
         self._raise_pending()
 
     def close(self):
+        """Write everything recorded and close the files (read-only): they are complete when this returns — unless
+        OPENSPORE_SUMMARY_CLOSE=background, which returns at once and lets the writer finish (interpreter exit
+        waits for it)."""
         if self._closed:
             return
         self._closed = True
-        self._summary.close()
+        self._summary.close(self._close_waits)
         if self._lineage is not None:
-            self._lineage.close()
+            self._lineage.close(self._close_waits)
         summary_ops.close_cache()
         with _instances_lock:
             _instances["count"] = max(0, _instances["count"] - 1)
