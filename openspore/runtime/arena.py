@@ -21,7 +21,18 @@ its own; one idle buffer is kept for the next call.
 ([(2, 2), (4,)], 1024)
 >>> arena.release((buffer, views)); arena.acquire()[0] is buffer
 True
+
+Off by default (`arena_enabled`): on the CPU, torch's allocator does not cache, so O0 already frees each tensor
+after its last use and its measured peak is the plan's lower bound; the arena adds the copy of every result whose
+kernel cannot write into a view (most of them today) — measured 1.08–1.55x O0's peak and 1.18–1.33x its step time
+(docs/memory.md). `OPENSPORE_O1_ARENA=1` turns it on for O1 graphs, to study placement and for kernels with `out=`.
 """
+import os
+
+
+def arena_enabled():
+    """Whether O1 graphs run in an arena: the environment variable OPENSPORE_O1_ARENA is "1" (read per compile)."""
+    return os.environ.get("OPENSPORE_O1_ARENA", "0") == "1"
 
 
 class Arena:

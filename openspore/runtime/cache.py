@@ -166,9 +166,11 @@ class GraphCache:
         if infer_run is not None:
             compiled = infer_run
         else:
-            # O1 runs the top graph in one arena laid out by its plan (runtime/arena.py); O0 allocates per kernel
+            # with OPENSPORE_O1_ARENA=1, O1 runs the top graph in one arena laid out by its plan (runtime/arena.py:
+            # off by default, it costs copies on the CPU); otherwise kernels allocate and the plan checks the cap
+            from .arena import arena_enabled
             compiled = compile_graph(graph, backend, events.graph_observer() if events.generation else None,
-                                     plan=plans[0] if level == "O1" and plans else None)
+                                     plan=plans[0] if level == "O1" and plans and arena_enabled() else None)
             if compiled.arena is not None and context.get_context("debug_level") == "DEBUG":
                 from .arena import check_arena
                 check_arena(compiled.arena, plans[0])

@@ -150,7 +150,8 @@ def _train(net, x, y):
 
 
 @pytest.fixture
-def memory_o1():
+def memory_o1(monkeypatch):
+    monkeypatch.setenv("OPENSPORE_O1_ARENA", "1")  # the executed placement is checked too
     ms.set_context(memory_optimize_level="O1")
     yield
     ms.set_context(memory_optimize_level="O0")

@@ -10,6 +10,12 @@ from openspore.nn import cell as cell_module
 from openspore.runtime.arena import Arena, check_arena
 
 
+@pytest.fixture(autouse=True)
+def _arena_on(monkeypatch):
+    """The arena is opt-in (runtime/arena.arena_enabled); these tests are about it."""
+    monkeypatch.setenv("OPENSPORE_O1_ARENA", "1")
+
+
 class _Mlp(nn.Cell):
     def __init__(self):
         super().__init__()
