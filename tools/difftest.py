@@ -52,24 +52,11 @@ except BaseException as exc:
     sys.exit(1)
 """
 
-# The `mindspore` → `openspore` alias, installed only in openspore's child process.
+# The `mindspore` → `openspore` alias (tools/_mindspore_alias.py), installed only in openspore's child process.
 _OPENSPORE_HOOK = r"""
-import importlib, importlib.abc, importlib.util, sys
-sys.path.insert(0, {root!r})
-
-class _MindSporeAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    def find_spec(self, fullname, path=None, target=None):
-        if fullname == "mindspore" or fullname.startswith("mindspore."):
-            return importlib.util.spec_from_loader(fullname, self, is_package=True)
-        return None
-
-    def create_module(self, spec):
-        return importlib.import_module("openspore" + spec.name[len("mindspore"):])
-
-    def exec_module(self, module):
-        pass
-
-sys.meta_path.insert(0, _MindSporeAlias())
+import sys
+sys.path[:0] = [{root!r}, {root!r} + "/tools"]
+import _mindspore_alias
 """
 
 _NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|[-+]?(?:inf|nan)\b", re.IGNORECASE)
