@@ -7,10 +7,9 @@ scheduler (scheduler.py) and the cluster's HTTP servers (cluster_server.py) shar
 'HTTPService'
 """
 import socket
-import threading
-import time
 
 from ..common.files import write_atomic
+from ..common.uvicorn_thread import serve_in_thread
 
 
 class HTTPService:
@@ -66,14 +65,8 @@ class HTTPService:
         """Serve from a background thread; returns self once the port is open."""
         self._sock = self._bind()
         self.server = self._uvicorn()
-        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self._sock]},
-                                       name=self.banner, daemon=True)
-        self.thread.start()
-        deadline = time.monotonic() + 15
-        while not self.server.started:
-            if not self.thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError(f"{type(self).__name__}: the HTTP server did not start on {self.url}")
-            time.sleep(0.01)
+        self.thread = serve_in_thread(self.server, self._sock, self.banner, 15,
+                                      f"{type(self).__name__}: the HTTP server did not start on {self.url}")
         return self
 
     def _started_note(self):

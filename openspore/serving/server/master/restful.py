@@ -13,7 +13,6 @@ import json
 import logging
 import os
 import socket
-import threading
 import time
 
 import uvicorn
@@ -23,6 +22,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from ....common.http_body import BodyTooLarge as _TooLarge, read_limited_body as _read_body
+from ....common.uvicorn_thread import serve_in_thread
 from ...common.status import ServingError, StatusCode
 from ...version_info import SERVER_NAME, server_version
 from . import kserve, rest_codec
@@ -131,14 +131,8 @@ class RestServer:
         config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_keep_alive=100,
                                 timeout_graceful_shutdown=5, lifespan="off", **ssl)
         self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [sock]}, name="serving-rest",
-                                       daemon=True)
-        self.thread.start()
-        deadline = time.monotonic() + 10
-        while not self.server.started:
-            if not self.thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError(f"Serving Error: RESTful server start failed on {address}")
-            time.sleep(0.01)
+        self.thread = serve_in_thread(self.server, sock, "serving-rest", 10,
+                                      f"Serving Error: RESTful server start failed on {address}")
         self._sock = sock
 
     def stop(self):
