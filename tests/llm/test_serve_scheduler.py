@@ -98,7 +98,11 @@ def test_preemption_by_recompute_keeps_the_tokens(model_dir, expected):
     assert len(requests) >= 5
     scheduler = ContinuousBatchingScheduler(small, max_queue=64)
     try:
-        results, _ = _run_concurrently(scheduler, requests)
+        # submitted back to back from one thread (submit does not block), so all 8 are running together and
+        # outgrow the pool whatever the machine's load; client threads could arrive staggered and never preempt
+        handles = {p: scheduler.submit(TOK.encode(p), SamplingParams(max_tokens=m, temperature=0.0))
+                   for p, m in requests}
+        results = {p: list(h) for p, h in handles.items()}
         stats = scheduler.stats()
         assert stats["preemptions"] > 0
         for prompt, _ in requests:
