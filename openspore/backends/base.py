@@ -37,6 +37,17 @@ class Backend:
             self._kernels[cls] = fn
         return fn
 
+    # dtypes some of this backend's kernels lack (see TorchBackend.host_fallback); none here
+    partial_dtypes = frozenset()
+
+    def host_fallback(self, prim, exc):
+        """A kernel to retry with after the backend's kernel raised `exc`, or None to re-raise it."""
+        return None
+
+    def guarded_kernel(self, prim):
+        """The kernel for operands of `partial_dtypes`: by default the kernel itself."""
+        return self.kernel(prim)
+
     def out_kernel(self, prim):
         """The primitive's kernel that writes into a given array (`<backend>_out(p, xp, out, *args)`), or None:
         the arena (runtime/arena.py) then copies the plain kernel's result into the planned view."""

@@ -27,6 +27,7 @@ class TorchBackend(Backend):
 
     def __init__(self, device="cpu"):
         super().__init__()
+        self._guarded = {}
         self.device = torch.device(device)
         self._cuda = self.device.type == "cuda"
         # without CUDA every torch tensor is a CPU one, so the class alone says "native" (see Backend.native_type)
@@ -39,30 +40,44 @@ class TorchBackend(Backend):
             torch.backends.cudnn.allow_tf32 = False
             torch.backends.cuda.matmul.allow_tf32 = False
 
-    def kernel(self, prim):
-        """The primitive's torch kernel, falling back to its numpy kernel where torch has no kernel for a dtype
-        (torch implements few operations on uint16/uint32/uint64; MindSpore's CPU kernels take them)."""
-        fn = self._kernels.get(type(prim))
+    # torch implements few operations on these; MindSpore's CPU kernels take them all
+    partial_dtypes = frozenset({mstype.uint16, mstype.uint32, mstype.uint64})
+
+    def host_fallback(self, prim, exc):
+        """The primitive's numpy kernel run on host copies, for a torch kernel that raised `exc` because torch has
+        no kernel for an unsigned dtype; None when `exc` is anything else (the caller re-raises it).
+
+        Kept off the common path: PyNative's `bind` asks only after the torch kernel failed, and graph code binds
+        `guarded_kernel` only where an operand's inferred dtype is one of `partial_dtypes`."""
+        reference = getattr(type(prim), "numpy", None)
+        if reference is None or "not implemented for 'UInt" not in str(exc):
+            return None
+        to_device = self.from_numpy
+
+        def run_on_host(p, xp, *arrays):
+            host = [_to_host(a) for a in arrays]
+            with np.errstate(all="ignore"):
+                out = reference(p, np, *host)
+            if isinstance(out, tuple):
+                return tuple(to_device(np.asarray(o), copy=False) for o in out)
+            return to_device(np.asarray(out), copy=False)
+        return run_on_host
+
+    def guarded_kernel(self, prim):
+        """The torch kernel, falling back to `host_fallback` when torch has no kernel for the operands' dtype."""
+        fn = self._guarded.get(type(prim))
         if fn is None:
-            raw = super().kernel(prim)
-            reference = getattr(type(prim), "numpy", None)
-            if reference is None:
-                return raw
-            to_device = self.from_numpy
+            raw = self.kernel(prim)
 
             def fn(p, xp, *arrays):
                 try:
                     return raw(p, xp, *arrays)
                 except RuntimeError as exc:  # NotImplementedError is a RuntimeError
-                    if "not implemented for 'UInt" not in str(exc):
+                    fallback = self.host_fallback(p, exc)
+                    if fallback is None:
                         raise
-                host = [_to_host(a) for a in arrays]
-                with np.errstate(all="ignore"):
-                    out = reference(p, np, *host)
-                if isinstance(out, tuple):
-                    return tuple(to_device(np.asarray(o), copy=False) for o in out)
-                return to_device(np.asarray(out), copy=False)
-            self._kernels[type(prim)] = fn
+                return fallback(p, xp, *arrays)
+            self._guarded[type(prim)] = fn
         return fn
 
     def set_host_pool(self, block_size):

@@ -96,7 +96,7 @@ def bind(prim, *args):
     try:
         out = kernel(prim, backend.xp, *arrays)
     except (ValueError, TypeError, IndexError, RuntimeError) as exc:
-        raise with_location(type(exc)(f"For '{prim.name}', the {backend.name} kernel failed: {exc}")) from None
+        out = _retry_or_raise(backend, prim, arrays, exc)
     dtype_of = backend.dtype_of
     if type(out) is tuple:
         outs = tuple(_wrap(o, dtype_of(o)) for o in out)
@@ -111,6 +111,18 @@ def bind(prim, *args):
 
 _current_backend = backends.current
 _wrap = Tensor._wrap
+
+
+def _retry_or_raise(backend, prim, arrays, exc):
+    """The backend's fallback result for a dtype its kernel lacks (torch on uint16/32/64), else the kernel's error
+    with the op's name and the user's line. Only failed calls come here: the common path pays nothing."""
+    fallback = backend.host_fallback(prim, exc)
+    if fallback is None:
+        raise with_location(type(exc)(f"For '{prim.name}', the {backend.name} kernel failed: {exc}")) from None
+    try:
+        return fallback(prim, backend.xp, *arrays)
+    except (ValueError, TypeError, IndexError, RuntimeError) as again:
+        raise with_location(type(again)(f"For '{prim.name}', the {backend.name} kernel failed: {again}")) from None
 
 
 def _infer(prim, args):

@@ -256,7 +256,9 @@ class _Function:
         if op == "call":
             fn = self._local("g", self.subs[n.id][0])
             return f"{self._var(n)} = {fn}({args})" if used else f"{fn}({args})"
-        k = self._bind("k", self.gen.backend.kernel(op))
+        backend = self.gen.backend
+        partial = backend.partial_dtypes and _touches(n, backend.partial_dtypes)
+        k = self._bind("k", backend.guarded_kernel(op) if partial else backend.kernel(op))
         p = self._bind("p", op)
         call = f"{k}({p}, xp, {args})" if args else f"{k}({p}, xp)"
         if self.gen.hook is not None:
@@ -338,6 +340,19 @@ def _abstract_leaves(abstract, expr):
             out.extend(_abstract_leaves(a, f"{expr}[{i}]"))
         return out
     return [(expr, abstract)]
+
+
+def _touches(node, dtypes):
+    """Whether the node's result or an operand may have one of `dtypes` (an operand of unknown type may)."""
+    for source in (node, *node.inputs):
+        if source.op == "const":  # a Python value (shape, axis) or a constant tensor
+            if getattr(source.value, "dtype", None) in dtypes:
+                return True
+            continue
+        for _, leaf in _abstract_leaves(source.abstract, ""):
+            if leaf is None or (isinstance(leaf, AbstractTensor) and leaf.dtype in dtypes):
+                return True
+    return False
 
 
 def _is_tuple_valued(node):

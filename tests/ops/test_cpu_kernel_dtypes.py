@@ -30,6 +30,36 @@ def test_unsigned_fallback_in_graph_mode():
     assert out.asnumpy().tolist() == [65534, 0]
 
 
+def test_unsigned_constant_in_graph_mode_takes_the_fallback():
+    offset = T(np.array([1, 2], np.uint32))
+
+    class AddOffset(ms.nn.Cell):
+        def construct(self, x):
+            return x * 2 + offset  # a uint32 constant tensor operand: the graph binds the guarded kernel
+
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        out = AddOffset()(T(np.array([3, 4], np.uint32)))
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    assert out.asnumpy().dtype == np.uint32 and out.asnumpy().tolist() == [7, 10]
+
+
+def test_common_dtypes_run_the_bare_torch_kernel():
+    """The fallback costs nothing where it is not needed: PyNative calls the primitive's own kernel function, and
+    only a kernel that failed on an unsigned dtype is retried on the host."""
+    from openspore import backends
+    from openspore.core.registry import prim
+
+    backend = backends.current()
+    if backend.name != "torch":
+        pytest.skip("the torch backend's fallback")
+    add = prim("Add")
+    assert backend.kernel(add) is type(add).torch
+    assert backend.guarded_kernel(add) is not type(add).torch
+    assert ops.add(T(np.array([1, 2], np.uint64)), T(np.array([3, 4], np.uint64))).asnumpy().tolist() == [4, 6]
+
+
 @pytest.mark.parametrize("backend", ["torch", "numpy"])
 def test_integer_inv_truncates_and_keeps_dtype(backend):
     ms.set_context(backend=backend)
