@@ -172,8 +172,9 @@ def _adam(jnp, lr=1e-3, beta1=0.9, beta2=0.999, eps=1e-8):
     """MindSpore's Adam: the beta powers advance first, then m, v and
     param -= lr * sqrt(1 - beta2^t) / (1 - beta1^t) * m / (sqrt(v) + eps)."""
     def init(params):
-        zeros = {k: jnp.zeros_like(v) for k, v in params.items()}
-        return {"m": zeros, "v": dict(zeros), "b1p": jnp.float32(1.0), "b2p": jnp.float32(1.0)}
+        def zeros():  # distinct buffers for m and v: donated arguments may not alias
+            return {k: jnp.zeros_like(v) for k, v in params.items()}
+        return {"m": zeros(), "v": zeros(), "b1p": jnp.float32(1.0), "b2p": jnp.float32(1.0)}
 
     def update(params, grads, state):
         b1p, b2p = state["b1p"] * beta1, state["b2p"] * beta2
