@@ -120,8 +120,33 @@ def build(name):
     raise ValueError(name)
 
 
-def make_step(name, compiled=False, device="cpu"):
+# openspore parameter names -> PyTorch's (BatchNorm and LayerNorm affine parameters and statistics, embeddings)
+_TORCH_NAMES = {"gamma": "weight", "beta": "bias", "moving_mean": "running_mean", "moving_variance": "running_var",
+                "embedding_table": "weight"}
+
+
+def load_openspore_init(model, params):
+    """Copy {openspore parameter name: numpy array} into `model` (the same network here); every parameter and
+    statistic must be set (the attention mask and BatchNorm's step counters are not openspore parameters)."""
+    state = {}
+    for name, value in params.items():
+        head, _, leaf = name.rpartition(".")
+        state[f"{head}.{_TORCH_NAMES.get(leaf, leaf)}" if head else leaf] = torch.from_numpy(value.copy())
+    result = model.load_state_dict(state, strict=False)
+    missing = [k for k in result.missing_keys if not k.endswith("num_batches_tracked") and k != "mask"]
+    if missing or result.unexpected_keys:
+        raise RuntimeError(f"torch peer: openspore weights do not fit: missing {missing}, "
+                           f"unexpected {result.unexpected_keys}")
+
+
+def make_step(name, compiled=False, device="cpu", init=None):
+    """A zero-argument training (or inference) step. `init`: (openspore parameters, x, y) as numpy arrays, so the
+    step starts from exactly the openspore network's weights and batch (its losses can then be compared)."""
     model, opt, x, y = build(name)
+    if init is not None:
+        params, xn, yn = init
+        load_openspore_init(model, params)
+        x, y = torch.from_numpy(xn.copy()), torch.from_numpy(yn.astype("int64"))
     # Module.to moves each parameter's data in place, so the optimizer built over them stays valid
     model, x, y = model.to(device), x.to(device), y.to(device)
     if name == "infer_resnet":

@@ -173,7 +173,8 @@ def _torch_conv_input_grad(torch, prim, dy, w, input_size):
     dy, w, fast = _channels_last(torch, prim, w.shape, input_size[2:], dy, w)
     if fast and symmetric(pads):
         # convolution_backward sizes the input gradient from a shape-only input (no data is read)
-        shape_only = torch.empty(tuple(input_size), dtype=dy.dtype).contiguous(memory_format=torch.channels_last)
+        # (allocated channels-last: an NCHW empty made contiguous would copy a whole activation of garbage)
+        shape_only = torch.empty(tuple(input_size), dtype=dy.dtype, memory_format=torch.channels_last)
         return torch.ops.aten.convolution_backward(dy, shape_only, w, None, list(s), [pads[0], pads[2]], list(d),
                                                    False, [0, 0], g, [True, False, False])[0]
     full = ((out[0] - 1) * s[0] + d[0] * (kh - 1) + 1, (out[1] - 1) * s[1] + d[1] * (kw - 1) + 1)
@@ -186,10 +187,9 @@ def _torch_conv_input_grad(torch, prim, dy, w, input_size):
 
 def _torch_conv_filter_grad(torch, prim, dy, x, filter_size):
     pads, _ = prim.geometry(x.shape[2:])
-    shape_only = torch.empty(filter_size, dtype=x.dtype, device=x.device)
     dy, x, fast = _channels_last(torch, prim, filter_size, x.shape[2:], dy, x)
-    if fast:
-        shape_only = shape_only.contiguous(memory_format=torch.channels_last)
+    layout = torch.channels_last if fast else torch.contiguous_format
+    shape_only = torch.empty(filter_size, dtype=x.dtype, device=x.device, memory_format=layout)
     if symmetric(pads):
         xin, padding = x, [pads[0], pads[2]]
     else:
