@@ -73,7 +73,10 @@ class Model(TrainingMixin):
         if n >= 2 and train_cfg is None:
             # inference shares convolution chunks over n threads of its own, BLAS single-threaded meanwhile
             # (workshare.py says why)
-            self._threads, self._share, self._chooser = BlasThreads(1), WorkShare.of(n), Chooser()
+            # or, a third way, BLAS on n threads inside each large GEMM only (kernels/nhwc.py); each call runs the
+            # way its recent calls measured fastest
+            self._threads, self._share, self._chooser = BlasThreads(1), WorkShare.of(n), Chooser(ways=3)
+            self._ways = ((None, 0), (self._share, 0), (None, n))  # scope() arguments of each way
         self._context = context
         if train_cfg is not None:
             self._build_training(program, train_cfg)
@@ -117,7 +120,7 @@ class Model(TrainingMixin):
         if self._share is not None:
             way = self._chooser.pick()
             start = time.perf_counter()
-            with self._threads, scope(self._share if way else None):
+            with self._threads, scope(*self._ways[way]):
                 results = run(arrays)
             self._chooser.record(way, time.perf_counter() - start)
         elif self._threads.n:

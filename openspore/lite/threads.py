@@ -22,18 +22,30 @@ _LOCK = threading.Lock()
 
 
 def _blas_controllers():
-    """threadpoolctl's controllers of the BLAS libraries numpy loaded (found once; empty without threadpoolctl)."""
+    """(get, set) thread-count functions of each BLAS library numpy loaded (found once; empty without
+    threadpoolctl). For OpenBLAS on pthreads they are the library's own C functions, resolved once: threadpoolctl's
+    methods look the symbol up and (set) take a lock and check the controlling thread at every call, which
+    cost several microseconds per predict at batch 1."""
     if _LIBS["found"] is None:
         with _LOCK:
             if _LIBS["found"] is None:
                 try:
                     import numpy  # noqa: F401  (its BLAS must be loaded before the libraries are listed)
                     from threadpoolctl import ThreadpoolController
-                    libs = [c for c in ThreadpoolController().lib_controllers if c.user_api == "blas"]
+                    libs = [_functions(c) for c in ThreadpoolController().lib_controllers if c.user_api == "blas"]
                 except Exception:  # threadpoolctl is optional: without it the BLAS default stays
                     libs = []
                 _LIBS["found"] = libs
     return _LIBS["found"]
+
+
+def _functions(lib):
+    if lib.internal_api == "openblas" and getattr(lib, "threading_layer", "") != "openmp":
+        get = lib._get_symbol("openblas_get_num_threads")
+        put = lib._get_symbol("openblas_set_num_threads")
+        if get is not None and put is not None:
+            return get, put
+    return lib.get_num_threads, lib.set_num_threads
 
 
 class BlasThreads:
@@ -50,22 +62,31 @@ class BlasThreads:
 
     def current(self):
         """The thread count of the first BLAS library, or None when there is none to control."""
-        return self.libs[0].get_num_threads() if self.libs else None
+        return self.libs[0][0]() if self.libs else None
 
     def __enter__(self):
         changed = []
-        for lib in self.libs:
-            before = lib.get_num_threads()
-            if before != self.n:
-                lib.set_num_threads(self.n)
-                changed.append((lib, before))
-        stack = getattr(self._saved, "stack", None)
-        if stack is None:
-            stack = self._saved.stack = []
-        stack.append(changed)
+        n = self.n
+        for get, put in self.libs:
+            before = get()
+            if before != n:
+                put(n)
+                changed.append((put, before))
+        saved = self._saved
+        try:
+            saved.stack.append(changed)
+        except AttributeError:
+            saved.stack = [changed]
         return self
 
     def __exit__(self, *exc):
-        for lib, before in self._saved.stack.pop():
-            lib.set_num_threads(before)
+        for put, before in self._saved.stack.pop():
+            put(before)
         return False
+
+
+def set_blas_threads(n):
+    """Set every BLAS library's thread count to n now (a kernel's burst inside a call that runs at one thread and
+    sets it back; the call's BlasThreads restores the process's count after)."""
+    for _, put in _blas_controllers():
+        put(n)

@@ -46,19 +46,27 @@ def current():
     return getattr(_LOCAL, "share", None)
 
 
-class scope:  # noqa: N801 (used like a function: `with scope(share):`)
-    __slots__ = ("share", "saved")
+def gemm_threads():
+    """BLAS threads a large convolution GEMM may use in the call this thread is running (0: stay at one)."""
+    return getattr(_LOCAL, "gemm", 0)
 
-    def __init__(self, share):
-        self.share = share
+
+class scope:  # noqa: N801 (used like a function: `with scope(share):`)
+    """Run the block with `share` as `current()` and `gemm` as `gemm_threads()` (the way a call was picked)."""
+
+    __slots__ = ("share", "gemm", "saved")
+
+    def __init__(self, share, gemm=0):
+        self.share, self.gemm = share, gemm
 
     def __enter__(self):
-        self.saved = getattr(_LOCAL, "share", None)
-        _LOCAL.share = self.share
+        local = _LOCAL
+        self.saved = (getattr(local, "share", None), getattr(local, "gemm", 0))
+        local.share, local.gemm = self.share, self.gemm
         return self.share
 
     def __exit__(self, *exc):
-        _LOCAL.share = self.saved
+        _LOCAL.share, _LOCAL.gemm = self.saved
         return False
 
 
@@ -154,26 +162,39 @@ class WorkShare:
 
 
 class Chooser:
-    """Serial (0) or shared (1): `pick()` the way with the lower median of its last `window` recorded call times
-    (each way is tried first), the other way every `probe`-th call, so a change of load is noticed."""
+    """One of `ways` ways to run a call (0: serial, 1: shared, 2: BLAS-threaded GEMMs): `pick()` the way with the
+    lowest median of its last `window` recorded call times (each way is tried first). The others are tried again
+    now and then, so a change of load is noticed, but each only after `probe` times its own median has been spent
+    on the best way since it last ran: a probe costs at most about 1/probe of the time, even for a way a hundred
+    times slower (OpenBLAS's threads on a busy machine)."""
 
-    __slots__ = ("times", "calls", "probe")
+    __slots__ = ("times", "calls", "probe", "last", "spent")
 
-    def __init__(self, probe=16, window=8):
-        self.times = (deque(maxlen=window), deque(maxlen=window))
+    def __init__(self, probe=16, window=8, ways=2):
+        self.times = tuple(deque(maxlen=window) for _ in range(ways))
         self.calls = 0
         self.probe = probe
+        self.last = [0] * ways  # the call count when each way last ran
+        self.spent = 0.0  # seconds spent since the last probe
 
     def pick(self):
         self.calls += 1
-        serial, shared = self.times
-        if len(serial) < 2 or len(shared) < 2:
-            return 0 if len(serial) <= len(shared) else 1
-        best = 0 if _median(serial) <= _median(shared) else 1
-        return 1 - best if self.calls % self.probe == 0 else best
+        times = self.times
+        fewest = min(range(len(times)), key=lambda k: len(times[k]))
+        if len(times[fewest]) < 2:
+            return fewest
+        medians = [_median(t) for t in times]
+        best = medians.index(min(medians))
+        stale = min((k for k in range(len(times)) if k != best), key=lambda k: self.last[k])
+        if self.spent >= self.probe * medians[stale]:
+            self.spent = 0.0
+            return stale
+        return best
 
     def record(self, way, seconds):
         self.times[way].append(seconds)
+        self.last[way] = self.calls
+        self.spent += seconds
 
 
 def _after_fork_in_child():

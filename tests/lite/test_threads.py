@@ -85,6 +85,7 @@ def test_workshare_runs_each_task_once_and_reraises():
     (8, 9, 5, 2, 1, "relu6", False, False),  # 5×5: one im2col GEMM
     (5, 7, 1, 0, 1, None, True, True),       # 1×1: the input is the column matrix
     (5, 8, 1, 0, 2, "relu", True, False),    # 1×1 stride 2
+    (16, 24, 3, 1, 1, "relu", True, True),   # 576 pixels: the BLAS-threaded way runs one im2col GEMM
 ])
 def test_shared_convolution_matches_serial(c, hw, kernel, pad, stride, act, bias, residual):
     rng = np.random.default_rng(c + hw)
@@ -102,10 +103,29 @@ def test_shared_convolution_matches_serial(c, hw, kernel, pad, stride, act, bias
                         [0, 1], [2]))
     args = [np.ascontiguousarray(w.transpose(2, 3, 1, 0).reshape(-1, o))] + ([b] if bias else []) \
         + ([np.ascontiguousarray(r.transpose(0, 2, 3, 1))] if residual else [])
-    for share in (WorkShare.of(2), WorkShare.of(3), None, WorkShare.of(2)):
-        with scope(share):
+    before = BlasThreads(1).current()
+    for share, gemm in ((WorkShare.of(2), 0), (WorkShare.of(3), 0), (None, 0), (None, 2), (WorkShare.of(2), 0),
+                        (None, 2)):
+        with scope(share, gemm):
             got = conv(np.ascontiguousarray(x.transpose(0, 2, 3, 1)), *args)
         np.testing.assert_allclose(got.transpose(0, 3, 1, 2), want, rtol=1e-5, atol=1e-5)
+    if before is not None:  # the threaded way sets the BLAS count around its GEMM only (to 1 after it: the
+        with BlasThreads(1):  # model's call runs at one), so inside a call at one thread it stays at one
+            with scope(None, 2):
+                conv(np.ascontiguousarray(x.transpose(0, 2, 3, 1)), *args)
+            assert BlasThreads(1).current() == 1
+
+
+def test_chooser_of_three_ways_probes_each_other_way():
+    chooser = Chooser(probe=4, ways=3)
+    picks = []
+    for _ in range(60):
+        way = chooser.pick()
+        picks.append(way)
+        chooser.record(way, {0: 3.0, 1: 2.0, 2: 1.0}[way])  # the BLAS-threaded way fastest
+    assert sorted(picks[:6]) == [0, 0, 1, 1, 2, 2]  # each way measured twice first
+    late = picks[12:]
+    assert late.count(2) > late.count(0) + late.count(1) and 0 in late and 1 in late
 
 
 def test_chooser_runs_the_faster_way_and_probes_the_other():

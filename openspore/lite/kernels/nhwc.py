@@ -25,10 +25,12 @@ import threading
 import numpy as np
 
 from .. import workshare
+from ..threads import set_blas_threads
 from . import register
 from .nn import _WS, _conv_prim, activate
 
 
+_THREADED_MIN_PIXELS = 512  # the BLAS-threaded way threads GEMMs of at least this many output pixels
 _PIXEL_MAJOR_MIN_C = 4  # below this many input channels the columns are copied K-major (see _windows)
 _ROW_GEMMS = True  # stride-1 convolutions as kh row GEMMs (see NHWCConv.plan)
 
@@ -50,8 +52,9 @@ class NHWCConv:
         self.has_bias, self.has_residual = has_bias, has_residual
         self.plans = _Plans()
 
-    def plan(self, x):
-        """The _Plan of this convolution for x's shape and dtype (made at the first call with them)."""
+    def plan(self, x, rows=_ROW_GEMMS):
+        """The _Plan of this convolution for x's shape and dtype (made at the first call with them); `rows=False`:
+        one im2col GEMM even where row GEMMs apply (the BLAS-threaded way, see _threaded)."""
         n, h, w, c = x.shape
         pads, (oh, ow) = self.prim.geometry((h, w))
         top, bottom, left, right = pads
@@ -68,7 +71,7 @@ class NHWCConv:
             padded = np.zeros((n, h + top + bottom, w + left + right, c), x.dtype)
             plan.interior = padded[:, top:top + h, left:left + w]
             pixel_major = c >= _PIXEL_MAJOR_MIN_C
-            if _ROW_GEMMS and pixel_major and 1 < kh <= 3 and sh == 1 and dh == 1:
+            if rows and pixel_major and 1 < kh <= 3 and sh == 1 and dh == 1:
                 # row columns: (N, padded H, ow, kw·C); the rows of kernel row i are one contiguous block per
                 # image, so the convolution is kh GEMMs of K = kw·C over views — a third of the copying of 3×3
                 # im2col: ResNet20 15 % faster here; with 5 rows (LeNet) the smaller GEMMs lose 25 %
@@ -97,7 +100,7 @@ class NHWCConv:
                 plan.k_major = True
         if n == 1 and plan.tiles is None and not plan.k_major and oh >= 2:
             plan.splits = True
-        self.plans.by_shape[(x.shape, x.dtype)] = plan
+        self.plans.by_shape[(x.shape, x.dtype) if rows == _ROW_GEMMS else (x.shape, x.dtype, rows)] = plan
         return plan
 
     def _pooled_plan(self, x, plan, pads):
@@ -137,6 +140,9 @@ class NHWCConv:
             share = workshare.current()
             if share is not None:
                 return self._shared(plan, x, w, rest, share)
+            gemm = workshare.gemm_threads()
+            if gemm and plan.pixels >= _THREADED_MIN_PIXELS:
+                return self._threaded(x, w, rest, gemm)
         if plan.windows is None:  # 1×1 without padding: the input (subsampled by the stride) is the column matrix
             sh, sw = self.stride
             n, oh, ow = plan.out
@@ -158,6 +164,10 @@ class NHWCConv:
             a = plan.columns(x.dtype)
         if not plan.row_k:
             y = a @ w
+        return self._epilogue(plan, y, w, rest)
+
+    def _epilogue(self, plan, y, w, rest):
+        """Pool, bias, residual and activation on the (pixels, O) GEMM output, in place where possible."""
         if plan.blocks is not None:
             y = np.maximum.reduce(y.reshape(plan.blocks), axis=0)
         elif plan.tiles is not None:
@@ -177,6 +187,27 @@ class NHWCConv:
             activate(y, self.act)
         return y.reshape(plan.out + (w.shape[1],))
 
+    def _threaded(self, x, w, rest, n):
+        """The BLAS-threaded way: one im2col GEMM run by n BLAS threads. OpenBLAS splits a (pixels, 9·C) @
+        (9·C, O) product of a large image well (measured here: 2 threads, 32×32×16 → 16: 59 → 31 µs), while it
+        gains nothing on the kh row GEMMs, whose K is a third, or on the small images of later layers, which stay
+        single-threaded."""
+        key = (x.shape, x.dtype, False)
+        plan = self.plans.by_shape.get(key)
+        if plan is None:
+            plan = self.plan(x, rows=False)
+        if plan.windows is None:
+            sh, sw = self.stride
+            a = (x if sh == sw == 1 else x[:, ::sh, ::sw]).reshape(plan.pixels, x.shape[3])
+        else:
+            np.copyto(plan.interior, x)
+            a = plan.columns(x.dtype)
+        set_blas_threads(n)
+        try:
+            y = a @ w
+        finally:
+            set_blas_threads(1)
+        return self._epilogue(plan, y, w, rest)
 
     def _shared(self, plan, x, w, rest, share):
         """Batch 1 on a WorkShare (workshare.py): the output rows cut into one chunk per thread, each chunk copying
