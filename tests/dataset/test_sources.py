@@ -83,7 +83,7 @@ def test_generator_argument_errors():
     with pytest.raises(RuntimeError, match="'sampler' and 'shuffle'"):
         ds.GeneratorDataset(RandomAccess(3), ["x", "y"], sampler=ds.SequentialSampler(), shuffle=True)
     bad = ds.GeneratorDataset(lambda: iter([(1, 2)]), ["x"])
-    with pytest.raises(RuntimeError, match="returned 2 column"):
+    with pytest.raises(RuntimeError, match="size of column_names is:1 and number of returned NumPy array is:2"):
         numpy_rows(bad)
     with pytest.raises(TypeError, match="dict"):
         numpy_rows(ds.GeneratorDataset(lambda: iter([{"a": 1}]), ["x"]))

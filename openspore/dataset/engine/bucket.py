@@ -12,15 +12,17 @@
 import numpy as np
 
 from .batch import stack
+from .checks import check_column_names, check_type
 from .datasets import Dataset
 
 
-def _check_positive_ints(values, name, strictly_increasing=False):
-    if not isinstance(values, (list, tuple)) or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0
+def _check_int_list(values, name, what):
+    """MindSpore's checks (and words) for bucket_boundaries / bucket_batch_sizes."""
+    if not isinstance(values, (list, tuple)) or not all(isinstance(v, int) and not isinstance(v, bool)
                                                         for v in values):
-        raise ValueError(f"For 'bucket_batch_by_length', '{name}' must be a list of positive ints, got {values!r}.")
-    if strictly_increasing and any(b <= a for a, b in zip(values, values[1:])):
-        raise ValueError(f"For 'bucket_batch_by_length', '{name}' must be strictly increasing, but got {values!r}.")
+        raise TypeError(f"{name} should be a list of int, but got {values!r}.")
+    if any(v <= 0 for v in values):
+        raise ValueError(f"{name} {what}, but got {list(values)}.")
     return list(values)
 
 
@@ -34,20 +36,24 @@ class BucketBatchByLengthDataset(Dataset):
     def __init__(self, child, column_names, bucket_boundaries, bucket_batch_sizes, element_length_function=None,
                  pad_info=None, pad_to_bucket_boundary=False, drop_remainder=False):
         super().__init__([child])
-        if isinstance(column_names, str):
-            column_names = [column_names]
-        if not isinstance(column_names, list) or not column_names:
-            raise ValueError(f"For 'bucket_batch_by_length', 'column_names' must be a non-empty list, got "
-                             f"{column_names!r}.")
+        column_names = check_column_names(column_names)
+        if isinstance(bucket_boundaries, (list, tuple)) and not bucket_boundaries:
+            raise ValueError("bucket_boundaries cannot be empty.")
+        self.bucket_boundaries = _check_int_list(bucket_boundaries, "bucket_boundaries",
+                                                 "must only contain positive numbers.")
+        if any(b <= a for a, b in zip(self.bucket_boundaries, self.bucket_boundaries[1:])):
+            raise ValueError(f"bucket_boundaries should be strictly increasing, but got {self.bucket_boundaries}.")
+        self.bucket_batch_sizes = _check_int_list(bucket_batch_sizes, "bucket_batch_sizes",
+                                                  "should be a list of positive numbers")
+        if len(self.bucket_batch_sizes) != len(self.bucket_boundaries) + 1:
+            raise ValueError(f"bucket_batch_sizes must contain one element more than bucket_boundaries, but got "
+                             f"{len(bucket_batch_sizes)} and {len(bucket_boundaries)}.")
+        check_type(pad_to_bucket_boundary, (bool,), "pad_to_bucket_boundary")
+        check_type(drop_remainder, (bool,), "drop_remainder")
         missing = [c for c in column_names if c not in child.get_col_names()]
         if missing:
             raise ValueError(f"For 'bucket_batch_by_length', columns {missing} are not in the dataset's columns "
                              f"{child.get_col_names()}.")
-        self.bucket_boundaries = _check_positive_ints(bucket_boundaries, "bucket_boundaries", True)
-        self.bucket_batch_sizes = _check_positive_ints(bucket_batch_sizes, "bucket_batch_sizes")
-        if len(self.bucket_batch_sizes) != len(self.bucket_boundaries) + 1:
-            raise ValueError("For 'bucket_batch_by_length', 'bucket_batch_sizes' must have one more entry than "
-                             f"'bucket_boundaries', but got {len(bucket_batch_sizes)} and {len(bucket_boundaries)}.")
         if element_length_function is None and len(column_names) != 1:
             raise ValueError("For 'bucket_batch_by_length', 'element_length_function' is needed when more than one "
                              "column is named.")
@@ -76,11 +82,13 @@ class BucketBatchByLengthDataset(Dataset):
             values = [np.asarray(r[k]) for r in rows]
             if values[0].ndim > 0:
                 shape, value = self.pad_info.get(name) or (None, 0)
-                if shape is None and to_boundary and self.pad_to_bucket_boundary and values[0].ndim > 0:
+                # pad_to_bucket_boundary fills the first dimension when pad_info leaves it open (None or [None])
+                if (shape is None or shape[0] is None) and to_boundary and self.pad_to_bucket_boundary:
                     if bucket == len(self.bucket_boundaries):
                         raise ValueError("For 'bucket_batch_by_length', pad_to_bucket_boundary needs every row "
                                          "shorter than the last boundary, but a row fell in the last bucket.")
-                    shape = [self.bucket_boundaries[bucket] - 1] + [None] * (values[0].ndim - 1)
+                    rest = list(shape[1:]) if shape is not None else [None] * (values[0].ndim - 1)
+                    shape = [self.bucket_boundaries[bucket] - 1] + rest
                 batch.append(stack(values, name, (tuple(shape) if shape is not None else None, value)))
             else:
                 batch.append(stack(values, name))

@@ -80,9 +80,7 @@ class Dataset(Recorded):
             finally:
                 gen.close()
         row = self._meta["first"]
-        if row is None:
-            raise RuntimeError("The dataset is empty: it produced no row, so its output shapes and types are unknown.")
-        return row
+        return () if row is None else row  # an empty dataset has no column shapes or types to report ([])
 
     # --- pipeline operations ----------------------------------------------------------------------------------------
     def map(self, operations, input_columns=None, output_columns=None, num_parallel_workers=None, **kwargs):

@@ -1,4 +1,6 @@
 """Iterators over a pipeline: tuples (lists) or dicts of openspore Tensors or numpy arrays, for num_epochs epochs."""
+import weakref
+
 import numpy as np
 
 from .rows import Context, check_columns_exist
@@ -33,6 +35,15 @@ def _connect_caches(dataset):
         stack.extend(getattr(node, "children", ()))
 
 
+_LIVE = weakref.WeakSet()  # iterators not yet collected, so _cleanup() can stop their pipelines
+
+
+def _cleanup():
+    """Stop every live iterator's pipeline (its worker processes end); MindSpore's tests call this between runs."""
+    for iterator in list(_LIVE):
+        iterator.stop()
+
+
 class TupleIterator:
     """`for row in iterator` yields one row; each full pass is an epoch, at most `num_epochs` of them (-1: unlimited)."""
 
@@ -57,6 +68,7 @@ class TupleIterator:
         self._epoch = 0
         self._gen = None
         self._stopped = False
+        _LIVE.add(self)
 
     def __iter__(self):
         return self

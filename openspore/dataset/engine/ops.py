@@ -14,6 +14,9 @@ from .datasets import Dataset
 from .rows import INFINITE, check_columns_exist, names_list, to_array
 from .workers import TaskError, describe_failure, make_pool
 
+# MindSpore's sentence for a map whose operations return the wrong number of columns (scripts match on it)
+_COUNT_RULE = "the number of columns returned in 'map' operations should match the number of 'output_columns'."
+
 
 def op_name(op):
     """How an operation is named in errors: the function's qualified name, or the transform's class name."""
@@ -181,7 +184,7 @@ class MapDataset(Dataset):
                 out = out[:-1]
             if len(out) != len(out_cols):
                 raise RuntimeError(f"For 'map', the operations returned {len(out)} column(s) but 'output_columns' "
-                                   f"has {len(out_cols)}: {out_cols}.")
+                                   f"has {len(out_cols)}: {out_cols}; {_COUNT_RULE}")
             if same:
                 new = list(row)
                 for j, i in enumerate(in_idx):
@@ -231,7 +234,7 @@ class MapDataset(Dataset):
             if type(out) is tuple:
                 if len(out) != 1:
                     raise RuntimeError(f"For 'map', the operations returned {len(out)} column(s) but "
-                                       f"'output_columns' has 1: {out_cols}.")
+                                       f"'output_columns' has 1: {out_cols}; {_COUNT_RULE}")
                 out = out[0]
             k += 1
             if type(row) is not tuple:  # every node yields tuples; a list from elsewhere still rebuilds right
@@ -253,7 +256,7 @@ class MapDataset(Dataset):
             k += 1
             if len(out) != n_out:
                 raise RuntimeError(f"For 'map', the operations returned {len(out)} column(s) but 'output_columns' "
-                                   f"has {n_out}: {out_cols}.")
+                                   f"has {n_out}: {out_cols}; {_COUNT_RULE}")
             if same:
                 new = list(row)
                 for j, i in enumerate(in_idx):

@@ -51,14 +51,26 @@ def to_row(item, num_columns, where="GeneratorDataset"):
     if isinstance(item, dict):
         raise TypeError(f"For '{where}', each item of the source must be a tuple of columns (numpy arrays or Python "
                         f"scalars), but got dict.")
-    if type(item) is tuple and len(item) == num_columns:  # the common case: skip the checks below
-        return tuple([to_array(v, where) for v in item])
     if not isinstance(item, (tuple, list)):
         item = (item,)
     if num_columns is not None and len(item) != num_columns:
-        raise RuntimeError(f"For '{where}', the source returned {len(item)} column(s) per row, but {num_columns} "
-                           f"column name(s) were given.")
-    return tuple(to_array(v, where) for v in item)
+        raise RuntimeError(f"For '{where}', the 'source' of '{where}' should return same number of NumPy arrays as "
+                           f"specified in column_names, the size of column_names is:{num_columns} and number of "
+                           f"returned NumPy array is:{len(item)}.")
+    row = []
+    for k, value in enumerate(item):
+        try:
+            row.append(to_array(value, where))
+        except TypeError as exc:  # MindSpore reports an unconvertible column while iterating, as a RuntimeError
+            raise RuntimeError(f"Data type of {k + 1}th item of the input or its converted Numpy array is expected "
+                               f"to be int or float or str, but got {_kind(value)}. {exc}") from exc
+    return tuple(row)
+
+
+def _kind(value):
+    if isinstance(value, np.ndarray):
+        return value.dtype.name
+    return type(value).__name__
 
 
 def names_list(value, arg, where):

@@ -5,6 +5,7 @@ import math
 import numpy as np
 
 from .. import config
+from .checks import check_shards
 from .init_record import Recorded
 
 
@@ -243,6 +244,7 @@ def build_sampler(where, num_samples, shuffle, sampler, num_shards, shard_id, sh
     num_samples = _check_num_samples(num_samples, where)
     if shuffle is not None and not isinstance(shuffle, (bool, Shuffle)):
         raise TypeError(f"For '{where}', 'shuffle' must be a bool or None, but got {shuffle!r}.")
+    check_shards(num_shards, shard_id)
     if (num_shards is None) != (shard_id is None):
         raise RuntimeError(f"For '{where}', 'num_shards' and 'shard_id' must be given together, but got "
                            f"num_shards={num_shards}, shard_id={shard_id}.")

@@ -1,9 +1,10 @@
 """`GeneratorDataset` (rows from Python) and `NumpySlicesDataset` (rows sliced from arrays)."""
 import numpy as np
 
+from ..engine.checks import check_column_names
 from ..engine.datasets import Dataset
 from ..engine.ops import run_rows
-from ..engine.rows import names_list, to_array, to_row
+from ..engine.rows import to_array, to_row
 from ..engine.workers import make_pool
 from .mappable import MappableDataset
 
@@ -75,7 +76,10 @@ class _ReadSource:
         if not self.batched:
             item = self.source[index]
             if not self.types and type(item) is tuple and len(item) == self.num_columns:  # the per-row hot path
-                return tuple([to_array(v) for v in item])
+                try:
+                    return tuple([to_array(v) for v in item])
+                except TypeError:
+                    pass  # convert() says which column, in MindSpore's words
             return self.convert(item)
         items = [self.source[int(i)] for i in index]
         if self.collate_fn is not None:
@@ -96,9 +100,11 @@ class GeneratorDataset(MappableDataset):
                  num_parallel_workers=1, shuffle=None, sampler=None, num_shards=None, shard_id=None,
                  python_multiprocessing=True, max_rowsize=None, batch_sampler=None, collate_fn=None):
         w = self._where
+        if isinstance(source, zip):  # a zip iterates once; its rows are kept so every epoch (and shuffle) sees them
+            source = list(source)
         self.random_access = hasattr(source, "__getitem__") and hasattr(source, "__len__")
         if not self.random_access:
-            if not callable(source) and not hasattr(source, "__iter__"):
+            if not callable(source) and not hasattr(source, "__iter__") and not hasattr(source, "__getitem__"):
                 raise TypeError(f"For '{w}', 'source' must be a generator function, an iterable or a random-access "
                                 f"object, but got {type(source).__name__}.")
             for arg, value in (("sampler", sampler), ("num_shards", num_shards), ("shard_id", shard_id),
@@ -127,7 +133,7 @@ class GeneratorDataset(MappableDataset):
             names = schema.get_col_names()
             types = [c["type"] for c in schema.columns]
         elif column_names is not None:
-            names = names_list(column_names, "column_names", w)
+            names = check_column_names(column_names)
             types = None
         else:
             raise ValueError(f"For '{w}', neither 'column_names' nor 'schema' is provided.")
@@ -205,6 +211,16 @@ class _Slices:
         return tuple(np.array(c[index]) for c in self.columns)  # copies: rows must not alias the user's arrays
 
 
+def _column(values, where):
+    """One NumpySlicesDataset column: an array, or (rows of different shapes) a list of one array per row."""
+    try:
+        return to_array(values, where)
+    except TypeError:
+        if not isinstance(values, (list, tuple)):
+            raise
+        return [to_array(v, where) for v in values]
+
+
 class NumpySlicesDataset(GeneratorDataset):
     """`NumpySlicesDataset(data, column_names=None, num_samples=None, num_parallel_workers=1, shuffle=None,
     sampler=None, num_shards=None, shard_id=None)`: rows are slices along axis 0 of a list / tuple / dict / array."""
@@ -222,14 +238,16 @@ class NumpySlicesDataset(GeneratorDataset):
             default_names, columns = None, [data]
         else:
             raise TypeError(f"For '{w}', 'data' must be a list, tuple, dict or numpy array, but got {type(data).__name__}.")
-        arrays = [to_array(c, w) for c in columns]
+        if len(data) == 0:
+            raise ValueError("Argument data cannot be empty")
+        arrays = [_column(c, w) for c in columns]
         for a in arrays:
-            if a.ndim == 0:
+            if getattr(a, "ndim", 1) == 0:
                 raise ValueError(f"For '{w}', each column must have at least one dimension to slice, but got a scalar.")
             if len(a) != len(arrays[0]):
                 raise ValueError(f"For '{w}', all columns must have the same length along axis 0, but got "
                                  f"{[len(x) for x in arrays]}.")
-        names = names_list(column_names, "column_names", w) if column_names is not None else \
+        names = check_column_names(column_names) if column_names is not None else \
             (default_names or [f"column_{i}" for i in range(len(arrays))])
         if len(names) != len(arrays):
             raise ValueError(f"For '{w}', 'column_names' has {len(names)} name(s) but the data has {len(arrays)} "

@@ -1,0 +1,58 @@
+"""Argument checks worded as MindSpore's dataset API words them (scripts and tests match on these sentences).
+
+>>> check_type(3, (int,), "num_shards")
+>>> check_interval(0, 1, 2147483647, "num_shards")
+Traceback (most recent call last):
+...
+ValueError: Input num_shards is not within the required interval of [1, 2147483647].
+"""
+
+INT32_MAX = 2147483647
+
+
+def _shown(value):
+    return '""' if value == "" else value
+
+
+def check_type(value, types, name):
+    """TypeError unless value is one of types (bool is not an int here: True is no row count)."""
+    if isinstance(value, bool) and bool not in types:
+        ok = False
+    else:
+        ok = isinstance(value, tuple(types))
+    if not ok:
+        raise TypeError(f"Argument {name} with value {_shown(value)} is not of type {list(types)}, but got "
+                        f"{type(value)}.")
+
+
+def check_interval(value, low, high, name):
+    """ValueError unless low <= value <= high."""
+    if not low <= value <= high:
+        raise ValueError(f"Input {name} is not within the required interval of [{low}, {high}].")
+
+
+def check_shards(num_shards, shard_id):
+    """num_shards in [1, INT32_MAX] and shard_id in [0, num_shards - 1], when given."""
+    if num_shards is not None:
+        check_type(num_shards, (int,), "num_shards")
+        check_interval(num_shards, 1, INT32_MAX, "num_shards")
+    if shard_id is not None:
+        check_type(shard_id, (int,), "shard_id")
+        if num_shards is not None:
+            check_interval(shard_id, 0, num_shards - 1, "shard_id")
+
+
+def check_column_names(names, name="column_names"):
+    """A non-empty list of non-empty str (a single str is one name)."""
+    if isinstance(names, str):
+        names = [names]
+    check_type(names, (list, tuple), name)
+    if not names:
+        raise ValueError(f"{name} should not be empty.")
+    for i, column in enumerate(names):
+        check_type(column, (str,), f"{name}[{i}]")
+        if not column:
+            raise ValueError(f"{name}[{i}] should not be empty.")
+    if len(set(names)) != len(names):
+        raise ValueError(f"Duplicate column names are not allowed in {name}: {list(names)}.")
+    return list(names)

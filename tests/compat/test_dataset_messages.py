@@ -1,0 +1,140 @@
+"""MindSpore's dataset API: argument errors worded as MindSpore words them, and sources MindSpore accepts."""
+import sys
+
+import numpy as np
+import pytest
+
+import openspore.dataset as ds
+from openspore.dataset.engine import iterators
+
+
+def rows(dataset, column=0):
+    return [r[column] for r in dataset.create_tuple_iterator(num_epochs=1, output_numpy=True)]
+
+
+@pytest.mark.parametrize("kwargs, error, words", [
+    (dict(column_names=[7]), TypeError, "Argument column_names[0] with value 7 is not of type [<class 'str'>]"),
+    (dict(column_names=[""]), ValueError, "column_names[0] should not be empty"),
+    (dict(column_names=[]), ValueError, "column_names should not be empty"),
+    (dict(num_shards=sys.maxsize, shard_id=0), ValueError,
+     "Input num_shards is not within the required interval of [1, 2147483647]."),
+    (dict(num_shards=0, shard_id=0), ValueError, "Input num_shards is not within the required interval"),
+    (dict(num_shards=2, shard_id=2), ValueError, "Input shard_id is not within the required interval of [0, 1]."),
+])
+def test_numpy_slices_argument_errors(kwargs, error, words):
+    with pytest.raises(error) as info:
+        ds.NumpySlicesDataset([4, 5, 6], shuffle=False, **kwargs)
+    assert words in str(info.value)
+
+
+def test_numpy_slices_empty_data_and_ragged_rows():
+    with pytest.raises(ValueError, match="Argument data cannot be empty"):
+        ds.NumpySlicesDataset([], shuffle=False)
+    ragged = [[], [1], [2, 3], [4, 5, 6]]
+    got = rows(ds.NumpySlicesDataset(ragged, column_names=["x"], shuffle=False))
+    assert [g.tolist() for g in got] == ragged
+    columns = {"data": [np.array([1], np.uint8), np.array([5, 6], np.uint8)], "label": [1, 2]}
+    sharded = ds.NumpySlicesDataset(columns, num_shards=2, shard_id=1, shuffle=False)
+    [(data, label)] = list(sharded.create_tuple_iterator(num_epochs=1, output_numpy=True))
+    assert data.tolist() == [5, 6] and data.dtype == np.uint8 and label == 2
+
+
+def test_generator_column_count_and_type_errors():
+    def pairs():
+        for i in range(3):
+            yield np.array([i]), np.array([i, i])
+
+    with pytest.raises(RuntimeError) as info:
+        rows(ds.GeneratorDataset(pairs, ["only"]))
+    assert "the size of column_names is:1 and number of returned NumPy array is:2" in str(info.value)
+
+    class Indexed:  # random access, read by a sampler (another code path than the generator function)
+        def __getitem__(self, i):
+            return np.array([i])
+
+        def __len__(self):
+            return 4
+
+    with pytest.raises(RuntimeError) as info:
+        rows(ds.GeneratorDataset(Indexed(), ["a", "b", "c"], shuffle=False))
+    assert "the size of column_names is:3 and number of returned NumPy array is:1" in str(info.value)
+
+    with pytest.raises(RuntimeError) as info:
+        rows(ds.GeneratorDataset(lambda: ((np.array([{1}]),) for _ in range(2)), ["x"]))
+    assert "Data type of 1th item of the input or its converted Numpy array is expected" in str(info.value)
+
+    with pytest.raises(RuntimeError) as info:
+        rows(ds.GeneratorDataset(lambda: ((np.array(1), {2}) for _ in range(2)), ["x", "y"]))
+    assert "Data type of 2th item" in str(info.value)
+
+
+def test_map_column_count_message():
+    data = ds.GeneratorDataset(lambda: ((np.array([i]),) for i in range(3)), ["x"])
+    data = data.map(lambda x: (x, x * 2), input_columns=["x"])
+    with pytest.raises(RuntimeError) as info:
+        rows(data)
+    assert "the number of columns returned in 'map' operations should match the number of 'output_columns'" \
+        in str(info.value)
+
+
+def test_zip_source_serves_every_epoch_and_shuffles():
+    features = np.arange(10, dtype=np.float32).reshape(5, 2)
+    labels = np.arange(5, dtype=np.int32)
+    data = ds.GeneratorDataset(zip(features, labels), ["f", "l"], shuffle=True).batch(2)
+    iterator = data.create_tuple_iterator(num_epochs=3, output_numpy=True)
+    seen = []
+    for _ in range(3):
+        epoch = [int(v) for batch in iterator for v in batch[1]]
+        assert sorted(epoch) == [0, 1, 2, 3, 4]
+        seen.append(epoch)
+    assert len(seen) == 3
+
+
+def test_getitem_only_source_is_iterated_until_index_error():
+    class NoLen:
+        def __getitem__(self, i):
+            if i >= 3:
+                raise IndexError(i)
+            return np.array([i * 10])
+
+    data = ds.GeneratorDataset(NoLen(), ["x"])
+    assert [r.tolist() for r in rows(data)] == [[0], [10], [20]]
+    assert data.get_dataset_size() == 3
+
+
+def test_bucket_batch_argument_errors():
+    data = ds.GeneratorDataset(lambda: ((np.array([i]),) for i in range(4)), ["c"])
+    cases = [
+        (TypeError, ([1], [1, 2], [1, 1, 1]), "Argument column_names[0] with value 1 is not of type [<class 'str'>]"),
+        (ValueError, (["c"], [], [1]), "bucket_boundaries cannot be empty"),
+        (TypeError, (["c"], ["1"], [1, 1]), "bucket_boundaries should be a list of int"),
+        (ValueError, (["c"], [0, 2], [1, 1, 1]), "bucket_boundaries must only contain positive numbers."),
+        (ValueError, (["c"], [2, 2], [1, 1, 1]), "bucket_boundaries should be strictly increasing"),
+        (TypeError, (["c"], [1, 2], ["1", 1, 1]), "bucket_batch_sizes should be a list of int"),
+        (ValueError, (["c"], [1, 2], [1, 0, 1]), "bucket_batch_sizes should be a list of positive numbers"),
+        (ValueError, (["c"], [1, 2], [1, 1]), "bucket_batch_sizes must contain one element more than"),
+        (TypeError, (["c"], [1, 2], [1, 1, 1], None, None, ""),
+         'Argument pad_to_bucket_boundary with value "" is not of type [<class \'bool\'>]'),
+        (TypeError, (["c"], [1, 2], [1, 1, 1], None, None, False, 1),
+         "Argument drop_remainder with value 1 is not of type [<class 'bool'>]"),
+    ]
+    for error, args, words in cases:
+        with pytest.raises(error) as info:
+            data.bucket_batch_by_length(*args)
+        assert words in str(info.value), (args, str(info.value))
+
+
+def test_bucket_pad_to_boundary_with_open_pad_shape():
+    data = ds.GeneratorDataset(lambda: ((np.arange(n + 1),) for n in range(5)), ["c"])
+    data = data.bucket_batch_by_length(["c"], [3, 8], [2, 3, 1], len, {"c": ([None], -1)}, True)
+    got = [b.tolist() for b in rows(data)]
+    assert got == [[[0, -1], [0, 1]],
+                   [[0, 1, 2, -1, -1, -1, -1], [0, 1, 2, 3, -1, -1, -1], [0, 1, 2, 3, 4, -1, -1]]]
+
+
+def test_cleanup_stops_live_iterators():
+    data = ds.GeneratorDataset(lambda: ((np.array([i]),) for i in range(5)), ["x"])
+    iterator = data.create_tuple_iterator(num_epochs=1, output_numpy=True)
+    next(iterator)
+    iterators._cleanup()  # pylint: disable=protected-access
+    assert list(iterator) == []
