@@ -1,11 +1,13 @@
 """set_context / get_context, the device and the seed. The only module that reads environment variables.
 
-Keys follow MindSpore 2.x (facts §1.2). openspore adds `backend` ('torch' | 'numpy', env `OPENSPORE_BACKEND`)
-and `log_recompile` (env `OPENSPORE_LOG_RECOMPILE`).
+Keys follow MindSpore 2.x (facts §1.2). openspore adds `backend` ('torch' | 'numpy', env `OPENSPORE_BACKEND`),
+`log_recompile` (env `OPENSPORE_LOG_RECOMPILE`) and `inference_engine` (env `OPENSPORE_INFERENCE_ENGINE`).
 """
 import os
 import re
 import threading
+
+from .common import generations
 
 GRAPH_MODE = 0
 PYNATIVE_MODE = 1
@@ -13,12 +15,20 @@ STRICT, COMPATIBLE, LAX = 0, 1, 2
 
 _DEVICE_TARGETS = ("CPU", "GPU", "Ascend")
 _BACKENDS = ("torch", "numpy")
+_INFERENCE_ENGINES = ("auto", "torch", "onnxruntime", "openvino", "off")
 
 
 def _env_backend():
     value = os.environ.get("OPENSPORE_BACKEND", "torch").strip().lower()
     if value not in _BACKENDS:
         raise ValueError(f"OPENSPORE_BACKEND must be one of {_BACKENDS}, but got {value!r}.")
+    return value
+
+
+def _env_inference_engine():
+    value = os.environ.get("OPENSPORE_INFERENCE_ENGINE", "auto").strip().lower() or "auto"
+    if value not in _INFERENCE_ENGINES:
+        raise ValueError(f"OPENSPORE_INFERENCE_ENGINE must be one of {_INFERENCE_ENGINES}, but got {value!r}.")
     return value
 
 
@@ -126,14 +136,14 @@ _SPEC = {
     "aoe_tune_mode": ("", _check_type("aoe_tune_mode", str)),
     "aoe_config": ({}, _check_type("aoe_config", dict)),
     # openspore: the inference path of eval-mode graphs (runtime/inference.py, docs/inference.md)
-    "inference_engine": ("auto", _check_choice("inference_engine", ("auto", "torch", "onnxruntime", "openvino",
-                                                                    "off"))),
+    "inference_engine": ("auto", _check_choice("inference_engine", _INFERENCE_ENGINES)),
 }
 
 _lock = threading.RLock()
 _values = {k: d for k, (d, _) in _SPEC.items()}
 _values["backend"] = _env_backend()
 _values["log_recompile"] = os.environ.get("OPENSPORE_LOG_RECOMPILE", "0") not in ("", "0", "false", "False")
+_values["inference_engine"] = _env_inference_engine()
 _listeners = []  # callables(key, value) notified on change (the backend module listens)
 
 
@@ -190,6 +200,8 @@ def set_context(**kwargs):
             _values.update(previous)
             _notify(previous)
             raise
+        finally:
+            generations.changed()  # compiled-call fast paths look again (runtime/cache.py)
 
 
 def _notify(changes):

@@ -7,6 +7,7 @@ in `openspore.backends.current()` only; op, pass and layer code never asks which
 import numpy as np
 
 from ..common import dtype as mstype
+from ..common.generations import WRITES
 
 
 class Backend:
@@ -34,6 +35,8 @@ class Backend:
             fn = getattr(cls, self.name, None)
             if fn is None:
                 raise NotImplementedError(f"Primitive '{prim.name}' has no kernel for the {self.name} backend.")
+            if getattr(cls, "side_effect", False):
+                fn = _counting_writes(fn)
             self._kernels[cls] = fn
         return fn
 
@@ -105,6 +108,19 @@ class Backend:
 
     def synchronize(self):
         pass
+
+
+def _counting_writes(kernel):
+    """A side-effecting kernel (it writes into an input: Assign, optimizer updates) that announces its writes
+    (common/generations.py), in PyNative and compiled graphs alike: both take kernels from `Backend.kernel`."""
+    def run(p, xp, *args):
+        try:
+            return kernel(p, xp, *args)
+        finally:
+            WRITES[0] += 1
+    run.__name__ = getattr(kernel, "__name__", "kernel")
+    run.__wrapped__ = kernel
+    return run
 
 
 def _torch_to_numpy(t):

@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import backends
 from ..common import dtype as mstype
+from ..common.generations import WRITES
 from .tensor_format import format_values
 
 
@@ -154,6 +155,7 @@ class Tensor:
         backend = backends.current()
         if not backend.is_native(data):
             data = self._data = backend.adopt(data)
+            WRITES[0] += 1  # a new array object: frozen copies of the old one are stale (common/generations.py)
         return data
 
     def _alias(self):
@@ -169,12 +171,14 @@ class Tensor:
         self._data = data
         self._shape = None
         self._dtype = dtype if dtype is not None else backends.current().dtype_of(data)
+        WRITES[0] += 1  # announced after the write (common/generations.py)
 
     def init_data(self, slice_index=None, shape=None, opt_shard_group=None):
         if self._data is None and self._init is not None:
             from ..common.initializer import materialize  # lazy: initializer sits above core
             array = materialize(self._init, self._shape_hint, self._dtype)
             self._data = backends.current().from_numpy(array, copy=False)
+            WRITES[0] += 1
         return self
 
     @property

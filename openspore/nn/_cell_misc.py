@@ -6,6 +6,7 @@ execution does not depend on them.
 """
 from collections import OrderedDict, namedtuple
 
+from ..common.generations import changed
 from ..core.tensor import Tensor
 
 _IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
@@ -41,6 +42,7 @@ class CellCompatMixin:
             raise TypeError("For 'set_jit_config', the argument 'jit_config' should be a JitConfig, "
                             f"but got {type(jit_config).__name__}.")
         self.__dict__["_jit_config_dict"] = dict(config)
+        changed()  # the optimisation level is part of a compiled call's key
 
     def get_jit_config(self):
         return dict(self._jit_config_dict)

@@ -29,6 +29,7 @@ compiler installs itself with `set_graph_runner`; a MindSpore script that sets G
 from collections import OrderedDict
 
 from .. import context
+from ..common.generations import TrackedDict, changed
 from ..core import autograd
 from ..core.dispatch import _tracers
 from ..core.parameter import Parameter, ParameterTuple
@@ -52,9 +53,10 @@ class Cell(CellCompatMixin):
 
     def __init__(self, auto_prefix=True, flags=None):
         d = self.__dict__
-        d["_params"] = OrderedDict()
-        d["_cells"] = OrderedDict()
-        d["_params_list"] = OrderedDict()
+        # tracked: a change to what a compiled call reads of the cell is announced (common/generations.py)
+        d["_params"] = TrackedDict()
+        d["_cells"] = TrackedDict()
+        d["_params_list"] = TrackedDict()
         d["_auto_prefix"] = bool(auto_prefix)
         d["_param_prefix"] = ""
         d["training"] = False
@@ -101,6 +103,7 @@ class Cell(CellCompatMixin):
         d["_plain_call"] = not (d["_has_bprop"] or d["_mixed_dtype"] is not None or d["_forward_pre_hooks"]
                                 or d["_forward_hooks"] or d["_backward_hooks"] or d["_backward_pre_hooks"]
                                 or d["_recompute_kwargs"] is not None or d["_dynamic_inputs"] is not None)
+        changed()
 
     def register_forward_pre_hook(self, hook_fn, *, prepend=False, with_kwargs=False):
         """`hook_fn(cell, inputs)` (or `(cell, args, kwargs)`) runs before construct; may return new inputs."""
@@ -157,6 +160,12 @@ class Cell(CellCompatMixin):
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'.")
 
     def __setattr__(self, name, value):
+        try:
+            self._set_attribute(name, value)
+        finally:
+            changed()  # training flags, Parameters, sub-cells: compiled-call fast paths look again
+
+    def _set_attribute(self, name, value):
         d = self.__dict__
         if isinstance(value, Parameter):
             self._set_parameter_attr(name, value)
@@ -186,6 +195,12 @@ class Cell(CellCompatMixin):
             object.__setattr__(self, name, value)
 
     def __delattr__(self, name):
+        try:
+            self._del_attribute(name)
+        finally:
+            changed()
+
+    def _del_attribute(self, name):
         d = self.__dict__
         plist = d.get("_params_list")
         if plist is not None and name in plist:
@@ -368,6 +383,7 @@ class Cell(CellCompatMixin):
         for _, cell in self.cells_and_names():
             cell.__dict__["training"] = bool(mode)
             cell.__dict__["_phase"] = phase
+        changed()
         return self
 
     def set_grad(self, requires_grad=True):

@@ -14,6 +14,7 @@ from .launch_settings import set_kernel_launch_capture, set_kernel_launch_group,
 from .mem_pool import PluggableAllocator, MemPool, use_mem_pool, memory_replay  # noqa: F401
 from .flops import flops_collection, set_cell_runner  # noqa: F401
 from .jit import jit, JitConfig, jit_class, lazy_inline, no_inline, make_cell_runner  # noqa: F401
+from .inference import inference_report  # noqa: F401
 
 
 def install_cell_runner(set_graph_runner, slow_call):

@@ -5,6 +5,13 @@ call is (argument key, backend, optimisation level, owner state), where the owne
 `training` flag and the identity of its Parameters: a new Parameter VALUE does not recompile (weights are read
 at call time), a replaced Parameter object or a flipped `set_train` does. Each compile is timed (frontend,
 passes, codegen) and, with `log_recompile`, every recompile is logged with its reason.
+
+Repeated calls skip building that key: `_FastPath` keeps the last call's entry with the generation counters
+(common/generations.py) it was valid under. While no context setting, Cell structure or mode has changed since,
+the backend and debugger generation are the same, and the call passes plain Tensors of the same shapes and
+dtypes, the key would come out equal, so the entry is taken directly (a few attribute reads instead of walking
+every sub-cell and Parameter). A frozen inference graph also needs its weights unchanged: when any tensor has
+been written since, its arrays are compared in full (`Frozen.stale`) before it is trusted again.
 """
 import logging
 import os
@@ -14,6 +21,7 @@ import weakref
 from .. import backends, context
 from . import events
 from ..common.files import write_atomic
+from ..common.generations import CHANGES, WRITES
 from ..core.tensor import Tensor
 from ..compiler.graph_kernel.flags import active_flags
 from .executor import compile_graph
@@ -27,7 +35,7 @@ class Entry:
     """One compiled graph: `compiled` (a CompiledGraph), the frontend's `unflatten`, output dtypes."""
 
     __slots__ = ("compiled", "unflatten", "out_dtypes", "compile_time", "times", "graph", "traced", "vjp",
-                 "memory_plan", "frozen", "engine")
+                 "memory_plan", "frozen", "_engine")
 
     def __init__(self, compiled, traced, graph, times):
         self.compiled, self.traced, self.graph, self.times = compiled, traced, graph, times
@@ -37,7 +45,17 @@ class Entry:
         self.vjp = None  # the compiled backward of this graph, made on the first call under a grad transform
         self.memory_plan = None  # GraphPlans (compiler/memory) under memory_optimize_level O1 or save_graphs
         self.frozen = None  # inference path (runtime/inference.py): the Parameter arrays frozen into the graph
-        self.engine = None  # inference path: "torch", "onnxruntime" or "openvino"
+        self._engine = None  # inference path: "torch", "onnxruntime", "openvino" or "auto" (measured on first call)
+
+    @property
+    def engine(self):
+        """The inference path's engine: "torch", "onnxruntime" or "openvino" (under "auto", the one the first
+        call measured fastest; "auto" before that call); None off the path."""
+        return getattr(self.compiled, "chosen", None) or self._engine
+
+    @engine.setter
+    def engine(self, name):
+        self._engine = name
 
     def run(self, leaves, backend):
         return self.unflatten(self.run_flat(leaves, backend))
@@ -48,6 +66,36 @@ class Entry:
         outs = self.compiled(*arrays)
         wrap = Tensor._wrap
         return [wrap(o, d) if d is not None else o for o, d in zip(outs, self.out_dtypes)]
+
+
+class _FastPath:
+    """The entry of a cache's last call and what it was valid under (see the module docstring). `entry_for(args)`
+    is that entry when a new call with positional `args` would compute the same key, else None."""
+
+    __slots__ = ("entry", "backend", "specs", "changes", "writes", "events", "env_flags")
+
+    def __init__(self, entry, backend, args, changes, writes, events_generation, env_flags):
+        self.entry, self.backend = entry, backend
+        self.specs = tuple((a.shape, a.dtype) for a in args)
+        self.changes, self.writes, self.events, self.env_flags = changes, writes, events_generation, env_flags
+
+    def entry_for(self, args):
+        specs = self.specs
+        if CHANGES[0] != self.changes or len(args) != len(specs) or events.generation != self.events \
+                or backends.current() is not self.backend:
+            return None
+        for a, (shape, dtype) in zip(args, specs):
+            if type(a) is not Tensor or a.shape != shape or a.dtype is not dtype:
+                return None
+        if WRITES[0] != self.writes:
+            writes = WRITES[0]
+            frozen = self.entry.frozen
+            if frozen is not None and frozen.stale():
+                return None  # the general path recompiles (or leaves the inference path), see `lookup`
+            self.writes = writes
+        if context.graph_kernel_env_flags() != self.env_flags:
+            return None
+        return self.entry
 
 
 class GraphCache:
@@ -67,6 +115,8 @@ class GraphCache:
         self.last_key = None
         self.last_entry = None
         self._subcells = None
+        self._subcells_seen = None  # CHANGES[0] when `_subcells` was listed
+        self._fast = None  # _FastPath of the last call, or None
         # The inference path freezes the weights: right for serving, wrong for a network being trained while in
         # eval mode (MindSpore's Cells start with training=False, and custom loops need not call set_train). Such a
         # cache leaves the path for good once its frozen weights have changed twice; a differentiated call never
@@ -76,12 +126,19 @@ class GraphCache:
         self.eager_reason = None
 
     def __call__(self, args, kwargs):
+        fast = self._fast
+        if fast is not None and not kwargs:
+            entry = fast.entry_for(args)
+            if entry is not None:
+                return entry.run(args, fast.backend)
         entry, leaves, backend = self.lookup(args, kwargs)
         return entry.run(leaves, backend)
 
     def lookup(self, args, kwargs, differentiating=False):
         """(entry, graph-input leaves, backend) for a call, compiling on a cache miss. `differentiating`: the call
         records for autodiff (runtime/grad_call.py), so its weights must stay Parameters."""
+        self._fast = None
+        seen = (CHANGES[0], WRITES[0], events.generation, context.graph_kernel_env_flags())  # before reading state
         arg_key, leaves = flatten_call(args, kwargs)
         backend = backends.current()
         key = (arg_key, backend.name, str(getattr(backend, "device", "")), self.level_of(), self._owner_state(),
@@ -102,6 +159,9 @@ class GraphCache:
         if entry is None:
             entry = self._compile(key, args, kwargs, backend)
         self.last_key, self.last_entry = key, entry
+        if not differentiating and not kwargs and len(leaves) == len(args) \
+                and all(type(a) is Tensor and a is t for a, t in zip(args, leaves)):
+            self._fast = _FastPath(entry, backend, args, *seen)
         return entry, leaves, backend
 
     @property
@@ -112,8 +172,10 @@ class GraphCache:
         if not self.cell_owner:
             return None
         owner = self._owner()
-        if self._subcells is None:
-            # sub-cells do not refer back to their parent, so holding them keeps the owner collectable
+        if self._subcells is None or self._subcells_seen != CHANGES[0]:
+            # sub-cells do not refer back to their parent, so holding them keeps the owner collectable; listed
+            # again after any Cell changed (a sub-cell added or replaced)
+            self._subcells_seen = CHANGES[0]
             self._subcells = [c.__dict__ for _, c in owner.cells_and_names()][1:]
         dicts = [owner.__dict__, *self._subcells]
         return (tuple([d["training"] for d in dicts]),

@@ -13,17 +13,21 @@ constant subexpression is folded and BatchNorm is folded into the convolution be
 * an engine (runtime/engines.py): the folded graph is written as ONNX by openspore's exporter and handed to
   ONNX Runtime or OpenVINO, which run every later call.
 
-`inference_engine`: "auto" (default: OpenVINO, else ONNX Runtime, for graphs with a convolution, when installed;
-the first call's result is checked against the torch path and the engine dropped, with a warning, when they
-differ by more than 1e-4), "torch", "onnxruntime", "openvino" (that engine for every qualifying graph), "off"
-(the graph-mode executor as for training: Parameters read at each call, no folding).
+`inference_engine` (`set_context`, or the environment's `OPENSPORE_INFERENCE_ENGINE`): "auto" (default: for a
+graph with a convolution, the torch path and every installed engine are compiled and the first call measures
+them, keeping the fastest whose result agrees with the torch path within 1e-4, see `Measured`; other graphs run
+on torch), "torch", "onnxruntime", "openvino" (that engine for every qualifying graph), "off" (the graph-mode
+executor as for training: Parameters read at each call, no folding). `inference_report(cell)` tells which ran.
 
-Frozen constants share the Parameters' arrays; `Frozen.stale()` (checked at every call: identity and torch's
-in-place version counter of each array) makes the cache recompile after `set_data`, `load_param_into_net` or
-an optimizer step.
+Frozen constants share the Parameters' arrays; `Frozen.stale()` (identity and torch's in-place version counter
+of each array) makes the cache recompile after `set_data`, `load_param_into_net` or an optimizer step. Repeated
+calls check it only when some tensor has been written since the last check (runtime/cache.py's fast path,
+common/generations.py).
 """
 import logging
 import operator
+import threading
+import time
 
 import numpy as np
 
@@ -33,6 +37,9 @@ from ..core.parameter import Parameter
 logger = logging.getLogger("openspore.inference")
 ENGINES = ("auto", "torch", "onnxruntime", "openvino", "off")
 _CONTROL_FLOW = ("if", "while")
+AGREEMENT = 1e-4        # auto: an engine's largest difference from the torch path, relative to the output's scale
+MEASURE_CALLS = 5       # auto: timed calls per candidate on the first call (after one checking call each)
+MEASURE_BUDGET_S = 0.5  # auto: ... and no more rounds once the timing has taken this long
 _version = operator.attrgetter("_version")
 _array = operator.attrgetter("_data")
 
@@ -87,67 +94,141 @@ def has_convolution(graph):
 
 
 def compile_inference(graph, backend, name, dump=None, timings=None):
-    """(callable over backend arrays, optimized graph, engine name) for a qualifying traced graph."""
+    """(callable over backend arrays, optimized graph, engine name) for a qualifying traced graph. The engine name
+    is "auto" for a `Measured` choice still to be made on the first call."""
     from ..compiler.pipeline import INFERENCE, INFERENCE_TORCH, run_pipeline
     from .executor import compile_graph
     folded = run_pipeline(graph, level=INFERENCE, dump=dump, timings=timings)
-    engine = _engine_for(folded)
-    if engine != "torch":
-        from . import engines
-        try:
-            run = engines.EngineGraph(folded, engine, name)
-        except Exception as exc:  # the graph still runs: on the torch path
-            logger.warning("inference engine %s could not take %s (%s: %s); running it on torch", engine, name,
-                           type(exc).__name__, exc)
-        else:
-            if setting() == "auto":
-                run = _CheckedOnce(run, lambda: compile_graph(run_pipeline(folded, INFERENCE_TORCH), backend), name)
-            return run, folded, engine
-    optimized = run_pipeline(folded, level=INFERENCE_TORCH, dump=dump, timings=timings)
-    return compile_graph(optimized, backend), optimized, "torch"
-
-
-def _engine_for(graph):
-    from . import engines
     chosen = setting()
-    if chosen in ("torch", "off"):
-        return "torch"
-    if chosen == "auto":
-        if not has_convolution(graph):
-            return "torch"
-        present = engines.available()
-        return next((e for e in ("openvino", "onnxruntime") if e in present), "torch")
-    if chosen not in engines.available():
+    if chosen in ("onnxruntime", "openvino"):
+        run = _engine_graph(folded, chosen, name)
+        if run is not None:
+            return run, folded, chosen
+    optimized = run_pipeline(folded, level=INFERENCE_TORCH, dump=dump, timings=timings)
+    torch_run = compile_graph(optimized, backend)
+    if chosen != "auto" or not has_convolution(folded):
+        return torch_run, optimized, "torch"
+    from . import engines
+    built = {}
+    for engine in engines.available():
+        run = _engine_graph(folded, engine, name)
+        if run is not None:
+            built[engine] = run
+    if not built:
+        return torch_run, optimized, "torch"
+    return Measured(torch_run, built, name), folded, "auto"
+
+
+def _engine_graph(folded, engine, name):
+    """The engine's compiled graph, or None (with a warning) when it is not installed or cannot take the graph."""
+    from . import engines
+    if engine not in engines.available():
         logger.warning("set_context(inference_engine=%r): the package is not installed (pip install "
-                       "'openspore[infer]'); running on torch", chosen)
-        return "torch"
-    return chosen
+                       "'openspore[infer]'); running on torch", engine)
+        return None
+    try:
+        return engines.EngineGraph(folded, engine, name)
+    except Exception as exc:  # the graph still runs: on the torch path
+        logger.warning("inference engine %s could not take %s (%s: %s); running it on torch", engine, name,
+                       type(exc).__name__, exc)
+        return None
 
 
-class _CheckedOnce:
-    """An engine whose first result is compared with the torch path's (auto mode); on a difference above 1e-4 the
-    torch path runs from then on."""
+class Measured:
+    """`inference_engine="auto"`: the torch path and every installed engine, compared on the first call.
 
-    def __init__(self, engine, make_torch, name):
-        self.engine, self.make_torch, self.name = engine, make_torch, name
+    That call runs each candidate once with its inputs and drops an engine whose result differs from the torch
+    path's by more than `AGREEMENT` (relative; a warning says so); then it times the remaining candidates in
+    turn, up to `MEASURE_CALLS` rounds of one call each, stopping after `MEASURE_BUDGET_S` seconds (at least one
+    round), and keeps the fastest by its best call. Every later call runs the chosen one alone. The first call
+    thus costs about (1 + MEASURE_CALLS) calls of each candidate. `chosen`, `timings` (seconds per call) and
+    `rejected` (engine: why) report the choice; `inference_report(cell)` returns them."""
+
+    def __init__(self, torch_run, engines, name):
+        self.candidates = {"torch": torch_run, **engines}
+        self.name = name
+        self.out_dtypes = torch_run.out_dtypes
+        self.chosen = None
+        self.timings, self.rejected = {}, {}
+        self._lock = threading.Lock()
         self.run = self._first
-        self.out_dtypes = engine.out_dtypes
 
     def __call__(self, *arrays):
         return self.run(*arrays)
 
     def _first(self, *arrays):
-        got = self.engine(*arrays)
-        torch_run = self.make_torch()
-        want = torch_run(*arrays)
-        worst = max((_relative_error(g, w) for g, w in zip(got, want)), default=0.0)
-        if len(got) != len(want) or worst > 1e-4:
-            logger.warning("inference engine %s differs from the torch path on %s (relative error %.3g); running "
-                           "it on torch", self.engine.engine, self.name, worst)
-            self.run = torch_run
-            return want
-        self.run = self.engine
-        return got
+        with self._lock:  # serving threads: one measures, the others then run the choice
+            if self.chosen is None:
+                return self._choose(arrays)
+        return self.run(*arrays)
+
+    def _choose(self, arrays):
+        want = self.candidates["torch"](*arrays)
+        results, agreeing = {"torch": want}, {"torch": self.candidates["torch"]}
+        for engine, run in self.candidates.items():
+            if engine == "torch":
+                continue
+            try:
+                got = run(*arrays)
+            except Exception as exc:  # noqa: BLE001 - the torch path still answers
+                self._reject(engine, f"it failed ({type(exc).__name__}: {exc})")
+                continue
+            worst = max((_relative_error(g, w) for g, w in zip(got, want)), default=0.0)
+            if len(got) != len(want) or worst > AGREEMENT:
+                self._reject(engine, f"it differs from the torch path (relative error {worst:.3g})")
+                continue
+            results[engine], agreeing[engine] = got, run
+        self.timings = _time_each(agreeing, arrays) if len(agreeing) > 1 else {"torch": None}
+        chosen = min(self.timings, key=lambda e: self.timings[e] or 0.0)
+        logger.info("%s: inference engine %s chosen by measurement (best of up to %d calls each: %s)%s", self.name,
+                    chosen, MEASURE_CALLS, ", ".join(f"{e} {t * 1e3:.3f} ms" for e, t in self.timings.items()
+                                                    if t is not None),
+                    "".join(f"; {e} left out: {why}" for e, why in self.rejected.items()))
+        self.run, self.chosen = self.candidates[chosen], chosen
+        return results[chosen]
+
+    def _reject(self, engine, why):
+        self.rejected[engine] = why
+        logger.warning("inference engine %s left out for %s: %s; the torch path and the other engines remain",
+                       engine, self.name, why)
+
+
+def _time_each(runs, arrays):
+    """{name: best seconds per call}: rounds of one call of each run in turn (load from other work falls on all
+    alike), up to MEASURE_CALLS rounds or MEASURE_BUDGET_S seconds, whichever comes first (one round at least)."""
+    best = dict.fromkeys(runs, float("inf"))
+    clock = time.perf_counter
+    start = clock()
+    for _ in range(MEASURE_CALLS):
+        for name, run in runs.items():
+            t0 = clock()
+            run(*arrays)
+            best[name] = min(best[name], clock() - t0)
+        if clock() - start > MEASURE_BUDGET_S:
+            break
+    return best
+
+
+def inference_report(cell):
+    """How `cell`'s latest GRAPH_MODE call ran, when it took the inference path: a dict with `setting` (the
+    `inference_engine` it was compiled under), `engine` ("torch", "onnxruntime", "openvino"; "auto" until the
+    first call has measured), `timings_ms` (auto: each candidate's best call) and `rejected` (auto: engines left
+    out, with why); None when the cell has not run compiled or its latest call did not take the path (training
+    mode, "off", a differentiated call, control flow).
+
+    >>> import openspore as ms
+    >>> inference_report(ms.nn.Dense(2, 2)) is None  # never called
+    True
+    """
+    from .jit import cell_cache
+    cache = cell_cache(cell)
+    entry = cache.last_entry if cache is not None else None
+    if entry is None or entry.frozen is None:
+        return None
+    measured = entry.compiled if isinstance(entry.compiled, Measured) else None
+    return {"setting": cache.last_key[8], "engine": entry.engine,
+            "timings_ms": {e: t * 1e3 for e, t in measured.timings.items() if t is not None} if measured else {},
+            "rejected": dict(measured.rejected) if measured else {}}
 
 
 def _relative_error(a, b):

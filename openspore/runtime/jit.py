@@ -286,7 +286,20 @@ def make_cell_runner(slow_call):
         return run_graph_or_eager(cache, args, kwargs, lambda: python(cell, args, kwargs))
 
     run.caches = caches
+    _CELL_CACHES.append(caches)
     return run
+
+
+_CELL_CACHES = []  # the caches of every GRAPH_MODE cell runner made (one, installed by `import openspore`)
+
+
+def cell_cache(cell):
+    """The GraphCache of `cell`'s GRAPH_MODE calls, or None when it has not run compiled."""
+    for caches in _CELL_CACHES:
+        cache = caches.get(cell)
+        if cache is not None:
+            return cache
+    return None
 
 
 def run_graph_or_eager(cache, args, kwargs, eager):
