@@ -4,8 +4,8 @@ input shapes, so each compiles once; both write the new keys/values into the poo
 the new rows per layer) and work head-major ([heads, tokens, head_dim]) so attention is batched matmuls with no
 copy of the state beyond the one gather that decode needs.
 
-Prefill packs the prompts into one row of `P` token slots: `segment` says which prompt a slot belongs to (padding
-gets its own segment) and a token sees the earlier tokens of its own segment only.
+Prefill runs R prompts as R rows of T positions (a length bucket), attention batched over rows and heads with
+one causal mask; the engine groups prompts of similar lengths into such calls, longest first.
 
 Decode reads the stored keys/values in one of two ways, fixed when the engine is built:
 * through block tables (the default): each sequence's blocks are gathered in order (one index_select per layer),
@@ -18,7 +18,8 @@ Decode reads the stored keys/values in one of two ways, fixed when the engine is
 import math
 
 from .. import nn, ops
-from .model import _NEG
+from ..common.tensor import Tensor
+from .model import causal_mask
 
 
 class _PoolGraph(nn.Cell):
@@ -51,22 +52,29 @@ class _PoolGraph(nn.Cell):
 
 
 class PrefillGraph(_PoolGraph):
-    """(ids, positions, segment [P] int32, rows [H * P] int64, last [M] int32) → logits [M, vocab] of the tokens
-    at `last`; `rows` are the pool rows of each token's keys and values (KVPool.head_rows)."""
+    """(ids [R, T] int32, positions [T] int32, rows [R * H * T] int64, last [R] int32) → logits [R, vocab] of the
+    tokens at `last` (indices into the R * T tokens, row after row). Row r holds one prompt from position 0,
+    padded to T; `rows` are the pool rows of each token's keys and values in (row, head, position) order
+    (KVPool.head_rows per row; padding writes into the scratch block). Attention is batched over rows and heads,
+    causal within each row: R·T² scores, not (R·T)² as one packed row of every prompt would need."""
 
-    def construct(self, ids, positions, segment, rows, last):
+    def construct(self, ids, positions, rows, last):
         model = self.model
-        p = ids.shape[0]
-        x = model.wte(ids) + model.wpe(positions)                                  # [P, C]
-        same = ops.equal(ops.expand_dims(segment, 1), ops.expand_dims(segment, 0))
-        causal = ops.less_equal(ops.expand_dims(positions, 0), ops.expand_dims(positions, 1))
-        mask_add = ops.select(ops.logical_and(same, causal), ops.zeros((p, p), x.dtype),
-                              ops.fill(x.dtype, (p, p), _NEG))
+        r, t = ids.shape
+        n = r * t
+        x = ops.reshape(model.wte(ids) + model.wpe(positions), (n, -1))            # [R*T, C]
+        mask_add = Tensor(causal_mask(t)[0], x.dtype)             # [1, T, T]: a constant
         for i, block in enumerate(model.blocks):
-            q, k, v = self._attention_inputs(i, block, x, rows, p)
-            probs = ops.softmax(self.matmul_t(q, k) + mask_add, -1)               # [H, P, P]
-            x = self._finish_block(block, x, self.matmul(probs, v), p)
-        return model.lm_head(model.ln_f(ops.gather(x, last, 0)))                   # [M, vocab]
+            qkv = block.attn.c_attn(block.ln_1(x))                                 # [R*T, 3C]
+            qkv = ops.transpose(ops.reshape(qkv, (r, t, 3, self.n_head, self.head_dim)), (2, 0, 3, 1, 4))
+            q, k, v = self.unstack(qkv)                                             # [R, H, T, D] each
+            self.write(self.k[i], rows, ops.reshape(k, (n * self.n_head, self.head_dim)))   # in place
+            self.write(self.v[i], rows, ops.reshape(v, (n * self.n_head, self.head_dim)))
+            probs = ops.softmax(self.matmul_t(q * self.scale, k) + mask_add, -1)   # [R, H, T, T]
+            out = ops.transpose(self.matmul(probs, v), (0, 2, 1, 3))                # [R, T, H, D]
+            x = x + block.attn.c_proj(ops.reshape(out, (n, self.n_embd)))
+            x = x + block.mlp(block.ln_2(x))
+        return model.lm_head(model.ln_f(ops.gather(x, last, 0)))                   # [R, vocab]
 
 
 class DecodeGraph(_PoolGraph):
