@@ -29,6 +29,7 @@ True
 """
 import numpy as np
 
+from .. import backends
 from ..common import dtype as mstype
 from ..common.tensor import Tensor
 from ..runtime.jit import jit
@@ -109,6 +110,7 @@ class LLMEngine:
         self._decode_cell.set_train(False)
         self._prefill = jit(self._prefill_cell)
         self._decode = jit(self._decode_cell)
+        self._graphs = {}   # (graph, shape) -> (backend, compiled graph): see _run_graph
 
     @classmethod
     def from_checkpoint(cls, ckpt_path, config_path_or_config, **kw):
@@ -157,11 +159,32 @@ class LLMEngine:
         """Compile the prefill and decode graph of every shape bucket now (inputs that touch only the scratch
         block), so no request waits for a compile later; returns compile_counts()."""
         for rows, width in self.prefill_shapes:
-            self._prefill(*[Tensor(a) for a in self._prefill_inputs(rows, width, [], [])])
+            self._run_graph(self._prefill, self._prefill_cell, self._prefill_inputs(rows, width, [], []))
         for rows in self.decode_row_buckets:
             for blocks in self.decode_buckets:
-                self._decode(*[Tensor(a) for a in self._decode_inputs(rows, blocks, [], [])])
+                self._run_graph(self._decode, self._decode_cell, self._decode_inputs(rows, blocks, [], []))
         return self.compile_counts()
+
+    def _run_graph(self, compiled, cell, arrays):
+        """Run a graph on numpy inputs → its numpy output. The first call of each shape goes through the jit
+        function (its graph cache compiles it, as for any call); later calls of that shape on the same backend
+        run the compiled graph itself on the arrays: no Tensor wrapping, signature key or cache lookup per step.
+        A traced or jit-disabled call (MS_JIT=0) takes the jit function's own path every time."""
+        from ..context import jit_disabled
+        from ..core.dispatch import current_tracer
+        backend = backends.current()
+        key = (cell is self._decode_cell,) + tuple(a.shape for a in arrays)
+        found = self._graphs.get(key)
+        if found is not None and found[0] is backend and not jit_disabled() and current_tracer() is None:
+            out = found[1](*[backend.from_numpy(a, copy=False) for a in arrays])[0]
+            return backend.to_numpy(out)
+        out = compiled(*[Tensor(a) for a in arrays]).asnumpy()
+        entry = compiled.graph_cache.last_entry
+        cache = compiled.graph_cache
+        if entry is not None and cache.eager_reason is None and entry.frozen is None and not jit_disabled() \
+                and current_tracer() is None:
+            self._graphs[key] = (backend, entry.compiled)
+        return out
 
     # ---- prefill ------------------------------------------------------------------------------------------
     def prefill(self, seq_ids, prompts):
@@ -228,8 +251,8 @@ class LLMEngine:
     def _run_prefill(self, seq_ids, prompts):
         width = self._prefill_width(max(len(p) for p in prompts))
         rows = next(r for r in self._prefill_rows[width] if r >= len(prompts))
-        logits = self._prefill(*[Tensor(a) for a in self._prefill_inputs(rows, width, seq_ids, prompts)])
-        return logits.asnumpy()[:len(seq_ids)]
+        inputs = self._prefill_inputs(rows, width, seq_ids, prompts)
+        return self._run_graph(self._prefill, self._prefill_cell, inputs)[:len(seq_ids)]
 
     def _prefill_inputs(self, rows, width, seq_ids, prompts):
         """The prefill graph's arrays for `rows` prompts padded to `width` positions; padding (whole padding rows,
@@ -244,8 +267,7 @@ class LLMEngine:
             ids[row, :n] = p
             slots[row, :n] = self._slots(s, n)
             last[row] = row * width + n - 1
-        head_rows = self.pool.head_rows(slots.reshape(-1)).reshape(self.pool.n_head, rows, width)
-        return ids, self._positions[:width], head_rows.transpose(1, 0, 2).reshape(-1), last
+        return ids, self._positions[:width], self.pool.rows(slots), last
 
     def _slots(self, seq_id, n):
         """The pool slots of the sequence's first n tokens, in order."""
@@ -285,8 +307,8 @@ class LLMEngine:
         longest = max(len(self.pool.table(s)) for s in seq_ids)
         blocks = next(b for b in self.decode_buckets if b >= longest)
         rows = next(r for r in self.decode_row_buckets if r >= len(seq_ids))
-        logits = self._decode(*[Tensor(a) for a in self._decode_inputs(rows, blocks, seq_ids, tokens)])
-        return logits.asnumpy()[:len(seq_ids)]
+        inputs = self._decode_inputs(rows, blocks, seq_ids, tokens)
+        return self._run_graph(self._decode, self._decode_cell, inputs)[:len(seq_ids)]
 
     def _decode_inputs(self, rows, blocks, seq_ids, tokens):
         """The decode graph's arrays for `rows` rows, each sequence's table `blocks` wide; padding rows write into
@@ -315,7 +337,7 @@ class LLMEngine:
         else:
             open_ = np.arange(blocks * bs)[None, :] < lengths[:, None]
             mask_add = np.where(open_, 0.0, _NEG).astype(self._mask_dtype)[:, None, :]   # [B, 1, L]
-        return ids, positions, self.pool.head_rows(slots), mask_add, tables.reshape(-1)
+        return ids, positions, self.pool.rows(slots), mask_add, tables.reshape(-1)
 
 
 def _entries(bound, cell):
