@@ -1,15 +1,17 @@
 """`LLMEngine`: incremental (state-reuse) inference of a GPT over a paged key/value pool.
 
-`prefill(seq_ids, prompts)` runs whole prompts (packed into one padded row) and stores their keys/values;
+`prefill(seq_ids, prompts)` runs whole prompts (as rows padded to a common width) and stores their keys/values;
 `decode(seq_ids, tokens)` appends one token to each given running sequence, reusing the stored state. Each is a
 GRAPH_MODE graph with fixed input shapes, compiled once per shape whatever the global context mode is, and both
-update the same pool Parameters in place. Shapes come in a few length buckets (`shape_buckets=True`, the default):
-prefill packs its prompts into 16, 32, 64, ... token slots (the smallest bucket that holds them, up to
-`max_model_len`); decode runs 2, 4, 6, 8, 12, ... rows (up to `max_batch_size`) and reads 1, 2, 4, 6, 8, 12, ... blocks
+update the same pool Parameters in place. Shapes come in a few buckets (`shape_buckets=True`, the default):
+prefill runs 1, 2, 4, 8, ... prompts padded to 16, 32, 64, ... positions (rows × width at most `prefill_tokens`,
+default max(max_model_len, 1024); the engine sorts a call's prompts longest first and groups similar lengths);
+decode runs 2, 4, 6, 8, 12, ... rows (up to `max_batch_size`) and reads 1, 2, 4, 6, 8, 12, ... blocks
 per sequence (the smallest bucket holding the longest running sequence, up to `max_model_len / block_size`). So a
-short prompt does not pay for `max_model_len` slots, nor a few short sequences for a full batch of long ones, and
-each bucket is compiled once (`warm_up()` compiles them all ahead of time; `compile_counts()` counts them).
-`shape_buckets=False` keeps one shape each: `max_model_len` slots; `max_batch_size` rows of all blocks.
+short prompt does not pay for `max_model_len` positions, nor a few short sequences for a full batch of long ones,
+and each bucket is compiled once (`warm_up()` compiles them all ahead of time; `compile_counts()` counts them).
+`shape_buckets=False` keeps one shape each: as many `max_model_len`-wide prefill rows as `prefill_tokens` allows;
+`max_batch_size` decode rows of all blocks.
 Larger calls are split into chunks. `decode_attention` chooses how decode reads the pool (engine_graphs.py):
 'tables' gathers each sequence's blocks, 'pool' attends over the whole pool with a mask (one shape), 'auto' takes
 'pool' only for pools of at most max_batch_size blocks.
@@ -27,6 +29,7 @@ True
 """
 import numpy as np
 
+from .. import backends
 from ..common import dtype as mstype
 from ..common.tensor import Tensor
 from ..runtime.jit import jit
@@ -48,7 +51,7 @@ class LLMEngine:
     """Prefill/decode over a paged KV pool (see the module docstring). Sequence ids are any hashable values."""
 
     def __init__(self, model, *, block_size=16, num_blocks=None, max_batch_size=16, max_model_len=None,
-                 memory_bytes=None, decode_attention="auto", shape_buckets=True):
+                 memory_bytes=None, decode_attention="auto", shape_buckets=True, prefill_tokens=None):
         if not isinstance(model, GPT):
             raise TypeError(f"LLMEngine expects an openspore.llm.GPT model, but got {type(model).__name__}.")
         self.model = model
@@ -92,12 +95,22 @@ class LLMEngine:
             self.decode_row_buckets = [self.max_batch_size]
         if self.decode_over_pool:
             self.decode_buckets = [self.max_blocks_per_seq]  # one mask over the whole pool: one width
+        # prefill shapes: (rows, width) with rows * width <= prefill_tokens (at least one row of each width)
+        self.prefill_tokens = max(self.max_model_len, 1024) if prefill_tokens is None else \
+            _positive("prefill_tokens", prefill_tokens)
+        self._prefill_rows = {}
+        for width in self.prefill_buckets:
+            most = max(1, min(self.max_batch_size, self.prefill_tokens // width))
+            self._prefill_rows[width] = _doubling(1, most) if shape_buckets else [most]
+        self.prefill_shapes = [(r, w) for w in self.prefill_buckets for r in self._prefill_rows[w]]
+        self._positions = np.arange(self.max_model_len, dtype=np.int32)
         self._prefill_cell = PrefillGraph(model, self.pool)
         self._decode_cell = DecodeGraph(model, self.pool, self.decode_over_pool)
         self._prefill_cell.set_train(False)
         self._decode_cell.set_train(False)
         self._prefill = jit(self._prefill_cell)
         self._decode = jit(self._decode_cell)
+        self._graphs = {}   # (graph, shape) -> (backend, compiled graph): see _run_graph
 
     @classmethod
     def from_checkpoint(cls, ckpt_path, config_path_or_config, **kw):
@@ -145,12 +158,33 @@ class LLMEngine:
     def warm_up(self):
         """Compile the prefill and decode graph of every shape bucket now (inputs that touch only the scratch
         block), so no request waits for a compile later; returns compile_counts()."""
-        for width in self.prefill_buckets:
-            self._prefill(*[Tensor(a) for a in self._prefill_inputs(width, [], [])])
+        for rows, width in self.prefill_shapes:
+            self._run_graph(self._prefill, self._prefill_cell, self._prefill_inputs(rows, width, [], []))
         for rows in self.decode_row_buckets:
             for blocks in self.decode_buckets:
-                self._decode(*[Tensor(a) for a in self._decode_inputs(rows, blocks, [], [])])
+                self._run_graph(self._decode, self._decode_cell, self._decode_inputs(rows, blocks, [], []))
         return self.compile_counts()
+
+    def _run_graph(self, compiled, cell, arrays):
+        """Run a graph on numpy inputs → its numpy output. The first call of each shape goes through the jit
+        function (its graph cache compiles it, as for any call); later calls of that shape on the same backend
+        run the compiled graph itself on the arrays: no Tensor wrapping, signature key or cache lookup per step.
+        A traced or jit-disabled call (MS_JIT=0) takes the jit function's own path every time."""
+        from ..context import jit_disabled
+        from ..core.dispatch import current_tracer
+        backend = backends.current()
+        key = (cell is self._decode_cell,) + tuple(a.shape for a in arrays)
+        found = self._graphs.get(key)
+        if found is not None and found[0] is backend and not jit_disabled() and current_tracer() is None:
+            out = found[1](*[backend.from_numpy(a, copy=False) for a in arrays])[0]
+            return backend.to_numpy(out)
+        out = compiled(*[Tensor(a) for a in arrays]).asnumpy()
+        entry = compiled.graph_cache.last_entry
+        cache = compiled.graph_cache
+        if entry is not None and cache.eager_reason is None and entry.frozen is None and not jit_disabled() \
+                and current_tracer() is None:
+            self._graphs[key] = (backend, entry.compiled)
+        return out
 
     # ---- prefill ------------------------------------------------------------------------------------------
     def prefill(self, seq_ids, prompts):
@@ -159,10 +193,10 @@ class LLMEngine:
         seq_ids, prompts = self._check_prefill(seq_ids, prompts)
         self.pool.reserve({s: len(p) for s, p in zip(seq_ids, prompts)})
         try:
-            out = []
+            out = np.empty((len(seq_ids), self.config.vocab_size), np.float32)
             for chunk in self._prefill_chunks(prompts):
-                out.append(self._run_prefill([seq_ids[i] for i in chunk], [prompts[i] for i in chunk]))
-            return np.concatenate(out, 0)
+                out[chunk] = self._run_prefill([seq_ids[i] for i in chunk], [prompts[i] for i in chunk])
+            return out
         except BaseException:
             for s in seq_ids:
                 self.pool.free(s)
@@ -201,40 +235,39 @@ class LLMEngine:
         return [int(t) for t in arr]
 
     def _prefill_chunks(self, prompts):
-        """Consecutive groups of prompts that fit one prefill graph (≤ max_model_len tokens, ≤ max_batch_size)."""
-        chunk, used = [], 0
-        for i, p in enumerate(prompts):
-            if chunk and (used + len(p) > self.max_model_len or len(chunk) == self.max_batch_size):
-                yield chunk
-                chunk, used = [], 0
-            chunk.append(i)
-            used += len(p)
-        yield chunk
+        """Groups of prompt indices, each one prefill call: longest prompts first, each group as many rows as its
+        longest prompt's width bucket allows (prefill_shapes), so prompts of similar lengths share a call."""
+        order = sorted(range(len(prompts)), key=lambda i: -len(prompts[i]))
+        at = 0
+        while at < len(order):
+            width = self._prefill_width(len(prompts[order[at]]))
+            rows = self._prefill_rows[width][-1]
+            yield order[at:at + rows]
+            at += rows
+
+    def _prefill_width(self, n):
+        return next(w for w in self.prefill_buckets if w >= n)
 
     def _run_prefill(self, seq_ids, prompts):
-        used = sum(len(p) for p in prompts)
-        width = next(w for w in self.prefill_buckets if w >= used)
-        logits = self._prefill(*[Tensor(a) for a in self._prefill_inputs(width, seq_ids, prompts)])
-        return logits.asnumpy()[:len(seq_ids)]
+        width = self._prefill_width(max(len(p) for p in prompts))
+        rows = next(r for r in self._prefill_rows[width] if r >= len(prompts))
+        inputs = self._prefill_inputs(rows, width, seq_ids, prompts)
+        return self._run_graph(self._prefill, self._prefill_cell, inputs)[:len(seq_ids)]
 
-    def _prefill_inputs(self, width, seq_ids, prompts):
-        """The prefill graph's arrays for `width` packed token slots; the padding writes into the scratch block."""
-        ids = np.zeros(width, np.int32)
-        positions = np.zeros(width, np.int32)
-        segment = np.full(width, -1, np.int32)
+    def _prefill_inputs(self, rows, width, seq_ids, prompts):
+        """The prefill graph's arrays for `rows` prompts padded to `width` positions; padding (whole padding rows,
+        and each prompt's tail) writes into the scratch block."""
+        ids = np.zeros((rows, width), np.int32)
         scratch = self.pool.scratch_block * self.block_size
-        slots = np.arange(width, dtype=np.int64) % self.block_size + scratch
-        last = np.zeros(self.max_batch_size, np.int32)
-        at = 0
+        slots = np.empty((rows, width), np.int64)
+        slots[:] = np.arange(width, dtype=np.int64) % self.block_size + scratch
+        last = np.zeros(rows, np.int32)
         for row, (s, p) in enumerate(zip(seq_ids, prompts)):
             n = len(p)
-            ids[at:at + n] = p
-            positions[at:at + n] = np.arange(n)
-            segment[at:at + n] = row
-            slots[at:at + n] = self._slots(s, n)
-            last[row] = at + n - 1
-            at += n
-        return ids, positions, segment, self.pool.head_rows(slots), last
+            ids[row, :n] = p
+            slots[row, :n] = self._slots(s, n)
+            last[row] = row * width + n - 1
+        return ids, self._positions[:width], self.pool.rows(slots), last
 
     def _slots(self, seq_id, n):
         """The pool slots of the sequence's first n tokens, in order."""
@@ -274,8 +307,8 @@ class LLMEngine:
         longest = max(len(self.pool.table(s)) for s in seq_ids)
         blocks = next(b for b in self.decode_buckets if b >= longest)
         rows = next(r for r in self.decode_row_buckets if r >= len(seq_ids))
-        logits = self._decode(*[Tensor(a) for a in self._decode_inputs(rows, blocks, seq_ids, tokens)])
-        return logits.asnumpy()[:len(seq_ids)]
+        inputs = self._decode_inputs(rows, blocks, seq_ids, tokens)
+        return self._run_graph(self._decode, self._decode_cell, inputs)[:len(seq_ids)]
 
     def _decode_inputs(self, rows, blocks, seq_ids, tokens):
         """The decode graph's arrays for `rows` rows, each sequence's table `blocks` wide; padding rows write into
@@ -304,7 +337,7 @@ class LLMEngine:
         else:
             open_ = np.arange(blocks * bs)[None, :] < lengths[:, None]
             mask_add = np.where(open_, 0.0, _NEG).astype(self._mask_dtype)[:, None, :]   # [B, 1, L]
-        return ids, positions, self.pool.head_rows(slots), mask_add, tables.reshape(-1)
+        return ids, positions, self.pool.rows(slots), mask_add, tables.reshape(-1)
 
 
 def _entries(bound, cell):

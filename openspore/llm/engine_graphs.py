@@ -1,16 +1,17 @@
-"""The two compiled graphs of `LLMEngine`: `PrefillGraph` (a packed batch of whole prompts) and `DecodeGraph` (one
+"""The two compiled graphs of `LLMEngine`: `PrefillGraph` (a batch of whole prompts) and `DecodeGraph` (one
 token per running sequence). Both are Cells over the model's own sub-cells and the pool's Parameters, with fixed
-input shapes, so each compiles once; both write the new keys/values into the pool in place (one ScatterUpdate of
-the new rows per layer) and work head-major ([heads, tokens, head_dim]) so attention is batched matmuls with no
-copy of the state beyond the one gather that decode needs.
+input shapes, so each compiles once; both write the new keys and values into the pool in place (one ScatterUpdate
+per layer: a layer's keys and values share one Parameter, kv_pool.py) straight from the q/k/v projection's layout,
+and attention is batched matmuls over heads, with no copy of the state beyond the one gather per layer that decode
+needs.
 
-Prefill packs the prompts into one row of `P` token slots: `segment` says which prompt a slot belongs to (padding
-gets its own segment) and a token sees the earlier tokens of its own segment only.
+Prefill runs R prompts as R rows of T positions (a length bucket), attention batched over rows and heads with
+one causal mask; the engine groups prompts of similar lengths into such calls, longest first.
 
 Decode reads the stored keys/values in one of two ways, fixed when the engine is built:
-* through block tables (the default): each sequence's blocks are gathered in order (one index_select per layer),
-  so gathered slot j is its token j, and the mask opens its first `length` slots. The table width is a length
-  bucket (the engine picks the smallest bucket holding the longest running sequence; one graph is compiled per
+* through block tables (the default): each sequence's blocks of keys and values are gathered in order (one
+  index_select per layer for both), so gathered slot j is its token j, and the mask opens its first `length`
+  slots. The table width is a length bucket (the engine picks the smallest bucket holding the longest running sequence; one graph is compiled per
   bucket), so the work follows the longest sequence, not max_model_len;
 * `over_pool` (a pool no larger than max_batch_size blocks, e.g. tests of tiny pools): each query attends over every
   slot of the pool, with a mask that opens exactly its own sequence's slots — no gather, one GEMM per head.
@@ -18,15 +19,18 @@ Decode reads the stored keys/values in one of two ways, fixed when the engine is
 import math
 
 from .. import nn, ops
-from .model import _NEG
+from ..common.tensor import Tensor
+from .model import causal_mask
 
 
 class _PoolGraph(nn.Cell):
     def __init__(self, model, pool):
         super().__init__(auto_prefix=False)  # the model's parameters keep their own names (checkpoints)
         self.model = model
-        self.k, self.v = pool.k, pool.v
+        self.kv = pool.kv
         self.write = ops.ScatterUpdate()
+        self.split_q_kv = ops.SplitV((1, 2), -3, 2)   # [.., 3, H, D] → q [.., 1, H, D], k and v [.., 2, H, D] (views)
+        self.split_k_v = ops.Split(0, 2)               # [2, ...] → keys [1, ...], values [1, ...] (views)
         self.unstack = ops.Unstack(0)
         self.matmul = ops.BatchMatMul()
         self.matmul_t = ops.BatchMatMul(transpose_b=True)
@@ -35,42 +39,33 @@ class _PoolGraph(nn.Cell):
         self.scale = 1.0 / math.sqrt(cfg.head_dim)
         self.num_slots, self.block_size, self.num_rows = pool.num_slots, pool.block_size, pool.num_blocks + 1
 
-    def _attention_inputs(self, i, block, x, rows, n):
-        """q [H, n, D] (pre-scaled) and this step's k, v [H, n, D]; k and v are stored in the pool first."""
-        qkv = block.attn.c_attn(block.ln_1(x))                                     # [n, 3C]
-        qkv = ops.transpose(ops.reshape(qkv, (n, 3, self.n_head, self.head_dim)), (1, 2, 0, 3))  # [3, H, n, D]
-        q, k, v = self.unstack(qkv)                                                 # one kernel, no slices
-        self.write(self.k[i], rows, ops.reshape(k, (self.n_head * n, self.head_dim)))   # in place
-        self.write(self.v[i], rows, ops.reshape(v, (self.n_head * n, self.head_dim)))
-        return q * self.scale, k, v
-
-    def _finish_block(self, block, x, out, n):
-        """The residual stream after attention output out [H, n, D] and the MLP."""
-        x = x + block.attn.c_proj(ops.reshape(ops.transpose(out, (1, 0, 2)), (n, self.n_embd)))
-        return x + block.mlp(block.ln_2(x))
-
 
 class PrefillGraph(_PoolGraph):
-    """(ids, positions, segment [P] int32, rows [H * P] int64, last [M] int32) → logits [M, vocab] of the tokens
-    at `last`; `rows` are the pool rows of each token's keys and values (KVPool.head_rows)."""
+    """(ids [R, T] int32, positions [T] int32, rows [R, T, 2, H] int64, last [R] int32) → logits [R, vocab] of the
+    tokens at `last` (indices into the R * T tokens, row after row). Row r holds one prompt from position 0,
+    padded to T; `rows` are the pool rows of each token's key and value of each head (KVPool.rows; padding writes
+    into the scratch block). Attention is batched over rows and heads, causal within each row: R·T² scores, not
+    (R·T)² as one packed row of every prompt would need."""
 
-    def construct(self, ids, positions, segment, rows, last):
+    def construct(self, ids, positions, rows, last):
         model = self.model
-        p = ids.shape[0]
-        x = model.wte(ids) + model.wpe(positions)                                  # [P, C]
-        same = ops.equal(ops.expand_dims(segment, 1), ops.expand_dims(segment, 0))
-        causal = ops.less_equal(ops.expand_dims(positions, 0), ops.expand_dims(positions, 1))
-        mask_add = ops.select(ops.logical_and(same, causal), ops.zeros((p, p), x.dtype),
-                              ops.fill(x.dtype, (p, p), _NEG))
+        r, t = ids.shape
+        n = r * t
+        x = ops.reshape(model.wte(ids) + model.wpe(positions), (n, -1))            # [R*T, C]
+        mask_add = Tensor(causal_mask(t)[0], x.dtype)                              # [1, T, T]: a constant
         for i, block in enumerate(model.blocks):
-            q, k, v = self._attention_inputs(i, block, x, rows, p)
-            probs = ops.softmax(self.matmul_t(q, k) + mask_add, -1)               # [H, P, P]
-            x = self._finish_block(block, x, self.matmul(probs, v), p)
-        return model.lm_head(model.ln_f(ops.gather(x, last, 0)))                   # [M, vocab]
+            qkv = ops.reshape(block.attn.c_attn(block.ln_1(x)), (r, t, 3, self.n_head, self.head_dim))
+            self.write(self.kv[i], rows, self.split_q_kv(qkv)[1])                  # in place
+            q, k, v = self.unstack(ops.transpose(qkv, (2, 0, 3, 1, 4)))             # [R, H, T, D] each
+            probs = ops.softmax(self.matmul_t(q * self.scale, k) + mask_add, -1)   # [R, H, T, T]
+            out = ops.transpose(self.matmul(probs, v), (0, 2, 1, 3))                # [R, T, H, D]
+            x = x + block.attn.c_proj(ops.reshape(out, (n, self.n_embd)))
+            x = x + block.mlp(block.ln_2(x))
+        return model.lm_head(model.ln_f(ops.gather(x, last, 0)))                   # [R, vocab]
 
 
 class DecodeGraph(_PoolGraph):
-    """(ids, positions [B] int32, rows [H * B] int64, mask_add, tables) → next-token logits [B, vocab].
+    """(ids, positions [B] int32, rows [B, 2, H] int64, mask_add, tables) → next-token logits [B, vocab].
 
     * over the pool: mask_add [B, S] float (S: the pool's slots); tables unused;
     * through tables: tables [B * NB] int64 (each sequence's first NB blocks, row after row; NB is the length
@@ -85,24 +80,34 @@ class DecodeGraph(_PoolGraph):
         b = ids.shape[0]
         x = model.wte(ids) + model.wpe(positions)                                  # [B, C]
         for i, block in enumerate(model.blocks):
-            q, _, _ = self._attention_inputs(i, block, x, rows, b)                # [H, B, D]
+            qkv = ops.reshape(block.attn.c_attn(block.ln_1(x)), (b, 3, self.n_head, self.head_dim))
+            q, kv = self.split_q_kv(qkv)                                            # [B, 1, H, D], [B, 2, H, D]
+            self.write(self.kv[i], rows, kv)                                        # in place, before reading
+            q = ops.transpose(q, (2, 0, 1, 3)) * self.scale                        # [H, B, 1, D]
             if self.over_pool:
-                keys = ops.reshape(self.k[i], (self.n_head, self.num_slots, self.head_dim))
-                values = ops.reshape(self.v[i], (self.n_head, self.num_slots, self.head_dim))
-                probs = ops.softmax(self.matmul_t(q, keys) + mask_add, -1)        # [H, B, S]
-                out = self.matmul(probs, values)                                   # [H, B, D]
+                out = self._pool_attention(i, q, mask_add, b)
             else:
                 out = self._table_attention(i, q, mask_add, tables, b)
-            x = self._finish_block(block, x, out, b)
+            x = x + block.attn.c_proj(out)
+            x = x + block.mlp(block.ln_2(x))
         return model.lm_head(model.ln_f(x))
 
     def _table_attention(self, i, q, mask_add, tables, b):
-        """Attention of q [H, B, D] over the blocks in each sequence's table → [H, B, D]."""
-        shape = (self.n_head, self.num_rows, self.block_size * self.head_dim)
-        # gathered [H, B * NB, block_size * D] is [H, B, L, D] as it lies: a reshape, not a copy
-        keys = ops.reshape(ops.gather(ops.reshape(self.k[i], shape), tables, 1), (self.n_head, b, -1, self.head_dim))
-        values = ops.reshape(ops.gather(ops.reshape(self.v[i], shape), tables, 1), (self.n_head, b, -1, self.head_dim))
+        """Attention of q [H, B, 1, D] over the blocks in each sequence's table → [B, C]."""
+        h, d = self.n_head, self.head_dim
+        pool = ops.reshape(self.kv[i], (2 * h, self.num_rows, self.block_size * d))
+        # gathered [2H, B * NB, block_size * D] is [2, H, B, L, D] as it lies: a reshape, not a copy
+        keys, values = self.split_k_v(ops.reshape(ops.gather(pool, tables, 1), (2, h, b, -1, d)))
         # q as [H, B, 1, D] rows: row-vector matmuls are the fast kernels here (a K @ q column form is ~7x
         # slower in torch CPU for these shapes); mask_add [B, 1, L] broadcasts over the heads
-        probs = ops.softmax(self.matmul_t(ops.expand_dims(q, 2), keys) + mask_add, -1)   # [H, B, 1, L]
-        return ops.reshape(self.matmul(probs, values), (self.n_head, b, self.head_dim))
+        probs = ops.softmax(self.matmul_t(q, keys) + mask_add, -1)                 # [1, H, B, 1, L]
+        out = ops.transpose(self.matmul(probs, values), (2, 0, 1, 3, 4))          # [B, 1, H, 1, D]
+        return ops.reshape(out, (b, self.n_embd))
+
+    def _pool_attention(self, i, q, mask_add, b):
+        """Attention of q [H, B, 1, D] over every slot of the pool, mask_add [B, S] opening its own → [B, C]."""
+        h, d = self.n_head, self.head_dim
+        keys, values = self.split_k_v(ops.reshape(self.kv[i], (2, h, self.num_slots, d)))   # [1, H, S, D] each
+        probs = ops.softmax(self.matmul_t(ops.reshape(q, (h, b, d)), keys) + mask_add, -1)  # [1, H, B, S]
+        out = ops.transpose(self.matmul(probs, values), (2, 0, 1, 3))             # [B, 1, H, D]
+        return ops.reshape(out, (b, self.n_embd))

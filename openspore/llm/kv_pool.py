@@ -1,12 +1,13 @@
 """`KVPool`: the paged key/value state of incremental inference.
 
-The keys of each layer live in one openspore Parameter of shape [n_head * num_slots, head_dim] (num_slots =
-(num_blocks + 1) * block_size), head-major: row `h * num_slots + slot` holds the key of head h of the token in
-`slot`; the values in a second Parameter of the same layout, so the same rows address a token's keys and values,
-a graph reads a head's keys as one contiguous [num_slots, head_dim] matrix, and gathering a sequence's blocks
-of keys (or values) yields them ready for attention, with no copy to split keys from values. Slots are grouped in fixed-size blocks of
-`block_size`. A sequence owns a list of blocks (its
-block table): token t of the sequence sits in slot `table[t // block_size] * block_size + t % block_size`.
+The keys and values of each layer live in one openspore Parameter of shape [2 * n_head * num_slots, head_dim]
+(num_slots = (num_blocks + 1) * block_size): row `(kind * n_head + h) * num_slots + slot` holds the key (kind 0) or
+the value (kind 1) of head h of the token in `slot`. So a graph reads a head's keys as one contiguous
+[num_slots, head_dim] matrix, writes a step's keys and values with one scatter, and gathers a sequence's blocks of
+keys and values with one index_select over [2 * n_head, num_blocks + 1, block_size * head_dim] whose result is
+[2, n_head, tokens, head_dim] as it lies, ready for attention. Slots are grouped in fixed-size blocks of
+`block_size`. A sequence owns a list of blocks (its block table): token t of the sequence sits in slot
+`table[t // block_size] * block_size + t % block_size`.
 Sequences of any lengths share the pool without fragmentation (any free block serves any sequence) and waste at
 most `block_size - 1` slots each. The compiled prefill and decode graphs write new rows into these Parameters in
 place and read them through block tables; the bookkeeping (free list, tables, lengths) is host-side here.
@@ -47,11 +48,10 @@ class KVPool:
         self.num_blocks, self.block_size = int(num_blocks), int(block_size)
         self.scratch_block = self.num_blocks  # padding rows write here
         self.num_slots = (self.num_blocks + 1) * self.block_size
-        zeros = np.zeros((self.n_head * self.num_slots, self.head_dim), dtype.np_dtype)
-        self.k = [Parameter(Tensor(zeros, dtype), name=f"kv_pool.k.{i}", requires_grad=False)
-                  for i in range(self.n_layer)]
-        self.v = [Parameter(Tensor(zeros.copy(), dtype), name=f"kv_pool.v.{i}", requires_grad=False)
-                  for i in range(self.n_layer)]
+        self.dtype = dtype
+        self.kv = [Parameter(Tensor(np.zeros((2 * self.n_head * self.num_slots, self.head_dim), dtype.np_dtype),
+                                    dtype), name=f"kv_pool.kv.{i}", requires_grad=False) for i in range(self.n_layer)]
+        self._row_offsets = np.arange(2 * self.n_head, dtype=np.int64).reshape(2, self.n_head) * self.num_slots
         self.bytes_per_token = 2 * self.n_layer * self.n_embd * np.dtype(dtype.np_dtype).itemsize
         self._free = list(range(self.num_blocks - 1, -1, -1))  # a stack: low block ids are handed out first
         self._tables = {}
@@ -114,14 +114,14 @@ class KVPool:
 
     @property
     def parameters(self):
-        """Every key and value Parameter: k of layer 0, v of layer 0, k of layer 1, ..."""
-        return [p for pair in zip(self.k, self.v) for p in pair]
+        """Every key/value Parameter: layer 0's, layer 1's, ..."""
+        return list(self.kv)
 
-    def head_rows(self, slots):
-        """The rows of `slots` (an int array [N]) in a key (or value) Parameter, head-major: [n_head * N] int64
-        (the kernels' own index type: no conversion at each call)."""
-        offsets = np.arange(self.n_head, dtype=np.int64) * self.num_slots
-        return (offsets[:, None] + np.asarray(slots, np.int64)[None, :]).reshape(-1)
+    def rows(self, slots):
+        """The rows of `slots` (an int array of any shape) in a layer's Parameter: slots.shape + (2, n_head) int64,
+        [..., 0, h] the key of head h and [..., 1, h] its value (int64: the kernels' own index type, no conversion
+        at each call)."""
+        return np.asarray(slots, np.int64)[..., None, None] + self._row_offsets
 
     def snapshot(self):
         """The bookkeeping as plain values (tests compare it before and after a refused request)."""

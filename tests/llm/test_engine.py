@@ -75,7 +75,10 @@ def test_incremental_equals_full_recompute(mode, attention, buckets):
         assert engine.decode_buckets == ([1, 2, 4, 6, 8, 12, 14] if buckets and attention == "auto" else [14])
         assert engine.decode_row_buckets == ([2, 4] if buckets else [4])
         warm = engine.warm_up()       # every bucket compiled once, before any sequence
-        assert warm == {"prefill": len(engine.prefill_buckets),
+        # prefill: 1, 2, 4 rows of each width bucket (rows x width <= 1024 tokens), or one shape (4 rows x 112)
+        assert engine.prefill_shapes == ([(r, w) for w in (16, 32, 64, 112) for r in (1, 2, 4)] if buckets
+                                         else [(4, 112)])
+        assert warm == {"prefill": len(engine.prefill_shapes),
                         "decode": len(engine.decode_buckets) * len(engine.decode_row_buckets)}
         assert engine.num_free_blocks() == engine.num_blocks
         seqs, logged = _run_schedule(engine, prompts, starts, 64, rng)
