@@ -73,10 +73,11 @@ class Model(TrainingMixin):
         if n >= 2 and train_cfg is None:
             # inference shares convolution chunks over n threads of its own, BLAS single-threaded meanwhile
             # (workshare.py says why)
-            # or, a third way, BLAS on n threads inside each large GEMM only (kernels/nhwc.py); each call runs the
-            # way its recent calls measured fastest
-            self._threads, self._share, self._chooser = BlasThreads(1), WorkShare.of(n), Chooser(ways=3)
-            self._ways = ((None, 0), (self._share, 0), (None, n))  # scope() arguments of each way
+            # or BLAS on n threads inside each convolution GEMM of at least 512 (or 64) output pixels only
+            # (kernels/nhwc.py); each call runs the way its recent calls measured fastest
+            self._share = WorkShare.of(n)
+            self._ways = ((None,), (self._share,), (None, (n, 512)), (None, (n, 64)))  # scope() arguments
+            self._threads, self._chooser = BlasThreads(1), Chooser(ways=len(self._ways))
         self._context = context
         if train_cfg is not None:
             self._build_training(program, train_cfg)

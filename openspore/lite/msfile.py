@@ -23,6 +23,7 @@ import json
 import math
 import os
 import struct
+import sys
 import zlib
 
 import numpy as np
@@ -179,12 +180,21 @@ def _program(header, data):
             for off, nbytes, dt in e["data"]:
                 if off + nbytes > len(data):
                     raise MsFileError(f"tensor {e['name']!r} lies outside the data section.")
-                arrays.append(np.frombuffer(data, dtype=np.dtype(dt).newbyteorder("<"), count=nbytes //
-                                            np.dtype(dt).itemsize, offset=off))
+                arrays.append(np.frombuffer(data, dtype=_stored(dt), count=nbytes // np.dtype(dt).itemsize,
+                                            offset=off))
             spec.data, spec.quant = decode_weight(spec, arrays, e.get("quant"))
         p.tensors.append(spec)
     p.main = _block(header["main"])
     return p
+
+
+def _stored(name):
+    """The little-endian dtype of stored data: numpy's own dtype object on a little-endian machine (a
+    `newbyteorder` copy compares equal but is another object, and the kernels test dtypes by identity: every
+    convolution then converted its input and reallocated its buffers, at every call)."""
+    dt = np.dtype(name)
+    return dt if dt.byteorder in ("<", "|") or (dt.byteorder == "=" and sys.byteorder == "little") \
+        else dt.newbyteorder("<")
 
 
 def _block(b):

@@ -46,22 +46,27 @@ def current():
     return getattr(_LOCAL, "share", None)
 
 
+_NO_GEMM = (0, 0)
+
+
 def gemm_threads():
-    """BLAS threads a large convolution GEMM may use in the call this thread is running (0: stay at one)."""
-    return getattr(_LOCAL, "gemm", 0)
+    """(BLAS threads, least output pixels): a convolution GEMM of at least that many pixels may use that many BLAS
+    threads in the call this thread is running ((0, 0): all stay at one)."""
+    return getattr(_LOCAL, "gemm", _NO_GEMM)
 
 
 class scope:  # noqa: N801 (used like a function: `with scope(share):`)
-    """Run the block with `share` as `current()` and `gemm` as `gemm_threads()` (the way a call was picked)."""
+    """Run the block with `share` as `current()` and `gemm` (threads, least pixels) as `gemm_threads()` (the way a
+    call was picked)."""
 
     __slots__ = ("share", "gemm", "saved")
 
-    def __init__(self, share, gemm=0):
+    def __init__(self, share, gemm=_NO_GEMM):
         self.share, self.gemm = share, gemm
 
     def __enter__(self):
         local = _LOCAL
-        self.saved = (getattr(local, "share", None), getattr(local, "gemm", 0))
+        self.saved = (getattr(local, "share", None), getattr(local, "gemm", _NO_GEMM))
         local.share, local.gemm = self.share, self.gemm
         return self.share
 
@@ -162,7 +167,8 @@ class WorkShare:
 
 
 class Chooser:
-    """One of `ways` ways to run a call (0: serial, 1: shared, 2: BLAS-threaded GEMMs): `pick()` the way with the
+    """One of `ways` ways to run a call (model.py: serial, shared, BLAS-threaded GEMMs of large or of all
+    images): `pick()` the way with the
     lowest median of its last `window` recorded call times (each way is tried first). The others are tried again
     now and then, so a change of load is noticed, but each only after `probe` times its own median has been spent
     on the best way since it last ran: a probe costs at most about 1/probe of the time, even for a way a hundred

@@ -85,7 +85,7 @@ def test_workshare_runs_each_task_once_and_reraises():
     (8, 9, 5, 2, 1, "relu6", False, False),  # 5×5: one im2col GEMM
     (5, 7, 1, 0, 1, None, True, True),       # 1×1: the input is the column matrix
     (5, 8, 1, 0, 2, "relu", True, False),    # 1×1 stride 2
-    (16, 24, 3, 1, 1, "relu", True, True),   # 576 pixels: the BLAS-threaded way runs one im2col GEMM
+    (16, 24, 3, 1, 1, "relu", True, True),   # 576 pixels: the BLAS-threaded ways run one im2col GEMM
 ])
 def test_shared_convolution_matches_serial(c, hw, kernel, pad, stride, act, bias, residual):
     rng = np.random.default_rng(c + hw)
@@ -104,14 +104,14 @@ def test_shared_convolution_matches_serial(c, hw, kernel, pad, stride, act, bias
     args = [np.ascontiguousarray(w.transpose(2, 3, 1, 0).reshape(-1, o))] + ([b] if bias else []) \
         + ([np.ascontiguousarray(r.transpose(0, 2, 3, 1))] if residual else [])
     before = BlasThreads(1).current()
-    for share, gemm in ((WorkShare.of(2), 0), (WorkShare.of(3), 0), (None, 0), (None, 2), (WorkShare.of(2), 0),
-                        (None, 2)):
+    for share, gemm in ((WorkShare.of(2), (0, 0)), (WorkShare.of(3), (0, 0)), (None, (0, 0)), (None, (2, 64)),
+                        (WorkShare.of(2), (0, 0)), (None, (2, 512)), (None, (3, 1))):
         with scope(share, gemm):
             got = conv(np.ascontiguousarray(x.transpose(0, 2, 3, 1)), *args)
         np.testing.assert_allclose(got.transpose(0, 3, 1, 2), want, rtol=1e-5, atol=1e-5)
     if before is not None:  # the threaded way sets the BLAS count around its GEMM only (to 1 after it: the
         with BlasThreads(1):  # model's call runs at one), so inside a call at one thread it stays at one
-            with scope(None, 2):
+            with scope(None, (2, 1)):
                 conv(np.ascontiguousarray(x.transpose(0, 2, 3, 1)), *args)
             assert BlasThreads(1).current() == 1
 

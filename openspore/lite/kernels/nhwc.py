@@ -30,7 +30,6 @@ from . import register
 from .nn import _WS, _conv_prim, activate
 
 
-_THREADED_MIN_PIXELS = 512  # the BLAS-threaded way threads GEMMs of at least this many output pixels
 _PIXEL_MAJOR_MIN_C = 4  # below this many input channels the columns are copied K-major (see _windows)
 _ROW_GEMMS = True  # stride-1 convolutions as kh row GEMMs (see NHWCConv.plan)
 
@@ -140,8 +139,8 @@ class NHWCConv:
             share = workshare.current()
             if share is not None:
                 return self._shared(plan, x, w, rest, share)
-            gemm = workshare.gemm_threads()
-            if gemm and plan.pixels >= _THREADED_MIN_PIXELS:
+            gemm, least = workshare.gemm_threads()
+            if gemm and plan.pixels >= least:
                 return self._threaded(x, w, rest, gemm)
         if plan.windows is None:  # 1×1 without padding: the input (subsampled by the stride) is the column matrix
             sh, sw = self.stride
@@ -190,8 +189,9 @@ class NHWCConv:
     def _threaded(self, x, w, rest, n):
         """The BLAS-threaded way: one im2col GEMM run by n BLAS threads. OpenBLAS splits a (pixels, 9·C) @
         (9·C, O) product of a large image well (measured here: 2 threads, 32×32×16 → 16: 59 → 31 µs), while it
-        gains nothing on the kh row GEMMs, whose K is a third, or on the small images of later layers, which stay
-        single-threaded."""
+        gains nothing on the kh row GEMMs, whose K is a third. Whether it gains on the smaller images of later
+        layers depends on the machine: model.py runs it both ways (from 512 pixels, or from 64) and keeps the
+        faster."""
         key = (x.shape, x.dtype, False)
         plan = self.plans.by_shape.get(key)
         if plan is None:
