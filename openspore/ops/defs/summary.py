@@ -47,6 +47,11 @@ def take_cache():
     return items
 
 
+def cache_has_values():
+    """Whether summary ops cached values since the last take (a cheap check for every training step)."""
+    return bool(_cache["items"])
+
+
 def _put(key, value):
     if _cache["open"]:
         with _lock:

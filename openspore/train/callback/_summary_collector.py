@@ -25,6 +25,7 @@ import re
 
 import numpy as np
 
+from ... import backends
 from ...core.tensor import Tensor
 from ._callback import Callback
 
@@ -170,12 +171,13 @@ class SummaryCollector(Callback):
     def step_end(self, run_context):
         cb = run_context.original_args()
         step = cb.cur_step_num
-        tensors_now = step == 1 or step % self._tensor_freq == 0
-        if step != 1 and step % self.collect_freq:
-            self._record.record(step, plugin_filter=lambda p: p not in ("scalar", "image", "histogram")
-                                and (tensors_now or p != "tensor"))
+        if step % self.collect_freq and step != 1:
+            # most steps: a few attribute reads, unless summary ops in `construct` left values to write
+            if self._record._has_pending():
+                self._record.record(step, plugin_filter=_no_data_but_tensors if step % self._tensor_freq == 0
+                                    else _no_data)
             return
-        self._collect(cb, step, tensors_now)
+        self._collect(cb, step, step == 1 or step % self._tensor_freq == 0)
 
     def epoch_end(self, run_context):
         # no flush here: each record reaches the file as soon as the writer has packed it (a reader tailing the
@@ -219,6 +221,9 @@ class SummaryCollector(Callback):
 
     # ---- collecting -------------------------------------------------------------------------------------
     def _collect(self, cb, step, tensors_now=True):
+        # the training thread only takes what the next step would change: the loss as a float, host copies of
+        # the input batch and the weights (into the writer process's shared memory, `_ring.py`); histograms,
+        # PNG, protobuf and CRCs are the writer's work
         record = self._record
         spec = self.collect_specified_data
         if spec["collect_graph"] and not self._graph_written:
@@ -227,16 +232,16 @@ class SummaryCollector(Callback):
         if spec["collect_metric"]:
             loss = _first_output(cb.get("net_outputs"))
             if loss is not None:
-                self._last_loss = float(np.mean(loss))
-                record.add_value("scalar", "loss/auto", Tensor(np.float32(self._last_loss)))
+                self._last_loss = loss
+                record._add_scalar("loss/auto", loss)
         lr = _learning_rate(cb.get("optimizer"), step)
         if lr is not None:
-            record.add_value("scalar", "learning_rate/auto", Tensor(np.float32(lr)))
+            record._add_scalar("learning_rate/auto", lr)
         if spec["collect_input_data"]:
             self._add_input(cb)
-        for name, param in self._params_for_histograms(cb.get("optimizer"), cb.get("train_network")):
-            record.add_value("histogram", f"{name}/auto", param)
-        record.record(step, plugin_filter=None if tensors_now else (lambda p: p != "tensor"))
+        for entry in self._params_for_histograms(cb.get("optimizer"), cb.get("train_network")):
+            record._add_array("histogram", entry.tag, entry.host())
+        record.record(step, plugin_filter=None if tensors_now else _no_tensors)
 
     def _add_graph(self, cb):
         from ..summary._graph_of import network_graph
@@ -251,14 +256,15 @@ class SummaryCollector(Callback):
     def _add_input(self, cb):
         element = cb.get("train_dataset_element")
         first = element[0] if isinstance(element, (list, tuple)) and element else element
-        if not isinstance(first, Tensor) or len(first.shape) != 4 or first.shape[1] not in (1, 3):
+        shape = first.shape if isinstance(first, Tensor) else ()
+        if len(shape) != 4 or shape[1] not in (1, 3):
             if not self._input_checked:
                 self._input_checked = True
                 logger.warning("SummaryCollector: the first dataset column is not an NCHW image batch with 1 or 3 "
                                "channels; 'collect_input_data' is turned off.")
             self.collect_specified_data["collect_input_data"] = False
             return
-        self._record.add_value("image", "input_data/auto", first)
+        self._record._add_array("image", "input_data/auto", first.asnumpy())
 
     def _params_for_histograms(self, optimizer, network):
         if self._histogram_params is None:
@@ -270,8 +276,9 @@ class SummaryCollector(Callback):
                 params = params[:_HISTOGRAMS_BY_DEFAULT]
             else:
                 params = [p for p in params if re.match(regular, p.name)]
-            self._histogram_params = [(p.name, p) for p in params]
+            self._histogram_params = [_HostView(p, f"{p.name}/auto") for p in params]
         return self._histogram_params
+
 
     def _train_lineage(self, cb):
         from ..summary import lineage_pb2
@@ -333,13 +340,49 @@ def _dataset_path(dataset):
     return ""
 
 
+def _no_data(plugin):  # a step between collections: summary ops' tensors wait for their own frequency
+    return plugin not in ("scalar", "image", "histogram", "tensor")
+
+
+def _no_data_but_tensors(plugin):
+    return plugin not in ("scalar", "image", "histogram")
+
+
+def _no_tensors(plugin):
+    return plugin != "tensor"
+
+
+class _HostView:
+    """A parameter's host array, kept between collections: on a CPU backend it is a view of the parameter's own
+    buffer (optimizers update it in place), so a collection costs one copy and no conversion. Converted again
+    when the parameter's buffer was replaced (`set_data`) or the backend keeps it off the host."""
+
+    __slots__ = ("tensor", "tag", "_data", "_view")
+
+    def __init__(self, tensor, tag):
+        self.tensor, self.tag, self._data, self._view = tensor, tag, None, None
+
+    def host(self):
+        data = self.tensor.data_ref()
+        if data is self._data:
+            return self._view
+        backend = backends.current()
+        view = backend.to_numpy(data)
+        if str(getattr(backend, "device", "cpu")) == "cpu":  # a view of the live buffer: reusable
+            self._data, self._view = data, view
+        return view
+
+
 def _first_output(outputs):
+    """The loss as a float: the mean of the first output (MindSpore's rule)."""
     if isinstance(outputs, (list, tuple)):
         outputs = outputs[0] if outputs else None
     if isinstance(outputs, Tensor):
-        return outputs.asnumpy()
+        if outputs.shape == ():  # the native array converts itself: a fifth of the numpy round trip's cost
+            return float(outputs.data_ref())
+        return float(np.mean(outputs.asnumpy()))
     if isinstance(outputs, (int, float, np.number)):
-        return np.float64(outputs)
+        return float(outputs)
     return None
 
 
@@ -347,6 +390,8 @@ def _learning_rate(optimizer, step):
     if optimizer is None:
         return None
     lr = getattr(optimizer, "learning_rate", None)
+    if isinstance(lr, Tensor) and lr.shape == ():  # a fixed rate (a Parameter): no numpy round trip
+        return float(lr.data_ref())
     try:
         if callable(lr) and not isinstance(lr, Tensor):
             lr = lr(Tensor(np.int32(step)))

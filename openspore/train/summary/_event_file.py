@@ -19,6 +19,7 @@ import threading
 import time
 
 from . import _writer_client
+from ._ring import RingSlot
 
 _POLY = 0x82F63B78  # CRC-32C (Castagnoli), reflected
 
@@ -64,6 +65,21 @@ def frame(payload):
     """One record: length, its masked CRC, payload, its masked CRC."""
     header = struct.pack("<Q", len(payload))
     return b"".join((header, struct.pack("<I", masked_crc(header)), payload, struct.pack("<I", masked_crc(payload))))
+
+
+def _event_message(step, wall_time, data, small_only=True):
+    """The writer process's "event" message. Values are RingSlots (already in its shared memory: only where they
+    lie is sent) or ndarrays (pickled along); with `small_only`, None when an ndarray is not small."""
+    end = 0
+    values = []
+    for plugin, tag, value in data:
+        if type(value) is RingSlot:
+            end = max(end, value.end)
+            value = value.message()
+        elif small_only and getattr(value, "nbytes", 0) > 1024:
+            return None
+        values.append((plugin, tag, value))
+    return ("event", step, wall_time, values, end)
 
 
 class CorruptRecord(ValueError):
@@ -147,7 +163,8 @@ def close_waits():
 class EventWriter:
     """Appends framed records to one file without making a training step wait for them.
 
-    `submit_event(step, data)` queues a step's values ((plugin, tag, ndarray) tuples); `submit(fn)` queues a function
+    `submit_event(step, data)` queues a step's values ((plugin, tag, ndarray or `RingSlot`) tuples: a slot is an
+    array the caller already copied into the writer process's shared ring, see `ring()`); `submit(fn)` queues a function
     returning payload bytes (or None) — the graph and lineage records, built from in-process objects. A writer
     thread takes the queue in order. With `backend="thread"` it packs and writes itself; with `backend="process"`
     (what SummaryRecord uses for its data file) it hands step values to a writer process at low CPU priority
@@ -168,22 +185,43 @@ class EventWriter:
         self._backend = backend
         self._started = threading.Event()
         self._boost = threading.Event()  # set when interpreter exit waits for a background close
-        self._queue = queue.Queue()
+        self._queue = queue.SimpleQueue()  # C put/get
+        # items queued and not yet done by the writer thread; while there are none (and the first record, the
+        # version event, is out) a step's event may skip the thread and go straight into the pipe (`_direct`)
+        self._order = threading.Lock()
+        self._queued = 0
+        self._direct = False
         self._thread = threading.Thread(target=self._run, name=f"summary-writer:{os.path.basename(path)}",
                                         daemon=True)
         self._thread.start()
 
+    def _put(self, kind, item):
+        with self._order:
+            self._queued += 1
+        self._queue.put((kind, item))
+
     def submit(self, make_payload):
-        self._queue.put(("write", make_payload))
+        self._put("write", make_payload)
 
     def submit_event(self, step, data):
-        self._queue.put(("event", (step, time.time(), data)))
+        """Queue a step's values; or, when its arrays are all in the writer process's ring and nothing queued
+        before it is still waiting, write its small message into the pipe now, where that cannot block: waking
+        the writer thread would cost the training thread GIL hand-overs worth more than that write."""
+        wall_time = time.time()
+        child = self._child
+        if self._direct and child is not None:
+            message = _event_message(step, wall_time, data)
+            if message is not None:
+                with self._order:
+                    if not self._queued and child.send_now(message):
+                        return
+        self._put("event", (step, wall_time, data))
 
     def flush(self, timeout=None):
         """Block until everything queued so far is written to the file (each record reaches the file as soon as
         the writer has written it: a flush is only needed to wait for that)."""
         done = threading.Event()
-        self._queue.put(("flush", done))
+        self._put("flush", done)
         done.wait(timeout)
 
     def writer_process(self):
@@ -202,7 +240,7 @@ class EventWriter:
         if not wait:
             with _closing_lock:
                 _closing.append(self)
-        self._queue.put(("close", wait))
+        self._put("close", wait)
         if wait:
             self._thread.join()
 
@@ -232,10 +270,7 @@ class EventWriter:
                 if kind == "write":
                     self._write(item())
                 elif kind == "event":
-                    step, wall_time, data = item
-                    if not self._send(("event", step, wall_time, data)):
-                        from ._pack import event_bytes
-                        self._local().append(event_bytes(step, data, wall_time))
+                    self._event(*item)
                 elif kind == "flush":
                     # written records are flushed to the OS (readers see them); no fsync: it cost several ms per
                     # file at each epoch end, and MindSpore's flush does not promise durability either
@@ -255,6 +290,24 @@ class EventWriter:
                     item.set()
                 if self.on_error is not None:
                     self.on_error(exc)
+            finally:
+                with self._order:
+                    self._queued -= 1
+                self._direct = not first and self._child is not None
+
+    def _event(self, step, wall_time, data):
+        message = _event_message(step, wall_time, data, small_only=False)
+        if self._send(message):
+            return
+        from ._pack import event_bytes  # no writer process (or it died): pack here, from the ring's pages too
+        local = [(p, t, v.view if type(v) is RingSlot else v) for p, t, v in data]
+        self._local().append(event_bytes(step, local, wall_time))
+
+    def ring(self):
+        """The writer process's shared ring (`_ring.SharedRing`) to copy step values into, or None (thread
+        backend, the process not started yet, or gone): then values are copied and pickled."""
+        child = self._child
+        return None if child is None else child.ring
 
     def _local(self):
         if self._file is None:

@@ -24,7 +24,10 @@ import subprocess
 import sys
 import threading
 
+from ._ring import SharedRing
+
 IDLE_SECONDS = 60.0
+SEND_NOW_LIMIT = 16384  # bytes: a collection whose arrays are in the ring is a few hundred
 
 # The child imports only the summary modules: bare `openspore`, `openspore.train`, `openspore.train.summary` package
 # modules (paths, no __init__ code) keep torch and the rest of openspore out of it. It lowers its priority first,
@@ -41,20 +44,34 @@ for name, sub in (("openspore", ""), ("openspore.train", "/train"), ("openspore.
     module.__path__ = [root + sub]
     sys.modules[name] = module
 from openspore.train.summary._writer_process import main
-main()
+main(int(sys.argv[2]), int(sys.argv[3]))
 """
 _LOWEST = 19
 
 
 class WriterProcess:
     """One writer process: `send` a message, `request` a flush or close and wait for its answer. Errors it
-    reports go to `on_error` (set by the writer using it)."""
+    reports go to `on_error` (set by the writer using it). `ring` is the shared memory it reads a collection's
+    arrays from (`_ring.py`; None where there is none: then they are pickled into the pipe)."""
 
     def __init__(self):
         root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-        self.popen = subprocess.Popen([sys.executable, "-c", _BOOTSTRAP, root], stdin=subprocess.PIPE,
-                                      stdout=subprocess.PIPE, close_fds=True)
-        _widen_pipe(self.popen.stdin)
+        ring = SharedRing.create()
+        fds = (ring.fd,) if ring is not None else ()
+        try:
+            self.popen = subprocess.Popen([sys.executable, "-c", _BOOTSTRAP, root,
+                                           str(ring.fd if ring else -1), str(ring.size if ring else 0)],
+                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, close_fds=True,
+                                          pass_fds=fds)
+        finally:
+            if ring is not None:
+                ring.close_fd()  # the child has its own; the mapping stays
+        self.ring = ring
+        self._fd = self.popen.stdin.fileno()
+        self._pipe_size = _widen_pipe(self.popen.stdin)
+        self._written = 0  # bytes written to the pipe; the writer counts those it read in the ring's header
+        self._write_lock = threading.Lock()
+        self._stopped = False
         self.on_error = None
         self._acks = {}
         self._lock = threading.Lock()
@@ -69,15 +86,43 @@ class WriterProcess:
         return self.popen.poll() is None
 
     def send(self, message):
-        """Pass a message; False when the process is gone."""
+        """Pass a message (waiting while the pipe is full); False when the process is gone."""
         data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
-        try:
-            self.popen.stdin.write(struct.pack("<I", len(data)))
-            self.popen.stdin.write(data)  # not joined to the header: that would copy the arrays once more
-            self.popen.stdin.flush()  # readers (the dashboard) see a record as soon as the writer has written it
-            return True
-        except (BrokenPipeError, OSError, ValueError):
+        with self._write_lock:
+            return self._write(data)
+
+    def send_now(self, message):
+        """Pass a small message only if that cannot wait: the pipe has room for it (what the writer has not read
+        yet is known from the ring's header) and no other write is under way. False, with nothing written,
+        otherwise (or without a ring): the caller queues it for `send` on its writer thread instead."""
+        if self.ring is None:
             return False
+        data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+        if len(data) > SEND_NOW_LIMIT or not self._write_lock.acquire(blocking=False):
+            return False
+        try:
+            if self._written - self.ring.piped() + 4 + len(data) > self._pipe_size:
+                return False
+            return self._write(data)
+        finally:
+            self._write_lock.release()
+
+    def _write(self, data):
+        # one writev: the header is not joined to the data (that would copy the arrays once more); each message
+        # goes out at once (no buffering), so readers (the dashboard) see a record as soon as it is written
+        if self._stopped:
+            return False
+        header = struct.pack("<I", len(data))
+        try:
+            done = os.writev(self._fd, [header, data])
+            if done < 4 + len(data):  # interrupted part way (a signal; rare): write the rest
+                rest = memoryview(header + data)[done:]
+                while rest:
+                    rest = rest[os.write(self._fd, rest):]
+        except (OSError, ValueError):
+            return False
+        self._written += 4 + len(data)
+        return True
 
     def request(self, what):
         """Send a 'flush' or 'close' and wait until the writer has done everything before it; False if it died."""
@@ -104,10 +149,12 @@ class WriterProcess:
     def stop(self, wait=None):
         """End of input: the writer closes whatever it has open and exits. Waits up to `wait` seconds (None: not
         at all; the exit is collected on a daemon thread) and kills it after that."""
-        try:
-            self.popen.stdin.close()
-        except OSError:
-            pass
+        with self._write_lock:  # no write can reach the descriptor once it is closed (and its number reused)
+            self._stopped = True
+            try:
+                self.popen.stdin.close()
+            except OSError:
+                pass
         if wait is None:
             threading.Thread(target=self.popen.wait, name="summary-writer-reaper", daemon=True).start()
             return
@@ -136,12 +183,20 @@ class WriterProcess:
 
 def _widen_pipe(stream, size=1 << 20):
     """Let the pipe to the writer hold a whole collection (Linux's default is 64 KiB): the writer thread then hands
-    it over in one write instead of waking up once per 64 KiB the low-priority writer has read."""
+    it over in one write instead of waking up once per 64 KiB the low-priority writer has read. Returns the
+    pipe's size as far as it is known (`send_now` never fills it beyond that)."""
     try:
         import fcntl
+    except ImportError:
+        return 512  # POSIX's smallest PIPE_BUF
+    try:
         fcntl.fcntl(stream.fileno(), getattr(fcntl, "F_SETPIPE_SZ", 1031), size)
-    except (ImportError, OSError):  # not Linux, or above /proc/sys/fs/pipe-max-size: the default pipe works too
+    except OSError:  # not Linux, or above /proc/sys/fs/pipe-max-size: the default pipe works too
         pass
+    try:
+        return fcntl.fcntl(stream.fileno(), getattr(fcntl, "F_GETPIPE_SZ", 1032))
+    except OSError:
+        return 512
 
 
 _idle = {"writer": None, "timer": None}

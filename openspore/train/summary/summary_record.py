@@ -29,6 +29,7 @@ from ...ops.defs import summary as summary_ops
 from . import lineage_pb2, summary_pb2
 from ._event_file import EventWriter, close_waits, writer_backend
 from ._graph_proto import graph_proto
+from ._ring import RingSlot
 
 _DATA_PLUGINS = ("scalar", "image", "histogram", "tensor")
 _LINEAGE = {"train_lineage": (lineage_pb2.TrainLineage, "train_lineage"),
@@ -123,7 +124,7 @@ class SummaryRecord:
         if not isinstance(name, str) or not name:
             raise ValueError(f"For 'add_value', the 'name' should be a non-empty str, but got {name!r}.")
         if plugin in _DATA_PLUGINS:
-            self._pending.append((plugin, name, _check_data(plugin, name, value)))
+            self._pending.append((plugin, name, self._snapshot(_check_data(plugin, name, value))))
         elif plugin == "graph":
             from . import anf_ir_pb2
             model = anf_ir_pb2.ModelProto()
@@ -173,7 +174,8 @@ class SummaryRecord:
         if data:
             self._summary.submit_event(step, data)
             if self._export_dir:
-                self._export(step, [(n, v) for p, n, v in data if p == "tensor"])
+                self._export(step, [(n, v.view if isinstance(v, RingSlot) else v) for p, n, v in data
+                                    if p == "tensor"])
         for plugin, _, value in pending:
             if plugin == "graph":
                 self._summary.submit(lambda g=value: summary_pb2.Event(
@@ -208,6 +210,30 @@ class SummaryRecord:
             _instances["count"] = max(0, _instances["count"] - 1)
         atexit.unregister(self.close)
         self._raise_pending()
+
+    # ---- the collector's fast path -------------------------------------------------------------------
+    def _add_array(self, plugin, name, array):
+        """`add_value` for a host array the caller has checked (SummaryCollector): no Tensor, no checks."""
+        self._pending.append((plugin, name, self._snapshot(array)))
+
+    def _add_scalar(self, name, value):
+        self._pending.append(("scalar", name, value))  # a float: packed as float32 by the writer
+
+    def _has_pending(self):
+        """Whether `record()` now would write anything (values added, summary ops' values, a graph to write)."""
+        return bool(self._pending) or summary_ops.cache_has_values() or (
+            self._network is not None and not self._graph_written)
+
+    def _snapshot(self, array):
+        """A copy of `array` that later steps cannot change: in the writer process's shared ring when it has
+        room (nothing left to pickle), else a numpy copy."""
+        if array.ndim:
+            ring = self._summary.ring()
+            if ring is not None:
+                slot = ring.put(array)
+                if slot is not None:
+                    return slot
+        return array.copy()
 
     # ---- helpers -------------------------------------------------------------------------------------
     def _write_graph(self, graph):
@@ -278,7 +304,7 @@ def _check_data(plugin, name, value):
                          f"(expected NCHW, rank 4), got shape {list(array.shape)}.")
     if plugin in ("tensor", "histogram") and array.ndim == 0:
         raise ValueError(f"For 'add_value', {plugin} {name!r}: the value should not be empty (rank > 0).")
-    return array.copy()
+    return array  # the caller snapshots it (`SummaryRecord._snapshot`)
 
 
 def _lineage_bytes(step, plugin, value):
