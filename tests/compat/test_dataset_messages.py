@@ -236,3 +236,37 @@ def test_waited_callback_timeout_names_the_event():
             rows(data)  # nobody trains: the second step waits for a step_end that never comes
     finally:
         ds.config.set_callback_timeout(old)
+
+
+def test_slice_selectors_as_mindspore():
+    from openspore.dataset import transforms
+    row = np.array([1, 2, 3, 4, 5])
+    assert transforms.Slice(True)(row).tolist() == [1, 2, 3, 4, 5]  # True keeps everything, like None / ...
+    assert transforms.Slice([-1, 0])(row).tolist() == [5, 1]
+    with pytest.raises(RuntimeError, match="Index 5 is out of bounds."):
+        transforms.Slice([5])(row)
+    with pytest.raises(RuntimeError, match="Index -6 is out of bounds."):
+        transforms.Slice(-6)(row)
+    with pytest.raises(RuntimeError, match="Both indices and slices can not be empty."):
+        transforms.Slice([])(row)
+    with pytest.raises(TypeError, match=r"Argument slice_option\[0\] with value \[0, 1\] is not of type"):
+        transforms.Slice([[0, 1]])
+    with pytest.raises(TypeError, match=r"Argument slice_option\[0\] with value slice\(None, 3, None\)"):
+        transforms.Slice([slice(3)])
+
+
+def test_sliding_window_checks_and_empty_result():
+    from openspore.dataset import text
+    assert text.SlidingWindow(3, -1)(np.array([1, 2, 3, 4])).tolist() == [[1, 2, 3], [2, 3, 4]]
+    wide = text.SlidingWindow(30)(np.array([1, 2, 3]))
+    assert wide.shape == (0,) and wide.dtype == np.int64
+    with pytest.raises(ValueError, match=r"Input width is not within the required interval of \[1, 2147483647\]"):
+        text.SlidingWindow(0)
+    with pytest.raises(TypeError, match="Argument width with value 1 is not of type"):
+        text.SlidingWindow("1")
+    with pytest.raises(TypeError, match="Argument axis with value 0 is not of type"):
+        text.SlidingWindow(1, "0")
+    with pytest.raises(RuntimeError, match="axis supports 0 or -1 only for now, but got 1"):
+        text.SlidingWindow(2, 1)(np.array([1, 2, 3]))
+    with pytest.raises(RuntimeError, match="supports 1D input only for now, but got 2D"):
+        text.SlidingWindow(2)(np.ones((2, 3)))
