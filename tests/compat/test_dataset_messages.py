@@ -270,3 +270,42 @@ def test_sliding_window_checks_and_empty_result():
         text.SlidingWindow(2, 1)(np.array([1, 2, 3]))
     with pytest.raises(RuntimeError, match="supports 1D input only for now, but got 2D"):
         text.SlidingWindow(2)(np.ones((2, 3)))
+
+
+def test_biquad_arguments_checked_in_mindspore_words():
+    from openspore.dataset import audio
+    cases = [((44100.5, 200, 0.707), TypeError,
+              "Argument sample_rate with value 44100.5 is not of type [<class 'int'>], but got <class 'float'>."),
+             ((0, 200, 0.707), ValueError,
+              "Input sample_rate is not within the required interval of [-2147483648, 0) and (0, 2147483647]."),
+             ((44100, "200", 0.707), TypeError,
+              "Argument central_freq with value 200 is not of type [<class 'float'>, <class 'int'>]"),
+             ((44100, 2 ** 25, 0.707), ValueError,
+              "Input central_freq is not within the required interval of [-16777216, 16777216]."),
+             ((44100, 200, 1.5), ValueError, "Input Q is not within the required interval of (0, 1].")]
+    for args, error, words in cases:
+        with pytest.raises(error) as info:
+            audio.AllpassBiquad(*args)
+        assert words in str(info.value)
+    with pytest.raises(TypeError, match="Argument cutoff_freq with value None"):
+        audio.LowpassBiquad(44100, None)
+
+
+def test_amplitude_to_db_floors_each_spectrogram_and_checks_arguments():
+    from openspore.dataset import audio
+    batch = np.array([[[[1.0, 1e-12]]], [[[1e-3, 1e-12]]]], np.float32)  # two (1, 1, 2) spectrograms
+    db = audio.AmplitudeToDB(top_db=50.0)(batch)
+    np.testing.assert_allclose(db.reshape(2, 2), [[0.0, -50.0], [-30.0, -80.0]], atol=1e-4)
+    with pytest.raises(TypeError, match=r"Argument stype with value test is not of type \[<enum 'ScaleType'>\]"):
+        audio.AmplitudeToDB(stype="test")
+    with pytest.raises(ValueError, match=r"Input amin is not within the required interval of \(0, 16777216\]"):
+        audio.AmplitudeToDB(amin=-1e-10)
+
+
+def test_complex_norm_power_two_is_the_sum_of_squares():
+    from openspore.dataset import audio
+    pairs = np.array([[1.0, 1.0], [2.0, 3.0]], np.float32)
+    assert audio.ComplexNorm(2)(pairs).tolist() == [2.0, 13.0]
+    assert audio.ComplexNorm()(np.array([[3.0, 4.0]])).tolist() == [5.0]
+    with pytest.raises(ValueError, match=r"Input power is not within the required interval of \[0, 16777216\]"):
+        audio.ComplexNorm(-3.0)
