@@ -138,3 +138,174 @@ def test_cleanup_stops_live_iterators():
     next(iterator)
     iterators._cleanup()  # pylint: disable=protected-access
     assert list(iterator) == []
+
+
+def test_skip_count_interval():
+    data = ds.GeneratorDataset(lambda: ((np.array([i]),) for i in range(3)), ["x"])
+    with pytest.raises(ValueError, match=r"Input count is not within the required interval of \[0, 2147483647\]"):
+        data.skip(-1)
+    with pytest.raises(TypeError, match="Argument count with value 1.5 is not of type"):
+        data.skip(1.5)
+
+
+def _padded(sizes):
+    return ds.PaddedDataset([{"image": np.zeros(n, np.uint8)} for n in sizes])
+
+
+def test_concat_distributed_sampler_deals_rows_round_robin():
+    both = _padded([1, 2, 3, 4, 5]) + _padded([6, 7, 8])
+    shards = []
+    for shard in range(3):
+        both.use_sampler(ds.DistributedSampler(num_shards=3, shard_id=shard, shuffle=False))
+        shards.append([len(r["image"]) for r in both.create_dict_iterator(num_epochs=1, output_numpy=True)])
+        assert both.get_dataset_size() == len(shards[-1])
+    assert shards == [[1, 4, 7], [2, 5, 8], [3, 6]]  # uneven, nothing repeated to even them out
+    both.use_sampler(ds.DistributedSampler(num_shards=9, shard_id=8, shuffle=False))
+    assert both.get_dataset_size() == 0 and list(both) == []
+
+
+def test_concat_random_sampler_reads_every_row_once():
+    both = _padded([1, 2, 3]) + _padded([4, 5, 6, 7])
+    both.use_sampler(ds.RandomSampler())
+    lengths = [len(r["image"]) for r in both.create_dict_iterator(num_epochs=1, output_numpy=True)]
+    assert sorted(lengths) == [1, 2, 3, 4, 5, 6, 7]
+
+
+def test_concat_use_sampler_errors():
+    both = _padded([1, 2]) + _padded([3])
+    with pytest.raises(TypeError, match="must be DistributedSampler or RandomSampler"):
+        both.use_sampler(ds.SequentialSampler())
+    with pytest.raises(ValueError, match="shuffle of DistributedSampler must be False"):
+        both.use_sampler(ds.DistributedSampler(2, 0, shuffle=True))
+    with pytest.raises(ValueError, match="NumSamples of DistributedSampler"):
+        both.use_sampler(ds.DistributedSampler(2, 0, shuffle=False, num_samples=1))
+    with pytest.raises(ValueError, match="replacement of RandomSampler must be False"):
+        both.use_sampler(ds.RandomSampler(replacement=True))
+    batched = _padded([1, 2]).batch(2) + _padded([3])
+    with pytest.raises(TypeError, match="must not be BatchDataset"):
+        batched.use_sampler(ds.DistributedSampler(2, 0, shuffle=False))
+
+
+def test_iterators_list_tracks_live_iterators():
+    data = ds.GeneratorDataset(lambda: ((np.array([i]),) for i in range(2)), ["x"])
+    iterators.ITERATORS_LIST.clear()
+    first = data.create_tuple_iterator(num_epochs=1)
+    second = data.create_tuple_iterator(num_epochs=1)
+    assert len(iterators.ITERATORS_LIST) == 2 and all(ref() is not None for ref in iterators.ITERATORS_LIST)
+    del first
+    assert len(iterators.ITERATORS_LIST) == 1
+    del second
+    assert iterators.ITERATORS_LIST == []
+
+
+def test_size_and_shape_queries_do_not_fire_callbacks():
+    from openspore.dataset.callback import DSCallback
+
+    class Counting(DSCallback):
+        def __init__(self):
+            super().__init__(step_size=1)
+            self.begun, self.steps = 0, 0
+
+        def ds_begin(self, ds_run_context):
+            self.begun += 1
+
+        def ds_step_begin(self, ds_run_context):
+            self.steps += 1
+
+    seen = Counting()
+    data = ds.NumpySlicesDataset([1, 2, 3], shuffle=False).map(lambda x: x, callbacks=seen)
+    data = data.filter(lambda x: x > 0)  # no size without reading: get_dataset_size walks the rows
+    assert data.get_dataset_size() == 3 and data.output_shapes() == [[]]
+    assert (seen.begun, seen.steps) == (0, 0)
+    assert len(rows(data)) == 3
+    assert (seen.begun, seen.steps) == (1, 3)
+
+
+def test_waited_callback_timeout_names_the_event():
+    from openspore.dataset.callback import WaitedDSCallback
+
+    class Waits(WaitedDSCallback):
+        def sync_step_begin(self, train_run_context, ds_run_context):
+            pass
+
+    old = ds.config.get_callback_timeout()
+    ds.config.set_callback_timeout(1)
+    try:
+        data = ds.NumpySlicesDataset([1, 2, 3], shuffle=False).map(lambda x: x, callbacks=Waits())
+        with pytest.raises(RuntimeError, match=r"RuntimeError: ds_step_begin timed out after 1 second\(s\)"):
+            rows(data)  # nobody trains: the second step waits for a step_end that never comes
+    finally:
+        ds.config.set_callback_timeout(old)
+
+
+def test_slice_selectors_as_mindspore():
+    from openspore.dataset import transforms
+    row = np.array([1, 2, 3, 4, 5])
+    assert transforms.Slice(True)(row).tolist() == [1, 2, 3, 4, 5]  # True keeps everything, like None / ...
+    assert transforms.Slice([-1, 0])(row).tolist() == [5, 1]
+    with pytest.raises(RuntimeError, match="Index 5 is out of bounds."):
+        transforms.Slice([5])(row)
+    with pytest.raises(RuntimeError, match="Index -6 is out of bounds."):
+        transforms.Slice(-6)(row)
+    with pytest.raises(RuntimeError, match="Both indices and slices can not be empty."):
+        transforms.Slice([])(row)
+    with pytest.raises(TypeError, match=r"Argument slice_option\[0\] with value \[0, 1\] is not of type"):
+        transforms.Slice([[0, 1]])
+    with pytest.raises(TypeError, match=r"Argument slice_option\[0\] with value slice\(None, 3, None\)"):
+        transforms.Slice([slice(3)])
+
+
+def test_sliding_window_checks_and_empty_result():
+    from openspore.dataset import text
+    assert text.SlidingWindow(3, -1)(np.array([1, 2, 3, 4])).tolist() == [[1, 2, 3], [2, 3, 4]]
+    wide = text.SlidingWindow(30)(np.array([1, 2, 3]))
+    assert wide.shape == (0,) and wide.dtype == np.int64
+    with pytest.raises(ValueError, match=r"Input width is not within the required interval of \[1, 2147483647\]"):
+        text.SlidingWindow(0)
+    with pytest.raises(TypeError, match="Argument width with value 1 is not of type"):
+        text.SlidingWindow("1")
+    with pytest.raises(TypeError, match="Argument axis with value 0 is not of type"):
+        text.SlidingWindow(1, "0")
+    with pytest.raises(RuntimeError, match="axis supports 0 or -1 only for now, but got 1"):
+        text.SlidingWindow(2, 1)(np.array([1, 2, 3]))
+    with pytest.raises(RuntimeError, match="supports 1D input only for now, but got 2D"):
+        text.SlidingWindow(2)(np.ones((2, 3)))
+
+
+def test_biquad_arguments_checked_in_mindspore_words():
+    from openspore.dataset import audio
+    cases = [((44100.5, 200, 0.707), TypeError,
+              "Argument sample_rate with value 44100.5 is not of type [<class 'int'>], but got <class 'float'>."),
+             ((0, 200, 0.707), ValueError,
+              "Input sample_rate is not within the required interval of [-2147483648, 0) and (0, 2147483647]."),
+             ((44100, "200", 0.707), TypeError,
+              "Argument central_freq with value 200 is not of type [<class 'float'>, <class 'int'>]"),
+             ((44100, 2 ** 25, 0.707), ValueError,
+              "Input central_freq is not within the required interval of [-16777216, 16777216]."),
+             ((44100, 200, 1.5), ValueError, "Input Q is not within the required interval of (0, 1].")]
+    for args, error, words in cases:
+        with pytest.raises(error) as info:
+            audio.AllpassBiquad(*args)
+        assert words in str(info.value)
+    with pytest.raises(TypeError, match="Argument cutoff_freq with value None"):
+        audio.LowpassBiquad(44100, None)
+
+
+def test_amplitude_to_db_floors_each_spectrogram_and_checks_arguments():
+    from openspore.dataset import audio
+    batch = np.array([[[[1.0, 1e-12]]], [[[1e-3, 1e-12]]]], np.float32)  # two (1, 1, 2) spectrograms
+    db = audio.AmplitudeToDB(top_db=50.0)(batch)
+    np.testing.assert_allclose(db.reshape(2, 2), [[0.0, -50.0], [-30.0, -80.0]], atol=1e-4)
+    with pytest.raises(TypeError, match=r"Argument stype with value test is not of type \[<enum 'ScaleType'>\]"):
+        audio.AmplitudeToDB(stype="test")
+    with pytest.raises(ValueError, match=r"Input amin is not within the required interval of \(0, 16777216\]"):
+        audio.AmplitudeToDB(amin=-1e-10)
+
+
+def test_complex_norm_power_two_is_the_sum_of_squares():
+    from openspore.dataset import audio
+    pairs = np.array([[1.0, 1.0], [2.0, 3.0]], np.float32)
+    assert audio.ComplexNorm(2)(pairs).tolist() == [2.0, 13.0]
+    assert audio.ComplexNorm()(np.array([[3.0, 4.0]])).tolist() == [5.0]
+    with pytest.raises(ValueError, match=r"Input power is not within the required interval of \[0, 16777216\]"):
+        audio.ComplexNorm(-3.0)

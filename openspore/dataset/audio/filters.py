@@ -11,6 +11,7 @@ import numbers
 
 import numpy as np
 
+from ..engine.checks import check_float32, check_interval, check_nonzero_int32, check_type
 from ..transforms.base import TensorOperation
 
 
@@ -88,29 +89,21 @@ class Biquad(TensorOperation):
         return lfilter(waveform, self._a, self._b, True)
 
 
-def _rate(sample_rate, where):
-    if isinstance(sample_rate, bool) or not isinstance(sample_rate, int) or sample_rate == 0:
-        raise ValueError(f"For '{where}', 'sample_rate' must be a non-zero int, but got {sample_rate!r}.")
-    return sample_rate
-
-
-def _q(Q, where):
-    if isinstance(Q, bool) or not isinstance(Q, numbers.Real) or not 0 < Q <= 1:
-        raise ValueError(f"For '{where}', 'Q' must be a number in (0, 1], but got {Q!r}.")
-    return float(Q)
-
-
-def _design(sample_rate, freq, Q, where):
-    """(w0, cos w0, alpha) of the cookbook formulas."""
-    w0 = 2 * math.pi * float(freq) / _rate(sample_rate, where)
-    return w0, math.cos(w0), math.sin(w0) / 2 / _q(Q, where)
+def _design(sample_rate, freq, Q, where, freq_name="central_freq"):
+    """(w0, cos w0, alpha) of the cookbook formulas; the arguments are checked in MindSpore's order and words."""
+    check_nonzero_int32(sample_rate, "sample_rate")
+    check_float32(freq, freq_name)
+    check_type(Q, (float, int), "Q")
+    check_interval(Q, 0, 1, "Q", left_open=True)
+    w0 = 2 * math.pi * float(freq) / sample_rate
+    return w0, math.cos(w0), math.sin(w0) / 2 / float(Q)
 
 
 class LowpassBiquad(Biquad):
     """`LowpassBiquad(sample_rate, cutoff_freq, Q=0.707)`: second-order low-pass."""
 
     def __init__(self, sample_rate, cutoff_freq, Q=0.707):
-        _, c, alpha = _design(sample_rate, cutoff_freq, Q, "LowpassBiquad")
+        _, c, alpha = _design(sample_rate, cutoff_freq, Q, "LowpassBiquad", "cutoff_freq")
         self.sample_rate, self.cutoff_freq, self.Q = sample_rate, cutoff_freq, Q
         super().__init__((1 - c) / 2, 1 - c, (1 - c) / 2, 1 + alpha, -2 * c, 1 - alpha)
 
@@ -119,7 +112,7 @@ class HighpassBiquad(Biquad):
     """`HighpassBiquad(sample_rate, cutoff_freq, Q=0.707)`: second-order high-pass."""
 
     def __init__(self, sample_rate, cutoff_freq, Q=0.707):
-        _, c, alpha = _design(sample_rate, cutoff_freq, Q, "HighpassBiquad")
+        _, c, alpha = _design(sample_rate, cutoff_freq, Q, "HighpassBiquad", "cutoff_freq")
         self.sample_rate, self.cutoff_freq, self.Q = sample_rate, cutoff_freq, Q
         super().__init__((1 + c) / 2, -1 - c, (1 + c) / 2, 1 + alpha, -2 * c, 1 - alpha)
 
@@ -158,7 +151,7 @@ class EqualizerBiquad(Biquad):
     """`EqualizerBiquad(sample_rate, center_freq, gain, Q=0.707)`: peaking equaliser adding `gain` dB."""
 
     def __init__(self, sample_rate, center_freq, gain, Q=0.707):
-        _, c, alpha = _design(sample_rate, center_freq, Q, "EqualizerBiquad")
+        _, c, alpha = _design(sample_rate, center_freq, Q, "EqualizerBiquad", "center_freq")
         self.sample_rate, self.center_freq, self.gain, self.Q = sample_rate, center_freq, gain, Q
         amp = 10 ** (float(gain) / 40)
         super().__init__(1 + alpha * amp, -2 * c, 1 - alpha * amp, 1 + alpha / amp, -2 * c, 1 - alpha / amp)

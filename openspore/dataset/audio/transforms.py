@@ -12,6 +12,7 @@ from enum import Enum
 
 import numpy as np
 
+from ..engine.checks import FLOAT32_LIMIT, check_interval, check_type
 from ..transforms.base import TensorOperation, rng
 
 
@@ -74,16 +75,23 @@ class AmplitudeToDB(TensorOperation):
     (magnitude) relative to ref_value, floored at top_db below the maximum."""
 
     def __init__(self, stype=ScaleType.POWER, ref_value=1.0, amin=1e-10, top_db=80.0):
-        if ref_value <= 0 or amin <= 0:
-            raise ValueError("For 'AmplitudeToDB', 'ref_value' and 'amin' must be positive.")
-        self.stype, self.ref_value, self.amin, self.top_db = ScaleType(stype), ref_value, amin, top_db
+        check_type(stype, (ScaleType,), "stype")
+        for name, value in (("ref_value", ref_value), ("amin", amin), ("top_db", top_db)):
+            if name == "top_db" and value is None:
+                continue
+            check_type(value, (int, float), name)
+            check_interval(value, 0, FLOAT32_LIMIT, name, left_open=True)
+        self.stype, self.ref_value, self.amin, self.top_db = stype, ref_value, amin, top_db
 
     def _execute(self, x):
         x = _float(x)
         mult = 10.0 if self.stype == ScaleType.POWER else 20.0
         db = mult * np.log10(np.maximum(x, self.amin)) - mult * np.log10(max(self.amin, self.ref_value))
         if self.top_db is not None:
-            db = np.maximum(db, db.max() - self.top_db)
+            # the floor is top_db below the loudest value of each spectrogram (the last three axes), not the batch
+            per_item = db.reshape((-1,) + db.shape[-3:]) if db.ndim > 3 else db.reshape((1,) + db.shape)
+            floor = per_item.max(axis=tuple(range(1, per_item.ndim)), keepdims=True) - self.top_db
+            db = np.maximum(per_item, floor).reshape(db.shape)
         return db.astype(x.dtype)
 
 
@@ -301,11 +309,16 @@ class ComplexNorm(TensorOperation):
     """`ComplexNorm(power=1.0)`: |z|^power of (..., 2) real/imaginary pairs."""
 
     def __init__(self, power=1.0):
+        check_type(power, (int, float), "power")
+        check_interval(power, 0, FLOAT32_LIMIT, "power")
         self.power = power
 
     def _execute(self, x):
         x = _float(x)
-        return np.power(np.sqrt(x[..., 0] ** 2 + x[..., 1] ** 2), self.power).astype(x.dtype)
+        squares = x[..., 0] ** 2 + x[..., 1] ** 2  # |z|^power = (re² + im²)^(power/2): exact for power 2
+        if self.power == 1:
+            return np.sqrt(squares).astype(x.dtype)
+        return np.power(squares, self.power / 2).astype(x.dtype)
 
 
 class Magphase(TensorOperation):

@@ -25,10 +25,30 @@ def check_type(value, types, name):
                         f"{type(value)}.")
 
 
-def check_interval(value, low, high, name):
-    """ValueError unless low <= value <= high."""
-    if not low <= value <= high:
-        raise ValueError(f"Input {name} is not within the required interval of [{low}, {high}].")
+FLOAT32_LIMIT = 16777216  # MindSpore bounds its float arguments by 2**24
+
+
+def check_interval(value, low, high, name, left_open=False, right_open=False):
+    """ValueError unless value lies in [low, high] (an open end excludes its bound)."""
+    above = value > low if left_open else value >= low
+    below = value < high if right_open else value <= high
+    if not (above and below):
+        raise ValueError(f"Input {name} is not within the required interval of {'(' if left_open else '['}{low}, "
+                         f"{high}{')' if right_open else ']'}.")
+
+
+def check_nonzero_int32(value, name):
+    """An int in [-2**31, 0) or (0, 2**31 - 1]."""
+    check_type(value, (int,), name)
+    if value == 0 or not -INT32_MAX - 1 <= value <= INT32_MAX:
+        raise ValueError(f"Input {name} is not within the required interval of [{-INT32_MAX - 1}, 0) and "
+                         f"(0, {INT32_MAX}].")
+
+
+def check_float32(value, name):
+    """An int or float in [-2**24, 2**24]."""
+    check_type(value, (float, int), name)
+    check_interval(value, -FLOAT32_LIMIT, FLOAT32_LIMIT, name)
 
 
 def check_shards(num_shards, shard_id):

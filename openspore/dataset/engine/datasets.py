@@ -74,7 +74,7 @@ class Dataset(Recorded):
     def _first_row(self):
         self._check_tree()
         if "first" not in self._meta:
-            gen = self._iter_rows(Context(self))
+            gen = self._iter_rows(Context(self, quiet=True))
             try:
                 self._meta["first"] = next(gen, None)
             finally:
@@ -229,7 +229,7 @@ class Dataset(Recorded):
             self._check_tree()
             size = self._size()
             if size is None:
-                gen = self._iter_rows(Context(self))
+                gen = self._iter_rows(Context(self, quiet=True))
                 size = sum(1 for _ in gen)
             self._meta["size"] = -1 if size == INFINITE else int(size)
         return self._meta["size"]

@@ -35,13 +35,24 @@ def _connect_caches(dataset):
         stack.extend(getattr(node, "children", ()))
 
 
-_LIVE = weakref.WeakSet()  # iterators not yet collected, so _cleanup() can stop their pipelines
+# Weak references to the iterators not yet collected (a reference leaves the list when its iterator dies), so
+# _cleanup() can stop their pipelines; MindSpore keeps the same list under this name.
+ITERATORS_LIST = []
+
+
+def _unregister(ref):
+    try:
+        ITERATORS_LIST.remove(ref)
+    except ValueError:  # the list was cleared meanwhile
+        pass
 
 
 def _cleanup():
     """Stop every live iterator's pipeline (its worker processes end); MindSpore's tests call this between runs."""
-    for iterator in list(_LIVE):
-        iterator.stop()
+    for ref in list(ITERATORS_LIST):
+        iterator = ref()
+        if iterator is not None:
+            iterator.stop()
 
 
 class TupleIterator:
@@ -68,7 +79,7 @@ class TupleIterator:
         self._epoch = 0
         self._gen = None
         self._stopped = False
-        _LIVE.add(self)
+        ITERATORS_LIST.append(weakref.ref(self, _unregister))
 
     def __iter__(self):
         return self

@@ -10,6 +10,7 @@ import numpy as np
 from .. import config
 from . import autotune, profiling
 from .callbacks import CallbackRunner, check_callbacks
+from .checks import INT32_MAX, check_interval, check_type
 from .datasets import Dataset
 from .rows import INFINITE, check_columns_exist, names_list, to_array
 from .workers import TaskError, describe_failure, make_pool
@@ -139,7 +140,7 @@ class MapDataset(Dataset):
         return self.operations
 
     def _iter_rows(self, ctx):
-        if self.callbacks:
+        if self.callbacks and not ctx.quiet:
             return self._called_back_rows(ctx)
         if self.cache is not None:
             from ..cache.pipeline import cached_rows
@@ -168,7 +169,7 @@ class MapDataset(Dataset):
         same = len(in_cols) == len(out_cols)
         rest_idx = [i for i, c in enumerate(child_cols) if c not in in_cols]
         rows = self.children[0]._iter_rows(ctx)
-        if self.callbacks:
+        if self.callbacks and not ctx.quiet:
             rows = ctx.callback_runners[id(self)].feed(rows)
         pending = collections.deque()  # rows whose inputs are in flight, to rebuild the full rows in order
 
@@ -336,8 +337,8 @@ class TakeDataset(Dataset):
 
 class SkipDataset(Dataset):
     def __init__(self, child, count):
-        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-            raise ValueError(f"For 'skip', 'count' must be a non-negative int, but got {count!r}.")
+        check_type(count, (int,), "count")
+        check_interval(count, 0, INT32_MAX, "count")
         super().__init__([child])
         self.count = count
 
@@ -391,14 +392,58 @@ class ConcatDataset(Dataset):
                                  f"{child.get_col_names()}.")
         return names
 
+    _sampler = None
+
+    def use_sampler(self, sampler):
+        """`use_sampler(sampler)`: a DistributedSampler (shuffle=False) keeps the rows whose position in the
+        concatenation is shard_id modulo num_shards (shards may differ by one row; none is repeated); a
+        RandomSampler (no replacement) reads the concatenation in a random order."""
+        from .batch import BatchDataset  # batch imports this module
+        from .samplers import DistributedSampler, RandomSampler
+        if sampler is None:
+            raise TypeError("Sampler is None.")
+        if isinstance(sampler, DistributedSampler):
+            if sampler.shuffle:
+                raise ValueError("The parameter shuffle of DistributedSampler must be False!")
+            if sampler.num_samples is not None:
+                raise ValueError("The parameter NumSamples of DistributedSampler is not support to be set!")
+        elif isinstance(sampler, RandomSampler):
+            if sampler.replacement:
+                raise ValueError("The parameter replacement of RandomSampler must be False!")
+            if sampler.num_samples is not None:
+                raise ValueError("The parameter num_samples of RandomSampler is not support to be set!")
+        else:
+            raise TypeError(f"The parameter {sampler} of concat must be DistributedSampler or RandomSampler!")
+        for child in self.children:
+            if isinstance(child, BatchDataset):
+                raise TypeError(f"The parameter {child} of concat must not be BatchDataset!")
+        self._sampler = sampler
+        self._meta = {}
+
+    def _keeps(self, position):
+        sampler = self._sampler
+        return position % sampler.num_shards == sampler.shard_id
+
     def _size(self):
         sizes = [c._size() for c in self.children]
-        return None if any(s is None for s in sizes) else sum(sizes)
+        if any(s is None for s in sizes):
+            return None
+        total = sum(sizes)
+        if self._sampler is not None and hasattr(self._sampler, "num_shards"):
+            return len(range(self._sampler.shard_id, total, self._sampler.num_shards))
+        return total
 
     def _iter_rows(self, ctx):
         self.get_col_names()
-        for child in self.children:
-            yield from child._iter_rows(ctx)
+        rows = (row for child in self.children for row in child._iter_rows(ctx))
+        if self._sampler is None:
+            yield from rows
+        elif hasattr(self._sampler, "num_shards"):
+            yield from (row for position, row in enumerate(rows) if self._keeps(position))
+        else:
+            every = list(rows)
+            for k in ctx.rng(self).permutation(len(every)):
+                yield every[k]
 
 
 class ProjectDataset(Dataset):

@@ -95,7 +95,8 @@ def check_columns_exist(columns, available, where):
 class Context:
     """State of one iterator: the epoch number and how many passes each node has made (for seeding)."""
 
-    def __init__(self, root):
+    def __init__(self, root, quiet=False):
+        self.quiet = quiet  # a pass that only measures (size, first row): user callbacks do not see it
         self.epoch = 0
         self._keys = {}
         self._passes = {}

@@ -133,9 +133,10 @@ class WaitedDSCallback(_train_callback_base(), DSCallback):
             return False
         timeout = config.get_callback_timeout()
         if not event.wait(timeout):
-            raise RuntimeError(f"For 'WaitedDSCallback', the dataset waited {timeout} s for training to finish "
-                               f"the previous {what}; pass the callback to model.train as well, or raise "
-                               f"ds.config.set_callback_timeout.")
+            # the quoted "RuntimeError: ds_<what>_begin timed out ..." is the sentence MindSpore's pipeline reports
+            raise RuntimeError(f"For 'WaitedDSCallback', RuntimeError: ds_{what}_begin timed out after {timeout} "
+                               f"second(s): training did not finish the previous {what}; pass the callback to "
+                               f"model.train as well, or raise ds.config.set_callback_timeout.")
         event.clear()
         return not self._training_ended
 

@@ -14,6 +14,7 @@ from enum import Enum
 
 import numpy as np
 
+from ..engine.checks import INT32_MAX, check_interval, check_type
 from ..transforms.base import TensorOperation
 from .vocab import Vocab
 
@@ -204,16 +205,22 @@ class SlidingWindow(TensorOperation):
     """`SlidingWindow(width, axis=0)`: the windows of `width` consecutive entries along `axis`, stacked."""
 
     def __init__(self, width, axis=0):
-        if not isinstance(width, int) or width < 1:
-            raise ValueError(f"For 'SlidingWindow', 'width' must be a positive int, but got {width!r}.")
+        check_type(width, (int,), "width")
+        check_interval(width, 1, INT32_MAX, "width")
+        check_type(axis, (int,), "axis")
         self.width, self.axis = width, axis
 
     def _execute(self, value):
         arr = np.asarray(value)
-        axis = self.axis % arr.ndim
-        n = arr.shape[axis] - self.width + 1
-        windows = [np.take(arr, range(i, i + self.width), axis=axis) for i in range(max(n, 0))]
-        return np.stack(windows, axis) if windows else np.empty((0,) + arr.shape, arr.dtype)
+        if self.axis not in (0, -1):
+            raise RuntimeError(f"SlidingWindow: The parameter axis supports 0 or -1 only for now, but got "
+                               f"{self.axis}.")
+        if arr.ndim != 1:
+            raise RuntimeError(f"SlidingWindow: SlidingWindow supports 1D input only for now, but got {arr.ndim}D.")
+        n = arr.shape[0] - self.width + 1
+        if n <= 0:  # wider than the input: no window, an empty 1-D result
+            return np.empty((0,), arr.dtype)
+        return np.stack([arr[i:i + self.width] for i in range(n)])
 
 
 class ToNumber(TensorOperation):

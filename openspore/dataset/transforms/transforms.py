@@ -3,6 +3,7 @@ import enum
 
 import numpy as np
 
+from ..engine.checks import check_type
 from .base import TensorOperation, check_prob, check_transforms, rng, run_chain
 
 
@@ -166,27 +167,41 @@ class Concatenate(TensorOperation):
 
 
 class Slice(TensorOperation):
-    """`Slice(*slices)`: one selector per dimension (int, list of int, slice, None or Ellipsis keep all)."""
+    """`Slice(*slices)`: one selector per dimension (int, list of int, slice; None, Ellipsis or True keep all).
+
+    >>> Slice(slice(1, 3), [0, 2])(np.arange(12).reshape(3, 4)).tolist()
+    [[4, 6], [8, 10]]
+    """
 
     def __init__(self, *slices):
         for s in slices:
-            if not (s is None or s is Ellipsis or isinstance(s, (int, slice)) or
-                    (isinstance(s, (list, tuple)) and all(isinstance(i, int) for i in s))):
-                raise TypeError(f"For 'Slice', each selector must be int, list of int, slice, None or Ellipsis, "
-                                f"but got {s!r}.")
+            if isinstance(s, (list, tuple)):
+                for k, index in enumerate(s):
+                    check_type(index, (int,), f"slice_option[{k}]")
+            elif not (s is None or s is Ellipsis or isinstance(s, (bool, int, slice))):
+                raise TypeError(f"Argument slice_option with value {s!r} is not of type [<class 'int'>, <class "
+                                f"'list'>, <class 'slice'>, <class 'NoneType'>, <class 'ellipsis'>], but got "
+                                f"{type(s)}.")
         self.slices = slices
 
     def _execute(self, x):
+        x = np.asarray(x)
         if len(self.slices) > x.ndim:
             raise ValueError(f"For 'Slice', {len(self.slices)} selectors for a {x.ndim}-D input.")
         out = x
         for axis, s in enumerate(self.slices):
-            if s is None or s is Ellipsis:
+            if s is None or s is Ellipsis or s is True:
                 continue
+            if s is False or (isinstance(s, (list, tuple)) and not s):
+                raise RuntimeError("Both indices and slices can not be empty.")
             if isinstance(s, slice):
                 out = out[(slice(None),) * axis + (s,)]
-            else:
-                out = np.take(out, [s] if isinstance(s, int) else list(s), axis=axis)
+                continue
+            indices = [s] if isinstance(s, int) else list(s)
+            for index in indices:
+                if not -x.shape[axis] <= index < x.shape[axis]:
+                    raise RuntimeError(f"Index {index} is out of bounds.")
+            out = np.take(out, indices, axis=axis)
         return np.array(out)
 
 
