@@ -2,7 +2,7 @@
 
     O0  inline, dce         (the graph as traced: calls inlined for the executor, dead values dropped)
     O1  inline, dead_branch, constant_folding, dead_branch (conditions folding made constant),
-        algebraic_simplify, cse, dce, dense_fusion, layout_channels_last
+        algebraic_simplify, cse, dce, dense_fusion, layout_channels_last, conv_backprop_merge
     O2  O1's simplification, then a second round on what the first round exposed
     INFERENCE (+ INFERENCE_TORCH)  eval-mode Cells and GraphCells (runtime/inference.py): O1's simplification,
         freeze_weights, constant folding, fold_batchnorm, dce, then conv_epilogue_fusion (or an ONNX engine)
@@ -41,7 +41,7 @@ graph @f(%0 x: f32[2]) {
   return %0
 }
 >>> names[0], names[-1]
-('inline', 'layout_channels_last')
+('inline', 'conv_backprop_merge')
 """
 import functools
 import time
@@ -61,6 +61,7 @@ from .passes.layout_channels_last import layout_channels_last
 from .passes.freeze_weights import freeze_weights
 from .passes.fold_batchnorm import fold_batchnorm
 from .passes.conv_epilogue_fusion import conv_epilogue_fusion
+from .passes.conv_backprop_merge import conv_backprop_merge
 from .memory import plan_memory  # noqa: F401  (the step after the passes; runtime/cache.py calls it)
 
 _SIMPLIFY = [
@@ -75,10 +76,13 @@ _SIMPLIFY = [
 PIPELINES = {
     "O0": [("inline", inline), ("dce", dce)],
     # channels-last pays off for convolution training steps on torch's CPU kernels (layout_channels_last.py)
+    # one convolution_backward for both halves of a convolution's backward (conv_backprop_merge.py)
     "O1": [("inline", inline)] + _SIMPLIFY + [("dense_fusion", dense_fusion),
-                                              ("layout_channels_last", layout_channels_last)],
+                                              ("layout_channels_last", layout_channels_last),
+                                              ("conv_backprop_merge", conv_backprop_merge)],
     "O2": [("inline", inline)] + _SIMPLIFY + [(f"{name}_2", fn) for name, fn in _SIMPLIFY[1:]]
-    + [("dense_fusion", dense_fusion), ("layout_channels_last", layout_channels_last)],
+    + [("dense_fusion", dense_fusion), ("layout_channels_last", layout_channels_last),
+       ("conv_backprop_merge", conv_backprop_merge)],
 }
 DEFAULT_LEVEL = "O1"
 # appended to the level's passes when graph-kernel fusion is on (each receives the GraphKernelFlags)
@@ -102,9 +106,12 @@ ORDER = [
     ("dead_branch_after_folding", "after", "constant_folding", "it resolves the conditions folding made constant"),
     ("dce", "after", "cse", "merged duplicates and folded-away inputs are dropped by dce"),
     ("dense_fusion", "after", "dce", "a MatMul also read by a dead node has two users and is not fused"),
-    ("layout_channels_last", "last", ("graph_kernel_expand", "graph_kernel_cluster"),
+    ("layout_channels_last", "last", ("conv_backprop_merge", "graph_kernel_expand", "graph_kernel_cluster"),
      "its conversions are placed for the final graph; a later rewrite could leave a channels-last value read by a "
-     "layout-blind op (the graph-kernel passes may follow: fused kernels read any memory layout)"),
+     "layout-blind op (the merged convolution backward and the graph-kernel passes may follow: their kernels "
+     "read any memory layout)"),
+    ("conv_backprop_merge", "after", "layout_channels_last",
+     "the layout pass knows the two backward halves (its anchors), not the merged node"),
     ("graph_kernel_cluster", "after", "graph_kernel_expand", "expanded composites' pieces join clusters"),
 ]
 

@@ -23,6 +23,8 @@ NO_MINDIR = "no MindIR encoding written yet (MindSpore's op of the same name wou
 NO_ONNX = "no ONNX converter written yet"
 LAYOUT_ONLY = ("a memory-layout conversion that the layout_channels_last pass inserts into compiled graphs; exported "
                "graphs are captured before any pass")
+PASS_MADE = ("a fusion a compiler pass makes in compiled training graphs (after autodiff); exported graphs are "
+             "captured before any pass, so they hold the two primitives it merges")
 STATEFUL = "an in-place write of a Parameter (training-mode BatchNorm statistics): ONNX graphs are stateless"
 ORDERING = "orders side effects, which the eval-mode graphs written as ONNX do not have"
 
