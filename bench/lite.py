@@ -9,7 +9,8 @@ lite runs, so lite and onnxruntime run the very same model. Each measurement the
 its peak RSS is its own): `lite` (loads the .ms, never imports torch), `onnxruntime` (the ONNX file,
 intra-op threads = --threads), `openspore-torch` (the MindIR through `ms.load` + `nn.GraphCell` on the torch
 backend). BLAS/intra-op threads are capped to --threads in every worker; lite's `Context.cpu.thread_num` is
---threads (2+: lite's own work sharing over convolution rows, BLAS single-threaded under it).
+--threads (2+: each call runs the fastest of serial, lite's own work sharing over convolution rows, or BLAS
+threads in large GEMMs; openspore/lite/workshare.py).
 
 Latency ratio: on a shared, loaded machine the load changes between processes, so lite and onnxruntime are also
 timed in one `pair` process, alternating blocks of calls (lite, ort, lite, ort, …); its "lite ms", "ort ms" and
@@ -44,7 +45,7 @@ def worker(args):
         import time
         from openspore import lite as mslite
         ctx = mslite.Context()
-        ctx.cpu.thread_num = args.threads  # 2+: lite's own work sharing, BLAS single-threaded under it
+        ctx.cpu.thread_num = args.threads  # 2+: the fastest way of workshare.py per call
         t0 = time.perf_counter()
         model = mslite.Model()
         model.build_from_file(args.path, mslite.ModelType.MINDIR_LITE, ctx)

@@ -70,20 +70,23 @@ class Model(TrainingMixin):
         n = context.cpu.thread_num
         self._threads = BlasThreads(n)
         self._share = None
-        if n >= 2 and train_cfg is None:
-            # inference shares convolution chunks over n threads of its own, BLAS single-threaded meanwhile
-            # (workshare.py says why)
-            # or BLAS on n threads inside each convolution GEMM of at least 512 (or 64) output pixels only
-            # (kernels/nhwc.py); each call runs the way its recent calls measured fastest
-            self._share = WorkShare.of(n)
-            self._ways = ((None,), (self._share,), (None, (n, 512)), (None, (n, 64)))  # scope() arguments
-            self._threads, self._chooser = BlasThreads(1), Chooser(ways=len(self._ways))
         self._context = context
         if train_cfg is not None:
             self._build_training(program, train_cfg)
             return
         if program.meta.get("train"):
             program = self._inference_view(program)
+        if n >= 2:
+            # inference: BLAS single-threaded, and where a convolution can use them, n threads of lite's own
+            # sharing its row chunks, or BLAS on n threads inside each convolution GEMM of at least 512 (or 64)
+            # output pixels only (kernels/nhwc.py); each call runs the way its recent calls measured fastest
+            # (workshare.py says why). A model with no such convolution (LeNet: its convolutions carry their
+            # pools) runs serially, as at one thread, without the chooser's bookkeeping.
+            self._threads = BlasThreads(1)
+            if any(_splittable(op) for op in program.main.all_ops()):
+                self._share = WorkShare.of(n)
+                self._ways = ((None,), (self._share,), (None, (n, 512)), (None, (n, 64)))  # scope() arguments
+                self._chooser = Chooser(ways=len(self._ways))
         self._set_program(program)
 
     def _set_program(self, program):
@@ -240,6 +243,13 @@ class Model(TrainingMixin):
         self._check_built("get_weights")
         store = self._train.store if self._train is not None else self._exe.store
         return [Tensor(np.array(store[i]), name=name) for name, i in self._weight_store().items()]
+
+
+def _splittable(op):
+    """Whether a convolution of `op` can run another way than serially (kernels/nhwc.py: a channels-last group-1
+    convolution without a fused pool)."""
+    a = op.attrs
+    return op.type == "LiteConv2D" and a.get("layout") == "NHWC" and not a.get("pool") and a.get("group", 1) == 1
 
 
 def _by_name(tensors, name, what):

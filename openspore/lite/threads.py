@@ -40,9 +40,9 @@ def _blas_controllers():
 
 
 def _functions(lib):
-    if lib.internal_api == "openblas" and getattr(lib, "threading_layer", "") != "openmp":
-        get = lib._get_symbol("openblas_get_num_threads")
-        put = lib._get_symbol("openblas_set_num_threads")
+    symbol = getattr(lib, "_get_symbol", None)  # threadpoolctl's (private) lookup with the library's affixes
+    if symbol is not None and lib.internal_api == "openblas" and getattr(lib, "threading_layer", "") != "openmp":
+        get, put = symbol("openblas_get_num_threads"), symbol("openblas_set_num_threads")
         if get is not None and put is not None:
             return get, put
     return lib.get_num_threads, lib.set_num_threads

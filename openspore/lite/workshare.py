@@ -10,8 +10,11 @@ so the chunks overlap.
 
 Python threads pay for this with the GIL: a helper the OS deschedules while it holds the GIL stalls the caller
 too, and on an oversubscribed machine that costs more than the second thread gains (measured here at load 13 on
-2 cores: ResNet20 1.4× slower shared than serial). So a model does not trust either way: `Chooser` times its
-calls both ways and runs the faster one, trying the other again every `probe` calls.
+2 cores: ResNet20 1.4× slower shared than serial). So a model does not trust any one way: `Chooser` times its
+calls each way — serial, shared, and BLAS threads inside the GEMMs of large images only (kernels/nhwc.py,
+`gemm_threads()`), where OpenBLAS splits the product well on a quiet machine — runs the fastest and tries the
+others again now and then, each probe costing at most 1/`probe` of the time (a way a hundred times slower, as
+OpenBLAS's threads are on a busy machine, is tried a hundred times less often).
 
 `WorkShare.of(n)` is the process's pool of n threads (helpers start on first use, daemon threads that sleep
 while idle); `scope(share)` makes it the calling thread's `current()` pool for the duration of a call. A pool

@@ -50,8 +50,9 @@ def test_two_models_keep_their_own_thread_counts(fixtures_dir):
     # building `two` last no longer sets the process's count for everyone (it was process-wide before)
     with one._threads:
         assert one._threads.current() == 1
-    with two._threads:  # inference on 2 threads: lite's WorkShare, a single-threaded BLAS under it
-        assert two._threads.current() == 1 and two._share.n == 2
+    with two._threads:  # inference on 2 threads: a single-threaded BLAS (lite's ways use the threads)
+        assert two._threads.current() == 1
+    assert two._share is None  # LeNet's convolutions carry their pools: nothing to share, it runs serially
     outs = []
     for model in (one, two, default, one):
         inputs = model.get_inputs()
@@ -61,6 +62,15 @@ def test_two_models_keep_their_own_thread_counts(fixtures_dir):
     for out in outs[1:]:
         np.testing.assert_allclose(out, outs[0], rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(outs[0], np.load(os.path.join(fixtures_dir, "lenet5_output.npy")), atol=1e-5)
+
+
+def test_models_with_splittable_convolutions_get_the_ways():
+    from openspore.lite.model import _splittable
+    conv = {"layout": "NHWC", "kernel_size": (3, 3)}
+    assert _splittable(Op("LiteConv2D", conv, [0, 1], [2]))
+    assert not _splittable(Op("LiteConv2D", dict(conv, pool=(2, 2)), [0, 1], [2]))
+    assert not _splittable(Op("LiteConv2D", {"kernel_size": (3, 3)}, [0, 1], [2]))  # NCHW
+    assert not _splittable(Op("LiteDense", {}, [0, 1], [2]))
 
 
 def test_workshare_runs_each_task_once_and_reraises():
@@ -155,3 +165,22 @@ def test_workshare_works_in_a_forked_child():
             os._exit(code)
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+def test_every_way_of_a_residual_block_matches_one_thread(fixtures_dir):
+    path = os.path.join(fixtures_dir, "resblock.mindir")
+    x = np.load(os.path.join(fixtures_dir, "resblock_input0.npy"))[:1]  # batch 1: the ways that split apply
+    one, two = _model(path, 1), _model(path, 2)
+    assert two._share is not None and len(two._chooser.times) == 4
+    for model in (one, two):
+        model.resize(model.get_inputs(), [list(x.shape)])
+    want = None
+    for model in (one,) + (two,) * 10:  # the chooser tries each of its four ways twice first
+        inputs = model.get_inputs()
+        inputs[0].set_data_from_numpy(x)
+        got = model.predict(inputs)[0].get_data_to_numpy()
+        if want is None:
+            want = got
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    assert all(len(t) >= 2 for t in two._chooser.times)
+    np.testing.assert_allclose(want, np.load(os.path.join(fixtures_dir, "resblock_output.npy"))[:1], atol=1e-5)
