@@ -50,14 +50,19 @@ class Timer(ms.Callback):
 
 
 class TimedCollector(ms.SummaryCollector):
-    """The collector, adding up the wall time of its callbacks (what it costs the training thread directly)."""
+    """The collector, adding up the wall time of its callbacks (what it costs the training thread directly), and
+    the training thread's CPU time (thread_time: load-independent) of each step_end, collecting or not."""
 
     own = 0.0
     own_step_max = 0.0
     close = 0.0
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.step_cpu = {"collecting": [], "other": []}
+
     def _timed(self, method, run_context, step=False):
-        t0 = time.perf_counter()
+        t0, cpu0 = time.perf_counter(), time.thread_time()
         try:
             return method(self, run_context)
         finally:
@@ -65,6 +70,10 @@ class TimedCollector(ms.SummaryCollector):
             self.own += spent
             if step:
                 self.own_step_max = max(self.own_step_max, spent)
+                n = run_context.original_args().cur_step_num
+                if n > 1:  # step 1 records the graph too
+                    self.step_cpu["other" if n % self.collect_freq else "collecting"].append(
+                        time.thread_time() - cpu0)
 
     def __enter__(self):
         t0 = time.perf_counter()
@@ -120,8 +129,14 @@ def one_run(epochs, steps, collector_freq, tmp, cold=False):
             "first": 1000 * timer.steps[0], "epoch": 1000 * statistics.mean(timer.epochs[1:] or timer.epochs),
             "train": 1000 * total / epochs, "cpu": 1000 * cpu / n,
             "own": 1000 * collector.own / n if collector else 0.0,
+            "se_collect": 1e6 * _median(collector.step_cpu["collecting"]) if collector else 0.0,
+            "se_other": 1e6 * _median(collector.step_cpu["other"]) if collector else 0.0,
             "own_max": 1000 * collector.own_step_max if collector else 0.0,
             "close": 1000 * collector.close if collector else 0.0, "steps": later}
+
+
+def _median(values):
+    return statistics.median(values) if values else float("nan")
 
 
 def writer_cpu_ms_per_collection():
@@ -206,8 +221,9 @@ def main():
           "epoch' includes writer start and close; step CPU = process_time of the training process over the step "
           "(wall time waits on other jobs, CPU much less).")
     print("| setting | " + " | ".join(title for _, title in _COLUMNS) + " | collector's callbacks / step | "
-          "slowest collector step_end | close (leaving Model.train) |")
-    print("|---|" + "---:|" * (len(_COLUMNS) + 3))
+          "slowest collector step_end | close (leaving Model.train) | step_end CPU, collecting (us) | "
+          "step_end CPU, other steps (us) |")
+    print("|---|" + "---:|" * (len(_COLUMNS) + 5))
     base = runs["none"]
     for label, _, _ in settings:
         cells = []
@@ -218,7 +234,10 @@ def main():
         own = statistics.median(r["own"] for r in runs[label])
         own_max = statistics.median(r["own_max"] for r in runs[label])
         close = statistics.median(r["close"] for r in runs[label])
-        print(f"| {label} | " + " | ".join(cells) + f" | {own:.3f} | {own_max:.2f} | {close:.1f} |")
+        se_collect = statistics.median(r["se_collect"] for r in runs[label])
+        se_other = statistics.median(r["se_other"] for r in runs[label])
+        print(f"| {label} | " + " | ".join(cells) + f" | {own:.3f} | {own_max:.2f} | {close:.1f} | "
+              f"{se_collect:.0f} | {se_other:.1f} |")
     pooled = {label: np.concatenate([r["steps"] for r in runs[label]]) for label, _, _ in settings}
     print("all rounds' steps pooled: " + "; ".join(
         f"{label} p99 {np.percentile(pooled[label], 99):.1f} ms ({np.percentile(pooled[label], 99) / np.percentile(pooled['none'], 99):.3f}), "
