@@ -157,8 +157,9 @@ def writer_cpu_ms_per_collection():
 
 
 def main_cpu_ms_per_collection(tmp):
-    """CPU ms the training thread spends on the same collection: `add_value` (copies to host) and `record`
-    (queues the packing), measured with thread_time."""
+    """CPU ms the training thread spends on the same collection through the public API: `add_value` (copies to
+    host, into the writer's shared ring when it has room) and `record` (hands the step to the writer), measured
+    with thread_time."""
     net = nets.LeNet()
     rng = np.random.default_rng(0)
     images = ms.Tensor(rng.standard_normal((32, 1, 32, 32)).astype(np.float32))
@@ -246,7 +247,8 @@ def main():
     base_step = statistics.median(r["p50"] for r in base)
     print(f"writer CPU per collection (in the writer process): {cpu:.2f} ms; at collect_freq=10 that is "
           f"{cpu / 10:.2f} ms per step, {100 * cpu / 10 / base_step:.1f}% of the median step without a collector")
-    print(f"training-thread CPU per collection (add_value + record): {main_cpu:.2f} ms")
+    print(f"training-thread CPU per collection through the public API (add_value of Tensors + record; the pipe "
+          f"write is on this thread when the arrays went into the writer's ring): {main_cpu:.2f} ms")
 
 
 if __name__ == "__main__":
