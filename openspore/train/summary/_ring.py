@@ -79,12 +79,15 @@ class SharedRing:
         size = size or DEFAULT_SIZE
         if not hasattr(os, "memfd_create") or size <= _HEADER + _ALIGN:
             return None
+        fd = None
         try:
             fd = os.memfd_create("openspore-summary-ring")
             os.ftruncate(fd, size)
-        except OSError:
+            return cls(fd, size)
+        except OSError:  # no memfd here (a sandbox), or no memory to back it: values are pickled instead
+            if fd is not None:
+                os.close(fd)
             return None
-        return cls(fd, size)
 
     def close_fd(self):
         """The writer process has its own descriptor now; the mapping stays."""
