@@ -50,14 +50,19 @@ class Timer(ms.Callback):
 
 
 class TimedCollector(ms.SummaryCollector):
-    """The collector, adding up the wall time of its callbacks (what it costs the training thread directly)."""
+    """The collector, adding up the wall time of its callbacks (what it costs the training thread directly), and
+    the training thread's CPU time (thread_time: load-independent) of each step_end, collecting or not."""
 
     own = 0.0
     own_step_max = 0.0
     close = 0.0
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.step_cpu = {"collecting": [], "other": []}
+
     def _timed(self, method, run_context, step=False):
-        t0 = time.perf_counter()
+        t0, cpu0 = time.perf_counter(), time.thread_time()
         try:
             return method(self, run_context)
         finally:
@@ -65,6 +70,10 @@ class TimedCollector(ms.SummaryCollector):
             self.own += spent
             if step:
                 self.own_step_max = max(self.own_step_max, spent)
+                n = run_context.original_args().cur_step_num
+                if n > 1:  # step 1 records the graph too
+                    self.step_cpu["other" if n % self.collect_freq else "collecting"].append(
+                        time.thread_time() - cpu0)
 
     def __enter__(self):
         t0 = time.perf_counter()
@@ -120,8 +129,14 @@ def one_run(epochs, steps, collector_freq, tmp, cold=False):
             "first": 1000 * timer.steps[0], "epoch": 1000 * statistics.mean(timer.epochs[1:] or timer.epochs),
             "train": 1000 * total / epochs, "cpu": 1000 * cpu / n,
             "own": 1000 * collector.own / n if collector else 0.0,
+            "se_collect": 1e6 * _median(collector.step_cpu["collecting"]) if collector else 0.0,
+            "se_other": 1e6 * _median(collector.step_cpu["other"]) if collector else 0.0,
             "own_max": 1000 * collector.own_step_max if collector else 0.0,
             "close": 1000 * collector.close if collector else 0.0, "steps": later}
+
+
+def _median(values):
+    return statistics.median(values) if values else float("nan")
 
 
 def writer_cpu_ms_per_collection():
@@ -142,8 +157,9 @@ def writer_cpu_ms_per_collection():
 
 
 def main_cpu_ms_per_collection(tmp):
-    """CPU ms the training thread spends on the same collection: `add_value` (copies to host) and `record`
-    (queues the packing), measured with thread_time."""
+    """CPU ms the training thread spends on the same collection through the public API: `add_value` (copies to
+    host, into the writer's shared ring when it has room) and `record` (hands the step to the writer), measured
+    with thread_time."""
     net = nets.LeNet()
     rng = np.random.default_rng(0)
     images = ms.Tensor(rng.standard_normal((32, 1, 32, 32)).astype(np.float32))
@@ -206,8 +222,9 @@ def main():
           "epoch' includes writer start and close; step CPU = process_time of the training process over the step "
           "(wall time waits on other jobs, CPU much less).")
     print("| setting | " + " | ".join(title for _, title in _COLUMNS) + " | collector's callbacks / step | "
-          "slowest collector step_end | close (leaving Model.train) |")
-    print("|---|" + "---:|" * (len(_COLUMNS) + 3))
+          "slowest collector step_end | close (leaving Model.train) | step_end CPU, collecting (us) | "
+          "step_end CPU, other steps (us) |")
+    print("|---|" + "---:|" * (len(_COLUMNS) + 5))
     base = runs["none"]
     for label, _, _ in settings:
         cells = []
@@ -218,7 +235,10 @@ def main():
         own = statistics.median(r["own"] for r in runs[label])
         own_max = statistics.median(r["own_max"] for r in runs[label])
         close = statistics.median(r["close"] for r in runs[label])
-        print(f"| {label} | " + " | ".join(cells) + f" | {own:.3f} | {own_max:.2f} | {close:.1f} |")
+        se_collect = statistics.median(r["se_collect"] for r in runs[label])
+        se_other = statistics.median(r["se_other"] for r in runs[label])
+        print(f"| {label} | " + " | ".join(cells) + f" | {own:.3f} | {own_max:.2f} | {close:.1f} | "
+              f"{se_collect:.0f} | {se_other:.1f} |")
     pooled = {label: np.concatenate([r["steps"] for r in runs[label]]) for label, _, _ in settings}
     print("all rounds' steps pooled: " + "; ".join(
         f"{label} p99 {np.percentile(pooled[label], 99):.1f} ms ({np.percentile(pooled[label], 99) / np.percentile(pooled['none'], 99):.3f}), "
@@ -227,7 +247,8 @@ def main():
     base_step = statistics.median(r["p50"] for r in base)
     print(f"writer CPU per collection (in the writer process): {cpu:.2f} ms; at collect_freq=10 that is "
           f"{cpu / 10:.2f} ms per step, {100 * cpu / 10 / base_step:.1f}% of the median step without a collector")
-    print(f"training-thread CPU per collection (add_value + record): {main_cpu:.2f} ms")
+    print(f"training-thread CPU per collection through the public API (add_value of Tensors + record; the pipe "
+          f"write is on this thread when the arrays went into the writer's ring): {main_cpu:.2f} ms")
 
 
 if __name__ == "__main__":

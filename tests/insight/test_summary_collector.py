@@ -183,3 +183,16 @@ def test_training_does_not_wait_for_the_writer_until_close(tmp_path, monkeypatch
     run = SummaryIndex(str(tmp_path)).run("./r")
     assert run.scalars["loss/auto"] == [(k + 1, float(np.float32(v))) for k, v in enumerate(log.losses)]
     assert run.lineage["epoch"] == 2
+
+
+def test_histogram_host_views_follow_in_place_updates_and_replaced_buffers():
+    from openspore.train.callback._summary_collector import _HostView
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    p = ms.Parameter(ms.Tensor(np.zeros(4, np.float32)), name="w")
+    view = _HostView(p, "w/auto")
+    assert view.host().tolist() == [0.0] * 4
+    ms.ops.assign(p, ms.Tensor(np.ones(4, np.float32)))  # in place, as optimizers update
+    assert view.host().tolist() == [1.0] * 4
+    before = p.data_ref()
+    p.set_data(ms.Tensor(np.full(4, 2.0, np.float32)))  # a new buffer: converted again
+    assert p.data_ref() is not before and view.host().tolist() == [2.0] * 4

@@ -237,10 +237,13 @@ class SummaryCollector(Callback):
         lr = _learning_rate(cb.get("optimizer"), step)
         if lr is not None:
             record._add_scalar("learning_rate/auto", lr)
+        arrays = []
         if spec["collect_input_data"]:
-            self._add_input(cb)
+            self._add_input(cb, arrays)
         for entry in self._params_for_histograms(cb.get("optimizer"), cb.get("train_network")):
-            record._add_array("histogram", entry.tag, entry.host())
+            arrays.append(("histogram", entry.tag, entry.host()))
+        if arrays:
+            record._add_arrays(arrays)
         record.record(step, plugin_filter=None if tensors_now else _no_tensors)
 
     def _add_graph(self, cb):
@@ -253,7 +256,7 @@ class SummaryCollector(Callback):
         if graph is not None:
             self._record._add_graph_ir("train_network/auto", graph)  # converted on the writer thread
 
-    def _add_input(self, cb):
+    def _add_input(self, cb, arrays):
         element = cb.get("train_dataset_element")
         first = element[0] if isinstance(element, (list, tuple)) and element else element
         shape = first.shape if isinstance(first, Tensor) else ()
@@ -264,7 +267,7 @@ class SummaryCollector(Callback):
                                "channels; 'collect_input_data' is turned off.")
             self.collect_specified_data["collect_input_data"] = False
             return
-        self._record._add_array("image", "input_data/auto", first.asnumpy())
+        arrays.append(("image", "input_data/auto", first.asnumpy()))
 
     def _params_for_histograms(self, optimizer, network):
         if self._histogram_params is None:

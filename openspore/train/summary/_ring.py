@@ -40,13 +40,18 @@ _FLAGS = mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0)
 
 
 class RingSlot:
-    """Where one array lies in the ring; `view` is the training process's own view of it (the thread writer's
-    fallback packs from it if the writer process dies)."""
+    """Where one array lies in the ring (`offset` from the data start, dtype string, shape; `end` is the release
+    mark of its reservation). `view` is the training process's own view of it, made when asked for: the thread
+    writer's fallback packs from it if the writer process dies, and the npy export reads it."""
 
-    __slots__ = ("offset", "dtype", "shape", "end", "view")
+    __slots__ = ("offset", "dtype", "shape", "end", "_map")
 
-    def __init__(self, offset, dtype, shape, end, view):
-        self.offset, self.dtype, self.shape, self.end, self.view = offset, dtype, shape, end, view
+    def __init__(self, offset, dtype, shape, end, shared_map):
+        self.offset, self.dtype, self.shape, self.end, self._map = offset, dtype, shape, end, shared_map
+
+    @property
+    def view(self):
+        return np.ndarray(self.shape, np.dtype(self.dtype), self._map, _HEADER + self.offset)
 
     def message(self):
         """The picklable reference the writer process resolves with `AttachedRing.array`."""
@@ -55,7 +60,8 @@ class RingSlot:
 
 class SharedRing:
     """The producer's side: `create(size)` makes the memfd (passed to the writer process as `fd`), `put(array)`
-    copies an array in. `put` is thread-safe; `fd` may be closed once the writer process has it."""
+    copies an array in, `put_many(arrays)` several with one reservation and one numpy call. Thread-safe; `fd` may
+    be closed once the writer process has it."""
 
     def __init__(self, fd, size):
         self.fd, self.size = fd, size
@@ -67,16 +73,21 @@ class SharedRing:
         self._lock = threading.Lock()
 
     @classmethod
-    def create(cls, size=DEFAULT_SIZE):
-        """A new ring of `size` bytes, or None where memfd is unavailable (not Linux, or the call fails)."""
+    def create(cls, size=None):
+        """A new ring of `size` bytes (`DEFAULT_SIZE`), or None where memfd is unavailable (not Linux, or the
+        call fails)."""
+        size = size or DEFAULT_SIZE
         if not hasattr(os, "memfd_create") or size <= _HEADER + _ALIGN:
             return None
+        fd = None
         try:
             fd = os.memfd_create("openspore-summary-ring")
             os.ftruncate(fd, size)
-        except OSError:
+            return cls(fd, size)
+        except OSError:  # no memfd here (a sandbox), or no memory to back it: values are pickled instead
+            if fd is not None:
+                os.close(fd)
             return None
-        return cls(fd, size)
 
     def close_fd(self):
         """The writer process has its own descriptor now; the mapping stays."""
@@ -97,6 +108,38 @@ class SharedRing:
         nbytes = array.nbytes
         if not 0 < nbytes <= self._limit or array.dtype.kind not in _KINDS:
             return None
+        place = self._reserve(nbytes)
+        if place is None:
+            return None
+        offset, end = place
+        np.copyto(np.ndarray(array.shape, array.dtype, self._map, _HEADER + offset), array, casting="no")
+        return RingSlot(offset, array.dtype.str, array.shape, end, self._map)
+
+    def put_many(self, arrays):
+        """Copy arrays of one dtype back to back into one reservation with one `np.concatenate`: a list of
+        `RingSlot`s, or None (nothing copied) when they are of several dtypes or do not fit now. A collection's
+        weights and input batch cost one call instead of one per array."""
+        dtype = arrays[0].dtype
+        if dtype.kind not in _KINDS or any(a.dtype != dtype for a in arrays):
+            return None
+        sizes = [a.size for a in arrays]
+        total = sum(sizes)
+        nbytes = total * dtype.itemsize
+        if not 0 < nbytes <= self._limit:
+            return None
+        place = self._reserve(nbytes)
+        if place is None:
+            return None
+        offset, end = place
+        np.concatenate(arrays, axis=None, out=np.ndarray((total,), dtype, self._map, _HEADER + offset))
+        slots, code, step = [], dtype.str, dtype.itemsize
+        for array, size in zip(arrays, sizes):
+            slots.append(RingSlot(offset, code, array.shape, end, self._map))
+            offset += size * step
+        return slots
+
+    def _reserve(self, nbytes):
+        """(offset, end) of `nbytes` of free space, or None."""
         need = (nbytes + _ALIGN - 1) & -_ALIGN
         with self._lock:
             start = self._reserved
@@ -108,9 +151,7 @@ class SharedRing:
             if end - self._counters[0] > self._capacity:
                 return None
             self._reserved = end
-        view = np.ndarray(array.shape, array.dtype, self._map, _HEADER + offset)
-        np.copyto(view, array, casting="no")
-        return RingSlot(offset, array.dtype.str, array.shape, end, view)
+        return offset, end
 
 
 class AttachedRing:

@@ -212,9 +212,14 @@ class SummaryRecord:
         self._raise_pending()
 
     # ---- the collector's fast path -------------------------------------------------------------------
-    def _add_array(self, plugin, name, array):
-        """`add_value` for a host array the caller has checked (SummaryCollector): no Tensor, no checks."""
-        self._pending.append((plugin, name, self._snapshot(array)))
+    def _add_arrays(self, values):
+        """`add_value` for (plugin, name, host array) values the caller has checked (SummaryCollector): no Tensors,
+        no checks, and one copy into the writer's ring for all of them where they share a dtype."""
+        ring = self._summary.ring()
+        slots = ring.put_many([v for _, _, v in values]) if ring is not None and len(values) > 1 else None
+        if slots is None:
+            slots = [self._snapshot(v) for _, _, v in values]
+        self._pending.extend((plugin, name, slot) for (plugin, name, _), slot in zip(values, slots))
 
     def _add_scalar(self, name, value):
         self._pending.append(("scalar", name, value))  # a float: packed as float32 by the writer

@@ -1,0 +1,123 @@
+"""The shared-memory ring that carries a collection's arrays to the summary writer process (`_ring.py`), and what
+it must guarantee end to end: a collection is a snapshot (later in-place updates of the weights do not reach the
+file), a full ring or a stopped writer never stops training (values then travel pickled), nothing is lost."""
+import os
+import signal
+
+import numpy as np
+import pytest
+
+import openspore as ms
+from openspore import nn
+from openspore.train.summary import _ring, _writer_client
+from openspore.train.summary._ring import AttachedRing, SharedRing
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "memfd_create"), reason="the ring needs memfd (Linux)")
+
+
+def test_ring_copies_wraps_refuses_when_full_and_reuses_released_space():
+    ring = SharedRing.create(64 + 4096)  # 4 KiB of data: slots up to 1 KiB
+    writer = AttachedRing(ring.fd, ring.size)
+    source = np.arange(256, dtype=np.float32)  # 1 KiB
+    slots = [ring.put(source + i) for i in range(4)]
+    assert all(s is not None for s in slots) and ring.in_use() == 4096
+    assert ring.put(source) is None  # full until the writer releases
+    source += 100  # the slots are copies: changing the source changes nothing in them
+    assert [float(writer.array(s.message())[0]) for s in slots] == [0.0, 1.0, 2.0, 3.0]
+    writer.release(slots[0].end)
+    again = ring.put(source[:200])  # the freed first 1 KiB (800 bytes, 64-byte aligned: 832 reserved)
+    assert again is not None and again.offset == 0
+    writer.release(slots[3].end)
+    after = ring.put(source)  # right behind it
+    assert after is not None and after.offset == 832
+    assert writer.array(after.message()).tolist() == source.tolist()
+    writer.release(after.end)
+    assert ring.in_use() == 0
+
+
+def test_ring_skips_the_tail_rather_than_splitting_a_slot():
+    ring = SharedRing.create(64 + 16384)  # slots up to 4 KiB
+    writer = AttachedRing(ring.fd, ring.size)
+    for kib in (4, 4, 4, 3):
+        writer.release(ring.put(np.zeros(kib * 256, np.float32)).end)
+    second = ring.put(np.ones(2 * 256, np.float32))  # 2 KiB: does not fit in the last 1 KiB
+    assert second.offset == 0 and ring.in_use() == 1024 + 2048  # the skipped tail counts until released
+    assert writer.array(second.message()).sum() == 512
+
+
+def test_ring_refuses_what_it_cannot_carry():
+    ring = SharedRing.create(64 + 4096)
+    assert ring.put(np.zeros(0, np.float32)) is None
+    assert ring.put(np.zeros(257, np.float32)) is None  # above a quarter of the ring
+    assert ring.put(np.array([1 + 2j])) is None and ring.put(np.array(["a"])) is None
+    strided = np.arange(40, dtype=np.int64).reshape(4, 10)[:, ::3]  # not contiguous: copied element by element
+    slot = ring.put(strided)
+    assert AttachedRing(ring.fd, ring.size).array(slot.message()).tolist() == strided.tolist()
+
+
+class _Weights(ms.Callback):
+    """The first parameters' values after every step (host copies), and the writer process stopped (SIGSTOP)
+    from the first step until Model.train is left, so that every collection waits in the ring or the queue while
+    the optimizer keeps updating the weights in place."""
+
+    def __init__(self, collector, params):
+        super().__init__()
+        self.collector, self.params, self.steps, self.writer, self.ring = collector, params, [], None, None
+
+    def on_train_step_end(self, run_context):
+        if self.writer is None:
+            self.writer = self.collector._record._summary.writer_process()
+            self.ring = self.collector._record._summary.ring()
+            os.kill(self.writer.pid, signal.SIGSTOP)
+        self.steps.append({p.name: p.asnumpy().copy() for p in self.params})
+
+    def __exit__(self, *err):
+        if self.writer is not None:
+            os.kill(self.writer.pid, signal.SIGCONT)
+
+
+def test_histograms_are_the_weights_at_their_step_with_the_writer_stopped_and_the_ring_overflowing(
+        tmp_path, monkeypatch):
+    from openspore.insight.summary_reader import SummaryIndex
+    from tests.insight import summary_runs
+    monkeypatch.setenv("OPENSPORE_SUMMARY_WRITER", "process")
+    monkeypatch.setattr(_ring, "DEFAULT_SIZE", 64 + 128 * 1024)  # room for about two collections of this LeNet
+    _writer_client._stop_idle()  # a writer process made now, with that small ring
+    try:
+        ms.set_seed(1)
+        net = summary_runs.SummaryLeNet()
+        model = ms.Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
+                         nn.Momentum(net.trainable_params(), 0.05, 0.9))
+        collector = ms.SummaryCollector(str(tmp_path / "r"), collect_freq=1)
+        watch = _Weights(collector, net.trainable_params()[:5])
+        model.train(3, summary_runs.dataset(rows=64), callbacks=[collector, watch])
+    finally:
+        _writer_client._stop_idle()
+    run = SummaryIndex(str(tmp_path)).run("./r")
+    assert len(watch.steps) == 24
+    per_collection = sum(p.asnumpy().nbytes for p in net.trainable_params()[:5]) + 8 * 32 * 32 * 4  # + images
+    assert per_collection <= watch.ring._reserved < 10 * per_collection  # some went through the ring, most not
+    for name, values in watch.steps[0].items():
+        series = run.histograms[f"{name}/auto"]
+        assert [h["step"] for h in series] == list(range(1, 25))
+        for h, step_values in zip(series, watch.steps):
+            expected = step_values[name]
+            assert h["count"] == expected.size
+            assert (h["min"], h["max"]) == (float(expected.min()), float(expected.max())), (name, h["step"])
+    first = net.trainable_params()[0].name
+    assert watch.steps[0][first].max() != watch.steps[-1][first].max()  # the weights did move meanwhile
+
+
+def test_put_many_lays_arrays_back_to_back_in_one_reservation():
+    ring = SharedRing.create(64 + 16384)
+    writer = AttachedRing(ring.fd, ring.size)
+    arrays = [np.arange(6, dtype=np.float32).reshape(2, 3), np.full((1, 1, 5), 7, np.float32),
+              np.arange(20, dtype=np.float32).reshape(4, 5)[:, ::2]]  # the last one strided
+    slots = ring.put_many(arrays)
+    assert [s.offset for s in slots] == [0, 24, 44] and len({s.end for s in slots}) == 1
+    for slot, array in zip(slots, arrays):
+        assert writer.array(slot.message()).tolist() == array.tolist() == slot.view.tolist()
+    assert ring.put_many([np.zeros(2, np.float32), np.zeros(2, np.int32)]) is None  # two dtypes: one by one
+    assert ring.put_many([np.zeros(1000, np.float32), np.zeros(100, np.float32)]) is None  # above the limit
+    writer.release(slots[0].end)
+    assert ring.in_use() == 0
