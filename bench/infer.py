@@ -5,7 +5,7 @@ with an engine), PyTorch eager, torch.compile, JAX jit, ONNX Runtime and OpenVIN
     python bench/infer.py [--threads 2] [--rounds 7] [--calls 50] [--no-compile]
 
 The peers run in turn, one block of `--calls` calls each, `--rounds` times (round-robin: load from other work
-on a shared machine falls on every peer alike); the table gives each peer's median ms/call over the blocks, the
+on a shared machine falls on every peer alike; the order turns by one peer each round); the table gives each peer's median ms/call over the blocks, the
 spread, and the ratio to OpenVINO and to the best of PyTorch eager / torch.compile / JAX. Every peer's output is
 checked against openspore's unoptimised graph path first (max abs difference shown). Threads: `--threads` for
 torch (intra-op), JAX/XLA (set before import through XLA_FLAGS), ONNX Runtime (intra_op_num_threads) and
@@ -66,6 +66,11 @@ def build(args):
     for engine in args.engines:
         ms.set_context(inference_engine=engine)
         outputs[f"openspore-{engine}"] = net(x).asnumpy()
+        report = ms.runtime.inference_report(net)
+        if report is not None and engine == "auto":  # which engine the first call measured fastest
+            timed = ", ".join(f"{k} {v:.3f} ms" for k, v in report["timings_ms"].items())
+            print(f"openspore-auto runs on {report['engine']} (first-call measurement: {timed or 'one candidate'}"
+                  f"{'; left out: ' + str(report['rejected']) if report['rejected'] else ''})", flush=True)
         peers[f"openspore-{engine}"] = lambda: net(x)
         enter[f"openspore-{engine}"] = lambda engine=engine: ms.set_context(inference_engine=engine)
     model = _torch_model(net, torch)
@@ -136,8 +141,12 @@ def main(argv=None):
         for _ in range(args.warmup):
             call()
     times = {k: [] for k in peers}
-    for _ in range(args.rounds):
-        for k, call in peers.items():
+    names = list(peers)
+    for r in range(args.rounds):
+        # the order turns by one peer each round: no peer always follows the same one (a block after a torch
+        # block, say, starts on caches and a clock that block left)
+        for k in names[r % len(names):] + names[:r % len(names)]:
+            call = peers[k]
             enter.get(k, lambda: None)()  # openspore's engine setting, outside the timed block
             t0 = time.perf_counter()
             for _ in range(args.calls):
@@ -155,6 +164,8 @@ def main(argv=None):
         to_ov = f"{med[k] / ov:.2f}x" if ov else "-"
         print(f"{k:<20}{med[k]:>10.3f}{spread:>18}{med[k] / med[best_name]:>29.2f}x{to_ov:>13}{diffs[k]:>12.2e}")
     print(f"(ratios: latency / the peer's latency; best of eager/compile/jax here: {best_name})")
+    if "onnxruntime" in med and "openspore-auto" in med:
+        print(f"openspore-auto / ONNX Runtime on openspore's exported ONNX: {med['openspore-auto'] / med['onnxruntime']:.2f}x")
     return 0
 
 

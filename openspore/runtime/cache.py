@@ -11,7 +11,9 @@ Repeated calls skip building that key: `_FastPath` keeps the last call's entry w
 the backend and debugger generation are the same, and the call passes plain Tensors of the same shapes and
 dtypes, the key would come out equal, so the entry is taken directly (a few attribute reads instead of walking
 every sub-cell and Parameter). A frozen inference graph also needs its weights unchanged: when any tensor has
-been written since, its arrays are compared in full (`Frozen.stale`) before it is trusted again.
+been written since, its arrays are compared in full (`Frozen.stale`) before it is trusted again. The
+graph-kernel flags of the environment (MS_GRAPH_KERNEL_FLAGS) are read when a key is built: a first call, other
+inputs, or after a context or Cell change (reading the environment would be a third of the fast path's cost).
 """
 import logging
 import os
@@ -72,12 +74,12 @@ class _FastPath:
     """The entry of a cache's last call and what it was valid under (see the module docstring). `entry_for(args)`
     is that entry when a new call with positional `args` would compute the same key, else None."""
 
-    __slots__ = ("entry", "backend", "specs", "changes", "writes", "events", "env_flags")
+    __slots__ = ("entry", "backend", "specs", "changes", "writes", "events")
 
-    def __init__(self, entry, backend, args, changes, writes, events_generation, env_flags):
+    def __init__(self, entry, backend, args, changes, writes, events_generation):
         self.entry, self.backend = entry, backend
         self.specs = tuple((a.shape, a.dtype) for a in args)
-        self.changes, self.writes, self.events, self.env_flags = changes, writes, events_generation, env_flags
+        self.changes, self.writes, self.events = changes, writes, events_generation
 
     def entry_for(self, args):
         specs = self.specs
@@ -93,8 +95,6 @@ class _FastPath:
             if frozen is not None and frozen.stale():
                 return None  # the general path recompiles (or leaves the inference path), see `lookup`
             self.writes = writes
-        if context.graph_kernel_env_flags() != self.env_flags:
-            return None
         return self.entry
 
 
@@ -138,7 +138,7 @@ class GraphCache:
         """(entry, graph-input leaves, backend) for a call, compiling on a cache miss. `differentiating`: the call
         records for autodiff (runtime/grad_call.py), so its weights must stay Parameters."""
         self._fast = None
-        seen = (CHANGES[0], WRITES[0], events.generation, context.graph_kernel_env_flags())  # before reading state
+        seen = (CHANGES[0], WRITES[0], events.generation)  # read before the state they vouch for
         arg_key, leaves = flatten_call(args, kwargs)
         backend = backends.current()
         key = (arg_key, backend.name, str(getattr(backend, "device", "")), self.level_of(), self._owner_state(),

@@ -41,10 +41,11 @@ class EngineGraph:
     """A graph compiled by ONNX Runtime or OpenVINO, called with backend arrays (see the module docstring).
 
     Per call: each input becomes a numpy array without a copy (`Tensor.numpy()` of a contiguous CPU tensor; a
-    copy only for a non-contiguous one), handed to the engine without a copy (OpenVINO: a shared-memory
-    `ov.Tensor` set on the request; ONNX Runtime reads the numpy buffer); outputs become torch tensors over the
-    engine's arrays without a copy (`torch.from_numpy`), except that OpenVINO's output buffers belong to its
-    request and are reused by the next call, so they are copied once."""
+    copy only for a non-contiguous one) that the engine reads in place (ONNX Runtime takes the numpy buffer;
+    OpenVINO a shared-memory `ov.Tensor` set on its request, kept while the same array object comes back with
+    the same storage, so a caller that reuses its input buffer is not re-bound at every call); outputs become
+    torch tensors over the engine's arrays without a copy (`torch.from_numpy`), except that OpenVINO's output
+    buffers belong to its request and are reused by the next call, so they are copied once."""
 
     def __init__(self, graph, engine, name):
         import torch
@@ -52,20 +53,19 @@ class EngineGraph:
         model = onnx_model(graph, f"inference_engine={engine!r} ({name})")
         self.n_outputs = len(model.graph.output)
         self.threads = torch.get_num_threads()
-        self._from_numpy = torch.from_numpy
         self.out_dtypes = None
         self.graph = graph
         self._lock = threading.Lock()
         data = model.SerializeToString()
         if engine == "onnxruntime":
             self._run = self._onnxruntime(data, [i.name for i in model.graph.input],
-                                          [o.name for o in model.graph.output])
+                                          [o.name for o in model.graph.output], torch.from_numpy)
         elif engine == "openvino":
-            self._run = self._openvino(data)
+            self._run = self._openvino(data, len(model.graph.input), torch.from_numpy)
         else:
             raise ValueError(f"unknown inference engine {engine!r}; expected 'onnxruntime' or 'openvino'")
 
-    def _onnxruntime(self, data, names, output_names):
+    def _onnxruntime(self, data, names, output_names, from_numpy):
         import onnxruntime as ort
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = self.threads
@@ -74,18 +74,13 @@ class EngineGraph:
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         session = ort.InferenceSession(data, opts, providers=["CPUExecutionProvider"])
         run = session.run
-        if len(names) == 1:
-            only = names[0]
 
-            def call(arrays):
-                return run(output_names, {only: arrays[0]})
-            return call
+        def call(arrays):  # ONNX Runtime returns fresh numpy arrays: wrapped as they are
+            feed = {name: _host_array(a) for name, a in zip(names, arrays)}
+            return [from_numpy(o) for o in run(output_names, feed)]
+        return call
 
-        def call_many(arrays):
-            return run(output_names, dict(zip(names, arrays)))
-        return call_many
-
-    def _openvino(self, data):
+    def _openvino(self, data, n_inputs, from_numpy):
         import openvino as ov
         core = ov.Core()
         with tempfile.TemporaryDirectory(prefix="openspore-ov-") as tmp:  # read_model takes ONNX from a file
@@ -100,20 +95,26 @@ class EngineGraph:
         # inputs set as shared-memory tensors, then `infer()` with nothing to dispatch: the request's Python
         # wrapper inspects a passed dict of arrays at every call, which costs more than setting the tensors
         set_input, infer, output, wrap = request.set_input_tensor, request.infer, request.get_output_tensor, ov.Tensor
-        lock, count = self._lock, range(self.n_outputs)
+        lock, outputs = self._lock, range(self.n_outputs)
+        # per input: (the array bound, its data pointer and shape), held so that its memory stays valid
+        bound = [None] * n_inputs
 
         def call(arrays):
             with lock:  # one infer request: serving threads take turns
                 for i, a in enumerate(arrays):
-                    set_input(i, wrap(a, shared_memory=True))
+                    held = bound[i]
+                    if held is not None and held[0] is a and held[1] == a.data_ptr() and held[2] == a.shape:
+                        continue  # the same buffer as last call: the request reads its current values
+                    host = _host_array(a)
+                    set_input(i, wrap(host, shared_memory=True))
+                    shares = type(a) is not np.ndarray and host.ctypes.data == a.data_ptr()
+                    bound[i] = (a, a.data_ptr(), a.shape) if shares else None
                 infer(share_outputs=True)
-                return [np.array(output(i).data) for i in count]  # copied: the next call reuses the buffers
+                return [from_numpy(np.array(output(i).data)) for i in outputs]  # copied: the buffers are reused
         return call
 
     def __call__(self, *arrays):
-        host = [_host_array(a) for a in arrays]
-        from_numpy = self._from_numpy
-        return [from_numpy(o) if type(o) is np.ndarray else from_numpy(np.asarray(o)) for o in self._run(host)]
+        return self._run(arrays)
 
     def __repr__(self):
         return f"EngineGraph({self.engine}, {self.name})"

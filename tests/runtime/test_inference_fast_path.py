@@ -232,3 +232,20 @@ def test_the_environment_sets_the_engine():
     bad = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                          env=child_env(OPENSPORE_INFERENCE_ENGINE="tensorrt"))
     assert bad.returncode != 0 and "OPENSPORE_INFERENCE_ENGINE" in bad.stderr
+
+
+@pytest.mark.parametrize("engine", ["onnxruntime", "openvino"])
+def test_an_input_buffer_reused_or_replaced_is_read_afresh(engine):
+    """OpenVINO keeps an input bound while the same array comes back: values written into it in place, and a
+    different tensor, are both read."""
+    if engine not in engines.available():
+        pytest.skip(f"{engine} is not installed (pip install 'openspore[infer]')")
+    net, x = _block()
+    _warm(net, x, engine)
+    x.data_ref().mul_(-2.0)  # the same torch tensor, new values
+    got = net(x)[0].asnumpy()
+    np.testing.assert_allclose(got, _unoptimised(net, x)[0], rtol=1e-4, atol=1e-4)
+    ms.set_context(inference_engine=engine)
+    y = ms.Tensor(np.random.default_rng(9).standard_normal(x.shape).astype(np.float32))
+    np.testing.assert_allclose(net(y)[0].asnumpy(), _unoptimised(net, y)[0], rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(net(x)[0].asnumpy(), got, rtol=1e-6, atol=1e-6)
