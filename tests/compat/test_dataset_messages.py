@@ -339,3 +339,13 @@ def test_audio_arguments_checked_in_mindspore_words(build, error, words):
     with pytest.raises(error) as info:
         build(audio)
     assert words in str(info.value)
+
+
+def test_dc_shift_limiter_holds_samples_at_the_threshold():
+    from openspore.dataset import audio
+    # shift 0.8, limiter gain 0.03: threshold 1 - (0.8 - 0.03) = 0.23; samples above it end at 0.23,
+    # the others are shifted and clipped to [-1, 1]
+    got = audio.DCShift(0.8, 0.03)(np.array([1.14, -1.06, 0.94, -0.33, 0.1]))
+    np.testing.assert_allclose(got, [0.23, -0.26, 0.23, 0.47, 0.9], atol=1e-9)
+    got = audio.DCShift(-0.8, 0.03)(np.array([-1.14, 1.06, 0.33, -0.1]))
+    np.testing.assert_allclose(got, [-0.23, 0.26, -0.47, -0.9], atol=1e-9)

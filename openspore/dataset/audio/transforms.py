@@ -363,19 +363,17 @@ class DCShift(TensorOperation):
 
     def _execute(self, x):
         x = _float(x)
-        if self.limiter_gain is None:
-            out = x + self.shift
-        else:
-            threshold = 1.0 - (abs(self.shift) - self.limiter_gain)
-            if self.shift > 0:
-                over = x > threshold
-                out = np.where(over, (x - threshold) * self.limiter_gain / (1 - threshold) + threshold + self.shift,
-                               x + self.shift)
-            else:
-                over = x < -threshold
-                out = np.where(over, (x + threshold) * self.limiter_gain / (1 - threshold) - threshold + self.shift,
-                               x + self.shift)
-        return np.clip(out, -1.0, 1.0).astype(x.dtype)
+        shifted = np.clip(x + self.shift, -1.0, 1.0)
+        if self.limiter_gain is None or self.shift == 0:
+            return shifted.astype(x.dtype)
+        # samples beyond the limiter threshold (on the side the shift pushes to) are compressed by limiter_gain
+        # and held at the threshold; the rest are shifted and clipped to [-1, 1]
+        threshold = 1.0 - (abs(self.shift) - self.limiter_gain)
+        sign = 1.0 if self.shift > 0 else -1.0
+        over = sign * x > threshold
+        compressed = (x - sign * threshold) * self.limiter_gain / (1 - threshold) + sign * threshold + self.shift
+        held = np.minimum(compressed, threshold) if sign > 0 else np.maximum(compressed, -threshold)
+        return np.where(over, held, shifted).astype(x.dtype)
 
 
 class Contrast(TensorOperation):
