@@ -349,3 +349,18 @@ def test_dc_shift_limiter_holds_samples_at_the_threshold():
     np.testing.assert_allclose(got, [0.23, -0.26, 0.23, 0.47, 0.9], atol=1e-9)
     got = audio.DCShift(-0.8, 0.03)(np.array([-1.14, 1.06, 0.33, -0.1]))
     np.testing.assert_allclose(got, [-0.23, 0.26, -0.47, -0.9], atol=1e-9)
+
+
+def test_pad_end_strings_and_argument_errors():
+    from openspore.dataset import transforms
+    out = transforms.PadEnd([3], b"-1")(np.array([b"1", b"2"]))
+    assert out.tolist() == [b"1", b"2", b"-1"]  # the result widens to hold the pad value
+    assert transforms.PadEnd([4])(np.array(["a", "b"])).tolist() == ["a", "b", "", ""]
+    with pytest.raises(RuntimeError, match="pad_value and item of dataset are not of the same type"):
+        transforms.PadEnd([3], "-1")(np.array([1, 2]))
+    with pytest.raises(RuntimeError, match="pad_value and item of dataset are not of the same type"):
+        transforms.PadEnd([2], 1)(np.array([b"1", b"2", b"3"]))
+    with pytest.raises(TypeError, match="a value in the list is not an integer."):
+        transforms.PadEnd(["2"], 1)
+    with pytest.raises(TypeError, match=r"Argument pad_shape with value 3 is not of type \[<class 'list'>\]"):
+        transforms.PadEnd(3, -1)
