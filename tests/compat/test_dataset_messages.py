@@ -309,3 +309,58 @@ def test_complex_norm_power_two_is_the_sum_of_squares():
     assert audio.ComplexNorm()(np.array([[3.0, 4.0]])).tolist() == [5.0]
     with pytest.raises(ValueError, match=r"Input power is not within the required interval of \[0, 16777216\]"):
         audio.ComplexNorm(-3.0)
+
+
+@pytest.mark.parametrize("build, error, words", [
+    (lambda a: a.BandBiquad(44100, 200, 0.707, "False"), TypeError,
+     "Argument noise with value False is not of type [<class 'bool'>], but got <class 'str'>."),
+    (lambda a: a.BassBiquad(44100, "50.0", 200), TypeError,
+     "Argument gain with value 50.0 is not of type [<class 'float'>, <class 'int'>], but got <class 'str'>."),
+    (lambda a: a.BassBiquad(44100, 2 ** 25, 200), ValueError,
+     "Input gain is not within the required interval of [-16777216, 16777216]."),
+    (lambda a: a.Contrast("75.0"), TypeError, "Argument enhancement_amount with value 75.0 is not of type"),
+    (lambda a: a.Contrast(101), ValueError, "Input enhancement_amount is not within the required interval of [0, 100]."),
+    (lambda a: a.ComputeDeltas(win_length=2), ValueError,
+     "Input win_length is not within the required interval of [3, 2147483647]"),
+    (lambda a: a.ComputeDeltas(pad_mode=2), TypeError,
+     "Argument pad_mode with value 2 is not of type [<enum 'BorderType'>], but got <class 'int'>."),
+    (lambda a: a.Vol(-1.0), ValueError, "Input gain is not within the required interval of [0, 16777216]."),
+    (lambda a: a.Vol(0.0, a.GainType.POWER), ValueError, "Input gain is not within the required interval of (0,"),
+    (lambda a: a.Fade(-1), ValueError, "Input fade_in_len is not within the required interval of [0, 2147483647]."),
+    (lambda a: a.Fade(1, 1, "linear"), TypeError, "Argument fade_shape with value linear is not of type"),
+    (lambda a: a.MuLawEncoding(0), ValueError,
+     "Input quantization_channels is not within the required interval of [1, 2147483647]."),
+    (lambda a: a.TimeMasking(time_mask_param=-1), ValueError, "Input time_mask_param is not within the required"),
+    (lambda a: a.FrequencyMasking(iid_masks=1), TypeError, "Argument iid_masks with value 1 is not of type"),
+    (lambda a: a.DCShift(2.5), ValueError, "Input shift is not within the required interval of [-2.0, 2.0]."),
+])
+def test_audio_arguments_checked_in_mindspore_words(build, error, words):
+    from openspore.dataset import audio
+    with pytest.raises(error) as info:
+        build(audio)
+    assert words in str(info.value)
+
+
+def test_dc_shift_limiter_holds_samples_at_the_threshold():
+    from openspore.dataset import audio
+    # shift 0.8, limiter gain 0.03: threshold 1 - (0.8 - 0.03) = 0.23; samples above it end at 0.23,
+    # the others are shifted and clipped to [-1, 1]
+    got = audio.DCShift(0.8, 0.03)(np.array([1.14, -1.06, 0.94, -0.33, 0.1]))
+    np.testing.assert_allclose(got, [0.23, -0.26, 0.23, 0.47, 0.9], atol=1e-9)
+    got = audio.DCShift(-0.8, 0.03)(np.array([-1.14, 1.06, 0.33, -0.1]))
+    np.testing.assert_allclose(got, [-0.23, 0.26, -0.47, -0.9], atol=1e-9)
+
+
+def test_pad_end_strings_and_argument_errors():
+    from openspore.dataset import transforms
+    out = transforms.PadEnd([3], b"-1")(np.array([b"1", b"2"]))
+    assert out.tolist() == [b"1", b"2", b"-1"]  # the result widens to hold the pad value
+    assert transforms.PadEnd([4])(np.array(["a", "b"])).tolist() == ["a", "b", "", ""]
+    with pytest.raises(RuntimeError, match="pad_value and item of dataset are not of the same type"):
+        transforms.PadEnd([3], "-1")(np.array([1, 2]))
+    with pytest.raises(RuntimeError, match="pad_value and item of dataset are not of the same type"):
+        transforms.PadEnd([2], 1)(np.array([b"1", b"2", b"3"]))
+    with pytest.raises(TypeError, match="a value in the list is not an integer."):
+        transforms.PadEnd(["2"], 1)
+    with pytest.raises(TypeError, match=r"Argument pad_shape with value 3 is not of type \[<class 'list'>\]"):
+        transforms.PadEnd(3, -1)

@@ -10,6 +10,7 @@ LFCC, deltas over time, the spectral centroid, masks along an axis and the angle
 """
 import numpy as np
 
+from ..engine.checks import INT32_MAX, check_interval, check_type
 from ..transforms.base import TensorOperation, rng
 from .transforms import (AmplitudeToDB, BorderType, MelSpectrogram, MelType, NormMode, NormType, ScaleType,
                          Spectrogram, WindowType, _float, mel_filterbank)
@@ -82,10 +83,10 @@ class ComputeDeltas(TensorOperation):
     padded by pad_mode."""
 
     def __init__(self, win_length=5, pad_mode=BorderType.EDGE):
-        if isinstance(win_length, bool) or not isinstance(win_length, int) or win_length < 3:
-            raise ValueError(f"For 'ComputeDeltas', 'win_length' must be an int of at least 3, but got "
-                             f"{win_length!r}.")
-        self.win_length, self.pad_mode = win_length, BorderType(pad_mode)
+        check_type(win_length, (int,), "win_length")
+        check_interval(win_length, 3, INT32_MAX, "win_length")
+        check_type(pad_mode, (BorderType,), "pad_mode")
+        self.win_length, self.pad_mode = win_length, pad_mode
 
     def _execute(self, x):
         x = _float(x)

@@ -124,7 +124,8 @@ class BandpassBiquad(Biquad):
     def __init__(self, sample_rate, central_freq, Q=0.707, const_skirt_gain=False):
         w0, c, alpha = _design(sample_rate, central_freq, Q, "BandpassBiquad")
         self.sample_rate, self.central_freq, self.Q = sample_rate, central_freq, Q
-        self.const_skirt_gain = bool(const_skirt_gain)
+        check_type(const_skirt_gain, (bool,), "const_skirt_gain")
+        self.const_skirt_gain = const_skirt_gain
         top = math.sin(w0) / 2 if self.const_skirt_gain else alpha
         super().__init__(top, 0.0, -top, 1 + alpha, -2 * c, 1 - alpha)
 
@@ -152,12 +153,15 @@ class EqualizerBiquad(Biquad):
 
     def __init__(self, sample_rate, center_freq, gain, Q=0.707):
         _, c, alpha = _design(sample_rate, center_freq, Q, "EqualizerBiquad", "center_freq")
+        check_float32(gain, "gain")
         self.sample_rate, self.center_freq, self.gain, self.Q = sample_rate, center_freq, gain, Q
         amp = 10 ** (float(gain) / 40)
         super().__init__(1 + alpha * amp, -2 * c, 1 - alpha * amp, 1 + alpha / amp, -2 * c, 1 - alpha / amp)
 
 
 def _shelf(sample_rate, gain, freq, Q, where, high, alpha=None):
+    check_nonzero_int32(sample_rate, "sample_rate")
+    check_float32(gain, "gain")
     w0, c, cook_alpha = _design(sample_rate, freq, Q, where)
     amp = math.exp(float(gain) / 40 * math.log(10))
     alpha = cook_alpha if alpha is None else alpha(w0, amp)
@@ -193,7 +197,8 @@ class BandBiquad(Biquad):
 
     def __init__(self, sample_rate, central_freq, Q=0.707, noise=False):
         w0, _, _ = _design(sample_rate, central_freq, Q, "BandBiquad")
-        self.sample_rate, self.central_freq, self.Q, self.noise = sample_rate, central_freq, Q, bool(noise)
+        check_type(noise, (bool,), "noise")
+        self.sample_rate, self.central_freq, self.Q, self.noise = sample_rate, central_freq, Q, noise
         bandwidth = float(central_freq) / float(Q)
         a2 = math.exp(-2 * math.pi * bandwidth / sample_rate)
         a1 = -4 * a2 / (1 + a2) * math.cos(w0)

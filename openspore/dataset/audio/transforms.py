@@ -12,7 +12,7 @@ from enum import Enum
 
 import numpy as np
 
-from ..engine.checks import FLOAT32_LIMIT, check_interval, check_type
+from ..engine.checks import FLOAT32_LIMIT, INT32_MAX, check_float32, check_interval, check_type
 from ..transforms.base import TensorOperation, rng
 
 
@@ -99,6 +99,8 @@ class DBToAmplitude(TensorOperation):
     """`DBToAmplitude(ref, power)`: ref · (10^(x/10))^power."""
 
     def __init__(self, ref, power):
+        check_float32(ref, "ref")
+        check_float32(power, "power")
         self.ref, self.power = ref, power
 
     def _execute(self, x):
@@ -110,6 +112,8 @@ class MuLawEncoding(TensorOperation):
     """`MuLawEncoding(quantization_channels=256)`: waveform in [-1, 1] → μ-law codes (int32)."""
 
     def __init__(self, quantization_channels=256):
+        check_type(quantization_channels, (int,), "quantization_channels")
+        check_interval(quantization_channels, 1, INT32_MAX, "quantization_channels")
         self.quantization_channels = quantization_channels
 
     def _execute(self, x):
@@ -123,6 +127,8 @@ class MuLawDecoding(TensorOperation):
     """`MuLawDecoding(quantization_channels=256)`: μ-law codes → waveform in [-1, 1] (float32)."""
 
     def __init__(self, quantization_channels=256):
+        check_type(quantization_channels, (int,), "quantization_channels")
+        check_interval(quantization_channels, 1, INT32_MAX, "quantization_channels")
         self.quantization_channels = quantization_channels
 
     def _execute(self, x):
@@ -135,6 +141,7 @@ class Gain(TensorOperation):
     """`Gain(gain_db=1.0)`: waveform scaled by gain_db decibels."""
 
     def __init__(self, gain_db=1.0):
+        check_float32(gain_db, "gain_db")
         self.gain_db = gain_db
 
     def _execute(self, x):
@@ -147,9 +154,15 @@ class Vol(TensorOperation):
     clipped to [-1, 1]."""
 
     def __init__(self, gain, gain_type=GainType.AMPLITUDE):
-        self.gain, self.gain_type = gain, GainType(gain_type)
-        if self.gain_type != GainType.DB and gain < 0:
-            raise ValueError(f"For 'Vol', 'gain' must be non-negative for {self.gain_type.value}, but got {gain}.")
+        check_type(gain, (int, float), "gain")
+        check_type(gain_type, (GainType,), "gain_type")
+        if gain_type == GainType.AMPLITUDE:
+            check_interval(gain, 0, FLOAT32_LIMIT, "gain")
+        elif gain_type == GainType.POWER:
+            check_interval(gain, 0, FLOAT32_LIMIT, "gain", left_open=True)
+        else:
+            check_float32(gain, "gain")
+        self.gain, self.gain_type = gain, gain_type
 
     def _execute(self, x):
         x = _float(x)
@@ -181,9 +194,11 @@ class Fade(TensorOperation):
     """`Fade(fade_in_len=0, fade_out_len=0, fade_shape=LINEAR)`: fade the waveform in and out."""
 
     def __init__(self, fade_in_len=0, fade_out_len=0, fade_shape=FadeShape.LINEAR):
-        if fade_in_len < 0 or fade_out_len < 0:
-            raise ValueError("For 'Fade', the fade lengths must be non-negative.")
-        self.fade_in_len, self.fade_out_len, self.fade_shape = fade_in_len, fade_out_len, FadeShape(fade_shape)
+        for name, value in (("fade_in_len", fade_in_len), ("fade_out_len", fade_out_len)):
+            check_type(value, (int,), name)
+            check_interval(value, 0, INT32_MAX, name)
+        check_type(fade_shape, (FadeShape,), "fade_shape")
+        self.fade_in_len, self.fade_out_len, self.fade_shape = fade_in_len, fade_out_len, fade_shape
 
     def _execute(self, x):
         x = _float(x)
@@ -325,6 +340,8 @@ class Magphase(TensorOperation):
     """`Magphase(power=1.0)`: (|z|^power, angle(z)) of (..., 2) real/imaginary pairs."""
 
     def __init__(self, power=1.0):
+        check_type(power, (int, float), "power")
+        check_interval(power, 0, FLOAT32_LIMIT, "power")
         self.power = power
 
     def _execute(self, x):
@@ -338,33 +355,33 @@ class DCShift(TensorOperation):
     limiter threshold are compressed instead of clipped; the result is clipped to [-1, 1]."""
 
     def __init__(self, shift, limiter_gain=None):
-        if not -2.0 <= shift <= 2.0:
-            raise ValueError(f"For 'DCShift', 'shift' must be in [-2, 2], but got {shift}.")
+        check_type(shift, (int, float), "shift")
+        check_interval(shift, -2.0, 2.0, "shift")
+        if limiter_gain is not None:
+            check_float32(limiter_gain, "limiter_gain")
         self.shift, self.limiter_gain = shift, limiter_gain
 
     def _execute(self, x):
         x = _float(x)
-        if self.limiter_gain is None:
-            out = x + self.shift
-        else:
-            threshold = 1.0 - (abs(self.shift) - self.limiter_gain)
-            if self.shift > 0:
-                over = x > threshold
-                out = np.where(over, (x - threshold) * self.limiter_gain / (1 - threshold) + threshold + self.shift,
-                               x + self.shift)
-            else:
-                over = x < -threshold
-                out = np.where(over, (x + threshold) * self.limiter_gain / (1 - threshold) - threshold + self.shift,
-                               x + self.shift)
-        return np.clip(out, -1.0, 1.0).astype(x.dtype)
+        shifted = np.clip(x + self.shift, -1.0, 1.0)
+        if self.limiter_gain is None or self.shift == 0:
+            return shifted.astype(x.dtype)
+        # samples beyond the limiter threshold (on the side the shift pushes to) are compressed by limiter_gain
+        # and held at the threshold; the rest are shifted and clipped to [-1, 1]
+        threshold = 1.0 - (abs(self.shift) - self.limiter_gain)
+        sign = 1.0 if self.shift > 0 else -1.0
+        over = sign * x > threshold
+        compressed = (x - sign * threshold) * self.limiter_gain / (1 - threshold) + sign * threshold + self.shift
+        held = np.minimum(compressed, threshold) if sign > 0 else np.maximum(compressed, -threshold)
+        return np.where(over, held, shifted).astype(x.dtype)
 
 
 class Contrast(TensorOperation):
     """`Contrast(enhancement_amount=75.0)`: sox-style contrast enhancement of a waveform in [-1, 1]."""
 
     def __init__(self, enhancement_amount=75.0):
-        if not 0 <= enhancement_amount <= 100:
-            raise ValueError(f"For 'Contrast', 'enhancement_amount' must be in [0, 100], but got {enhancement_amount}.")
+        check_type(enhancement_amount, (float, int), "enhancement_amount")
+        check_interval(enhancement_amount, 0, 100, "enhancement_amount")
         self.enhancement_amount = enhancement_amount
 
     def _execute(self, x):
@@ -376,9 +393,15 @@ class Contrast(TensorOperation):
 class _Masking(TensorOperation):
     axis = -1
 
+    param_name = "mask_param"
+
     def __init__(self, iid_masks=False, mask_param=0, mask_start=0, mask_value=0.0):
-        if mask_param < 0 or mask_start < 0:
-            raise ValueError(f"For '{type(self).__name__}', the mask parameter and start must be non-negative.")
+        check_type(iid_masks, (bool,), "iid_masks")
+        for name, value in ((self.param_name, mask_param), ("mask_start", mask_start)):
+            check_type(value, (int,), name)
+            check_interval(value, 0, INT32_MAX, name)
+        check_type(mask_value, (int, float), "mask_value")
+        check_interval(mask_value, -FLOAT32_LIMIT, FLOAT32_LIMIT, "mask_value")
         self.iid_masks, self.mask_param, self.mask_start, self.mask_value = bool(iid_masks), mask_param, \
             mask_start, mask_value
 
@@ -404,7 +427,7 @@ class TimeMasking(_Masking):
     whose width is drawn uniformly from [0, time_mask_param] (starting at mask_start, or at a random place when
     iid_masks), using the dataset seed."""
 
-    axis = -1
+    axis, param_name = -1, "time_mask_param"
 
     def __init__(self, iid_masks=False, time_mask_param=0, mask_start=0, mask_value=0.0):
         super().__init__(iid_masks, time_mask_param, mask_start, mask_value)
@@ -414,7 +437,7 @@ class FrequencyMasking(_Masking):
     """`FrequencyMasking(iid_masks=False, freq_mask_param=0, mask_start=0, mask_value=0.0)`: as TimeMasking, over
     frequency bins."""
 
-    axis = -2
+    axis, param_name = -2, "freq_mask_param"
 
     def __init__(self, iid_masks=False, freq_mask_param=0, mask_start=0, mask_value=0.0):
         super().__init__(iid_masks, freq_mask_param, mask_start, mask_value)

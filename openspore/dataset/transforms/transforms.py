@@ -3,7 +3,7 @@ import enum
 
 import numpy as np
 
-from ..engine.checks import check_type
+from ..engine.checks import check_interval, check_type
 from .base import TensorOperation, check_prob, check_transforms, rng, run_chain
 
 
@@ -127,17 +127,31 @@ class PadEnd(TensorOperation):
     """`PadEnd(pad_shape, pad_value=None)`: pad (or cut) each dimension at its end to `pad_shape` (None keeps a size)."""
 
     def __init__(self, pad_shape, pad_value=None):
-        if not isinstance(pad_shape, (list, tuple)) or not all(
-                s is None or (isinstance(s, int) and s > 0) for s in pad_shape):
-            raise TypeError(f"For 'PadEnd', 'pad_shape' must be a list of positive int or None, but got {pad_shape!r}.")
+        check_type(pad_shape, (list,), "pad_shape")
+        for size in pad_shape:
+            if size is None:
+                continue
+            if isinstance(size, bool) or not isinstance(size, int):
+                raise TypeError("a value in the list is not an integer.")
+            check_interval(size, 1, 2 ** 63 - 1, "pad_shape")
         self.pad_shape, self.pad_value = list(pad_shape), pad_value
 
     def _execute(self, x):
+        x = np.asarray(x)
         if x.ndim != len(self.pad_shape):
             raise ValueError(f"For 'PadEnd', the input rank {x.ndim} must equal len(pad_shape) {len(self.pad_shape)}.")
         shape = tuple(d if s is None else s for d, s in zip(x.shape, self.pad_shape))
-        value = self.pad_value if self.pad_value is not None else ("" if x.dtype.kind in "SU" else 0)
-        out = np.full(shape, value, dtype=x.dtype)
+        text = x.dtype.kind in "SU"
+        if self.pad_value is None:
+            value, dtype = ("" if x.dtype.kind == "U" else b"") if text else 0, x.dtype
+        else:
+            value = self.pad_value
+            if text != isinstance(value, (str, bytes)):
+                raise RuntimeError(f"PadEnd: pad_value and item of dataset are not of the same type, pad_value "
+                                   f"{value!r} for an input of {x.dtype}.")
+            # a string pad value longer than the input's strings widens the result instead of being cut
+            dtype = np.result_type(x.dtype, np.array(value).dtype) if text else x.dtype
+        out = np.full(shape, value, dtype=dtype)
         region = tuple(slice(0, min(a, b)) for a, b in zip(x.shape, shape))
         out[region] = x[region]
         return out
