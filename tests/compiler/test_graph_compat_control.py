@@ -104,3 +104,90 @@ def test_grad_of_loop_whose_condition_reads_a_written_parameter(graph_mode):
     # compiled into one graph, the recomputation would read the spent budget: a clear error, not a hang
     with pytest.raises(NotImplementedError, match="condition reads a Parameter that the loop writes"):
         _CompiledGrad(_SpendBudget())(Tensor(1.0, mstype.float32), Tensor(2, mstype.int32))
+
+
+class _ReadThenOverwrite(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = Parameter(Tensor(3.0, mstype.float32), name="w")
+        self.zero = Tensor(0.0, mstype.float32)
+
+    def construct(self, x):
+        out = self.zero
+        if x > 0:
+            ops.assign(self.w, 1.0)
+            out = out + self.w        # `0 + w` must not become an alias of w ...
+            ops.assign(self.w, 6.0)   # ... or this write would change `out`
+        return out
+
+
+class _AccumulateWrites(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = Parameter(Tensor(0, mstype.int32), name="w")
+
+    def construct(self):
+        out = 0
+        for i in range(3):
+            ops.assign(self.w, i)
+            out = self.w + out        # the first `w + 0` likewise
+        return out
+
+
+def test_value_read_before_a_later_write_keeps_its_value(graph_mode):
+    assert _ReadThenOverwrite()(Tensor(3.0, mstype.float32)).asnumpy().item() == 1.0
+    assert _AccumulateWrites()().asnumpy().item() == 0 + 1 + 2
+
+
+def test_simplify_keeps_the_copy_only_where_state_is_written():
+    from openspore.compiler.passes.algebraic_simplify import algebraic_simplify
+    from openspore.ir.parser import parse_graph
+    pure = parse_graph("""
+        graph @main(%0 x: f32[]) {
+          %1 = weight "w" : f32[]
+          %2 = const tensor(0.0, f32) : f32[]
+          %3 = Add(%1, %2) : f32[]
+          %4 = Mul(%3, %0) : f32[]
+          return %4
+        }
+        """)
+    writes = parse_graph("""
+        graph @main(%0 x: f32[]) {
+          %1 = weight "w" : f32[]
+          %2 = const tensor(0.0, f32) : f32[]
+          %3 = Add(%1, %2) : f32[]
+          %4 = Assign(%1, %0) : f32[]
+          %5 = Mul(%3, %0) : f32[]
+          return %5
+        }
+        """)
+    assert [n.op_name for n in algebraic_simplify(pure).nodes].count("Add") == 0
+    assert [n.op_name for n in algebraic_simplify(writes).nodes].count("Add") == 1
+
+
+def test_cell_graph_executor_compiles_without_running(graph_mode):
+    from openspore.common.api import _cell_graph_executor
+
+    class Counts(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.calls = Parameter(Tensor(0.0, mstype.float32), name="calls")
+
+        def construct(self, x):
+            ops.assign_add(self.calls, 1.0)
+            return x * 2
+
+    class Refuses(nn.Cell):
+        def construct(self, x):
+            raise ValueError("refused at compile time")
+
+    net = Counts()
+    phase = _cell_graph_executor.compile(net, Tensor([1.0, 2.0]), phase="train")
+    assert phase.startswith("train.") and _cell_graph_executor.has_compiled("train")
+    assert net.calls.asnumpy().item() == 0.0               # compiled, not run
+    assert net(Tensor([1.0, 2.0])).asnumpy().tolist() == [2.0, 4.0]
+    assert net.calls.asnumpy().item() == 1.0
+    with pytest.raises(ValueError, match="refused at compile time"):
+        _cell_graph_executor.compile(Refuses(), Tensor([1.0]))
+    with pytest.raises(TypeError, match="expects a Cell"):
+        _cell_graph_executor.compile(lambda x: x, Tensor([1.0]))
