@@ -179,7 +179,14 @@ class Cell(CellCompatMixin):
                 if value is None:
                     params[name] = None
                 elif isinstance(value, Tensor) and params[name] is not None:
-                    params[name].set_data(value)
+                    # `self.weight = expr` is MindSpore's Assign: one primitive call, so a compiled construct
+                    # records the write as a graph op (also inside graph control flow)
+                    from ..ops.function.other_func import assign
+                    param = params[name]
+                    if tuple(value.shape) != param.shape and tuple(value.shape) != ():
+                        raise ValueError(f"For 'Cell', the new value of Parameter '{name}' has shape "
+                                         f"{list(value.shape)} but the Parameter has shape {list(param.shape)}.")
+                    assign(param, value if value.dtype is param.dtype else value.astype(param.dtype))
                 else:
                     raise TypeError(f"For 'Cell', the type of '{name}' should be Parameter or None, "
                                     f"but got {type(value).__name__}.")

@@ -17,7 +17,7 @@ from .array_creations import asarray
 
 __all__ = ["sum", "mean", "amax", "amin", "max", "min", "prod", "var", "std", "ptp", "average", "nansum", "nanmean",
            "argmax", "argmin", "cumsum", "cumprod", "count_nonzero", "clip", "where", "matmul", "dot", "tensordot",
-           "multi_dot", "trace", "isclose", "array_equal", "diff", "trapz", "norm", "cov", "corrcoef"]
+           "multi_dot", "trace", "isclose", "array_equal", "array_equiv", "all", "any", "sometrue", "diff", "trapz", "norm", "cov", "corrcoef"]
 
 _UNARY = {"absolute": ops.abs, "abs": ops.abs, "fabs": ops.abs, "negative": ops.neg, "positive": ops.positive,
           "sqrt": ops.sqrt, "square": ops.square, "exp": ops.exp, "exp2": ops.exp2, "expm1": ops.expm1,
@@ -231,11 +231,46 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 def array_equal(a1, a2, equal_nan=False):
-    """Same shape and values."""
+    """Same shape and values, as a 0-d bool Tensor (MindSpore returns a Tensor, also for different shapes).
+
+    >>> import openspore.numpy as mnp
+    >>> mnp.array_equal([1, 2], [1, 2]).asnumpy().item(), mnp.array_equal([1], [1, 2]).asnumpy().item()
+    (True, False)
+    """
     x, y = _as(a1), _as(a2)
     if x.shape != y.shape:
-        return False
-    return bool(ops.all(ops.isclose(x, y, 0.0, 0.0, equal_nan) if equal_nan else x == y).asnumpy())
+        return asarray(False)
+    return ops.all(ops.isclose(x, y, 0.0, 0.0, equal_nan) if equal_nan else x == y)
+
+
+def array_equiv(a1, a2):
+    """Equal after broadcasting to a common shape (a 0-d bool Tensor; False when they do not broadcast)."""
+    x, y = _as(a1), _as(a2)
+    try:
+        onp.broadcast_shapes(tuple(x.shape), tuple(y.shape))
+    except ValueError:
+        return asarray(False)
+    return ops.all(x == y)
+
+
+def all(a, axis=None, keepdims=False):  # noqa: A001 (NumPy's name)
+    """True where every element along `axis` is nonzero (all axes when None)."""
+    return ops.all(ops.cast(_as(a), mstype.bool_), _axis(axis), bool(keepdims))
+
+
+def any(a, axis=None, keepdims=False):  # noqa: A001 (NumPy's name)
+    """True where some element along `axis` is nonzero (all axes when None).
+
+    >>> import openspore.numpy as mnp
+    >>> mnp.any(mnp.array([[0, 1], [0, 0]]), axis=1).asnumpy().tolist()
+    [True, False]
+    """
+    return ops.any(ops.cast(_as(a), mstype.bool_), _axis(axis), bool(keepdims))
+
+
+def sometrue(a, axis=None, keepdims=False):
+    """NumPy's old name of `any` (keepdims may be any truthy value)."""
+    return any(a, axis, keepdims)
 
 
 def diff(a, n=1, axis=-1, prepend=None, append=None):

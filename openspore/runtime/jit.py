@@ -272,9 +272,7 @@ def make_cell_runner(slow_call):
             return cell.construct(*args, **kwargs)
         return slow_call(cell, args, kwargs)
 
-    def run(cell, args, kwargs):
-        if _run_python():
-            return python(cell, args, kwargs)
+    def cache_of(cell):
         cache = caches.get(cell)
         if cache is None:
             construct = type(cell).construct
@@ -283,9 +281,20 @@ def make_cell_runner(slow_call):
             fn = functools.partial(_traceable_construct, raw)
             cache = caches[cell] = GraphCache(fn, f"{type(cell).__name__}.construct",
                                               _LevelOf(explicit, cell), cell, cell_owner=True)
-        return run_graph_or_eager(cache, args, kwargs, lambda: python(cell, args, kwargs))
+        return cache
+
+    def run(cell, args, kwargs):
+        if _run_python():
+            return python(cell, args, kwargs)
+        return run_graph_or_eager(cache_of(cell), args, kwargs, lambda: python(cell, args, kwargs))
+
+    def compile_only(cell, args, kwargs):
+        """Compile the cell's graph for these inputs without running it (MindSpore's
+        `_cell_graph_executor.compile`): graph-mode errors surface here."""
+        cache_of(cell).lookup(args, kwargs)
 
     run.caches = caches
+    run.compile = compile_only
     _CELL_CACHES.append(caches)
     return run
 

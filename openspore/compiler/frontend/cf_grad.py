@@ -19,6 +19,7 @@ from ...core import autograd
 from ...core.parameter import Parameter
 from ...core.tensor import Tensor
 from ...ir.interpret import run_graph
+from ...ops.defs.side_effect import _NONDIFF_WRITE
 from .symbolic import SymbolicTensor
 
 
@@ -38,7 +39,9 @@ _IF, _WHILE = _ControlOp("if"), _ControlOp("while")
 
 
 def _differentiable(value):
-    return isinstance(value, Tensor) and value.dtype.kind in ("float", "complex")
+    # MindSpore differentiates integer tensors too (the plain autodiff does; control flow must agree): only
+    # booleans carry no gradient.
+    return isinstance(value, Tensor) and value.dtype.kind in ("float", "complex", "int", "uint")
 
 
 def on_if(node, ins):
@@ -71,6 +74,11 @@ def graph_vjp(graph, operands, cotangents, diff):
     by_index = dict(zip(positions, in_grads))
     by_index.update(zip(weight_at, w_grads))
     return tuple(by_index[i] for i in diff)
+
+
+def _where(graph):
+    locs = [n.loc for n in graph.nodes if getattr(n, "loc", "")]
+    return f"(loop at {locs[0]})" if locs else "(in a compiled loop)"
 
 
 def _spread(diff, grads, n):
@@ -110,10 +118,54 @@ def record_while(operands, results, cond_g, body_g):
     autograd.record(_WHILE, tuple(operands), results, results, bprop_fn=bprop)
 
 
+def _subgraph_inputs(node):
+    """(subgraph, the node inputs bound to its inputs) for each subgraph of a structural node."""
+    outer = node.inputs[1:] if node.op == "if" else node.inputs
+    return [(g, outer) for g in node.graphs]
+
+
+def _parameter_use(graph, params, writes, cond_reads, in_cond=False):
+    """Collect ids of the Parameters written in `graph` and read by a `while` condition in it. `params` maps
+    node ids to Parameter ids: weight nodes, and graph inputs bound to a Parameter by an enclosing node."""
+    used = {i.id for n in graph.nodes for i in n.inputs} | {graph.output.id}
+    if in_cond:
+        cond_reads.update(params[i.id] for i in graph.inputs if i.id in params and i.id in used)
+    for n in graph.nodes:
+        if n.op == "weight":
+            params[n.id] = id(n.value)
+            if in_cond:
+                cond_reads.add(id(n.value))
+        elif n.is_primitive and getattr(n.op, "nondiff_reason", None) is _NONDIFF_WRITE and n.inputs \
+                and n.inputs[0].id in params:
+            writes.add(params[n.inputs[0].id])
+        for k, (sub, outer) in enumerate(_subgraph_inputs(n)):
+            for inner, o in zip(sub.inputs, outer):
+                if o.id in params:
+                    params[inner.id] = params[o.id]
+            _parameter_use(sub, params, writes, cond_reads, in_cond or (n.op == "while" and k == 0))
+
+
+def _loop_reads_what_it_writes(operands, cond_g, body_g):
+    """Does a loop condition (this loop's or a nested one's) read a Parameter that the loop body writes?"""
+    params, writes, cond_reads = {}, set(), set()
+    for g, in_cond in ((cond_g, True), (body_g, False)):
+        for inner, o in zip(g.inputs, operands):
+            if isinstance(o, Parameter):
+                params[inner.id] = id(o)
+        _parameter_use(g, params, writes, cond_reads, in_cond)
+    return bool(writes & cond_reads)
+
+
 def while_vjp(operands, douts, cond_g, body_g):
     diff = [i for i, o in enumerate(operands) if _differentiable(o)]
     if not diff:
         return (None,) * len(operands)
+    if any(isinstance(o, SymbolicTensor) for o in operands) and _loop_reads_what_it_writes(operands, cond_g, body_g):
+        # the compiled backward recomputes iterations from the loop's initial state, but a Parameter is read
+        # live: a loop condition over a Parameter the loop writes would see the final value and could spin
+        raise NotImplementedError(f"The gradient, compiled in graph mode, of a `while` loop whose condition reads "
+                                  f"a Parameter that the loop writes is not supported {_where(body_g)}: carry "
+                                  f"the value in a local variable, or take the gradient in PyNative mode.")
     from .control_flow import while_loop
     names = ("count",) + tuple(f"s{i}" for i in range(len(operands)))
 

@@ -7,6 +7,9 @@
 
 A rule replaces a node by a value only when that value's abstract (shape and dtype) is exactly the node's:
 `x * ones((3, 4))` with x of shape (4,) broadcasts, so it stays. `x * 0` stays (NaN and inf give NaN).
+In a graph that writes state (Assign and other in-place updates), a rule never replaces a node by a weight or a
+graph input: the result would alias a Parameter, and a later write would change a value already computed
+(`out = zero + w; assign(w, 6)` must keep out's old value, as MindSpore's Load does).
 """
 from ...ir.node import Node
 from ...ir.pattern import RuleTable, is_const_all, is_op
@@ -14,13 +17,23 @@ from ...ir.pattern import RuleTable, is_const_all, is_op
 RULES = RuleTable()
 
 
+_keep_copies = [False]  # set while simplifying a graph that writes state
+
+
 def algebraic_simplify(graph):
     """algebraic_simplify(graph) -> Graph with the identities above applied (the input is not modified)."""
-    return RULES.apply(graph)
+    _keep_copies[0] = any(n.is_primitive and n.op.side_effect for g in graph.all_graphs() for n in g.nodes)
+    try:
+        return RULES.apply(graph)
+    finally:
+        _keep_copies[0] = False
 
 
 def _if_same(node, value):
-    """`value` may stand for `node` only with the identical abstract (no broadcasting, no dtype change)."""
+    """`value` may stand for `node` only with the identical abstract (no broadcasting, no dtype change), and
+    not when it would alias state that the graph writes."""
+    if _keep_copies[0] and value.op in ("weight", "input"):
+        return None
     return value if value.abstract == node.abstract else None
 
 
@@ -76,7 +89,7 @@ def _broadcast_same(n):
 def _reshape(n):
     x = n.inputs[0]
     if x.abstract == n.abstract:
-        return x
+        return _if_same(n, x)
     if is_op(x, "Reshape"):  # only the last shape matters
         return n.clone(inputs=(x.inputs[0], n.inputs[1]))
     return None
@@ -111,6 +124,7 @@ def _transpose(n):
 @RULES.rule("tuple_get_item")
 def _get_from_make_tuple(n):
     src = n.inputs[0]
-    if src.op == "make_tuple":
-        return _if_same(n, src.inputs[n.index])
+    if src.op == "make_tuple":  # no copy either way: the element itself
+        element = src.inputs[n.index]
+        return element if element.abstract == n.abstract else None
     return None
