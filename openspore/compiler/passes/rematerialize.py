@@ -23,8 +23,10 @@ and XLA's rematerialisation do; MindSpore's `Cell.recompute()` asks for it per c
   the cheap primitives of graph-kernel fusion's default cluster list (elementwise ops, activations, casts,
   reductions, reshapes, LayerNorm, Softmax, ...), views (Transpose, Split), and matrix products (MatMul,
   BatchMatMul, Dense) within a budget: the chain's multiply-add flops (as `runtime/flops.py` counts them) at most
-  `max_flops_per_byte` per byte freed. The default 64 admits an fp32 product contracting up to 128 elements per
-  output (attention scores over a head dimension of 64) and no Dense layer of 256 inputs or more.
+  `max_flops_per_byte` per byte freed. The default 32 admits an fp32 product contracting up to 64 elements per
+  output (attention scores over a head dimension of 64) and no Dense layer of more than 64 inputs. A chain holds
+  at most `MAX_CHAIN` kernels, and no node is recomputed for two copies (the second would need the first's
+  value, whose late reads moved away).
 * **Never recomputed**: random primitives (a dropout mask is read from the saved output, never drawn again),
   side-effecting ones, control flow, and any chain reading a Parameter or input that a side-effecting node
   between the value and its late readers updates in place (it would see the new value).
