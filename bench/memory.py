@@ -13,9 +13,11 @@ every transformer block.
 
 Measured (--measure; each figure in a fresh process, one step after a warm-up step): `alloc MB` = peak bytes
 allocated by torch's CPU allocator during the step, from the torch profiler's memory events (every allocation
-and free, in time order); under O1 the arena is allocated inside the measured step (its idle buffer is dropped
-first), so it counts. `numpy MB`: the same step on the numpy backend, peak traced by tracemalloc. Step times:
-O0 and O1 steps interleaved in one process, median of the rounds (the machine is shared: ratios, not absolutes).
+and free, in time order). `O1` is memory_optimize_level="O1" as a user gets it (the rematerialize pass, kernels
+allocating their results); `O1 arena` adds the opt-in arena (OPENSPORE_O1_ARENA=1, runtime/arena.py), allocated
+inside the measured step (its idle buffer is dropped first), so it counts. `numpy MB`: the same step on the numpy
+backend, peak traced by tracemalloc. Step times: O0 and O1 steps interleaved in one process, median of the rounds
+(the machine is shared: ratios, not absolutes); O1 there is as the environment sets it (no arena by default).
 """
 import argparse
 import json
@@ -143,9 +145,11 @@ def step_times(workload, rounds):
     return {level: statistics.median(t) for level, t in times.items()}
 
 
-def _child(args):
+def _child(args, arena=None):
     cmd = [sys.executable, os.path.abspath(__file__), "--child", *args]
     env = dict(os.environ, OMP_NUM_THREADS="2")
+    if arena is not None:
+        env["OPENSPORE_O1_ARENA"] = "1" if arena else "0"
     out = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=3600)
     if out.returncode:
         return {"error": (out.stderr.strip().splitlines() or ["?"])[-1]}
@@ -189,8 +193,6 @@ def _mb(b):
 
 
 def main(argv=None):
-    # the O1 columns measure the arena, which is opt-in (runtime/arena.py); OPENSPORE_O1_ARENA=0 measures O1 without it
-    os.environ.setdefault("OPENSPORE_O1_ARENA", "1")
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("-w", "--workloads", nargs="+", default=WORKLOADS, choices=WORKLOADS)
     ap.add_argument("--exact", type=float, default=0, help="exact mode time limit per graph (s); 0: off")
@@ -212,19 +214,20 @@ def main(argv=None):
         print(f"{w:<12}{r['tensors']:>8}{_mb(r['lower']):>10}{_mb(r['planned']):>11}{r['planned'] / r['lower']:>8.4f}"
               f"{_mb(r['no_reuse']):>12}{r['plan_s']:>8.2f}  {r['heuristic']:<28}{ex}", flush=True)
     if args.measure:
-        print(f"\n{'workload':<12}{'alloc MB O0':>12}{'alloc MB O1':>12}{'O1/O0':>7}{'numpy MB O0':>12}"
-              f"{'numpy MB O1':>12}{'step ms O0':>11}{'step ms O1':>11}{'O1/O0':>7}")
+        print(f"\n{'workload':<12}{'alloc MB O0':>12}{'alloc MB O1':>12}{'O1/O0':>7}{'O1 arena MB':>12}"
+              f"{'numpy MB O0':>12}{'numpy MB O1':>12}{'step ms O0':>11}{'step ms O1':>11}{'O1/O0':>7}")
         for w in args.measure_workloads:
-            m = {(b, lv): _child([w, b, lv]) for b in ("torch", "numpy") for lv in ("O0", "O1")}
+            m = {(b, lv): _child([w, b, lv], arena=False) for b in ("torch", "numpy") for lv in ("O0", "O1")}
+            m["torch", "arena"] = _child([w, "torch", "O1"], arena=True)
             cell = {k: (_mb(v["alloc"]) if "alloc" in v else v.get("error", "?")[:11]) for k, v in m.items()}
             ratio = (m["torch", "O1"]["alloc"] / m["torch", "O0"]["alloc"]
                      if "alloc" in m["torch", "O1"] and "alloc" in m["torch", "O0"] else float("nan"))
             t = step_times(w, args.rounds)
-            print(f"{w:<12}{cell['torch', 'O0']:>12}{cell['torch', 'O1']:>12}{ratio:>7.3f}{cell['numpy', 'O0']:>12}"
-                  f"{cell['numpy', 'O1']:>12}{t['O0'] * 1e3:>11.1f}{t['O1'] * 1e3:>11.1f}{t['O1'] / t['O0']:>7.3f}",
-                  flush=True)
+            print(f"{w:<12}{cell['torch', 'O0']:>12}{cell['torch', 'O1']:>12}{ratio:>7.3f}{cell['torch', 'arena']:>12}"
+                  f"{cell['numpy', 'O0']:>12}{cell['numpy', 'O1']:>12}{t['O0'] * 1e3:>11.1f}{t['O1'] * 1e3:>11.1f}"
+                  f"{t['O1'] / t['O0']:>7.3f}", flush=True)
         if "encoder" in args.measure_workloads and "encoder+rc" in args.measure_workloads:
-            o0, rc = _child(["encoder", "torch", "O0"]), _child(["encoder+rc", "torch", "O1"])
+            o0, rc = _child(["encoder", "torch", "O0"], arena=False), _child(["encoder+rc", "torch", "O1"], arena=False)
             if "alloc" in o0 and "alloc" in rc:
                 print(f"encoder: O1 + recompute {_mb(rc['alloc'])} MB vs O0 {_mb(o0['alloc'])} MB measured "
                       f"({rc['alloc'] / o0['alloc']:.3f}x)")

@@ -12,6 +12,11 @@ With graph-kernel fusion on (`set_context(enable_graph_kernel=True)`, `graph_ker
 compiler/graph_kernel) every level's passes are followed by `GRAPH_KERNEL_PASSES`: graph_kernel_expand,
 graph_kernel_cluster.
 
+Under `memory_optimize_level="O1"` (priority memory) the level's passes (and fusion's) are followed by
+`MEMORY_O1`: rematerialize (cheap values with distant readers, such as a training step's forward activations read
+by its backward, are recomputed for those readers instead of kept alive). It runs last, so no pass merges a
+recomputed copy back into its original.
+
 After the passes, the static memory planner (compiler/memory, `plan_memory`) gives every tensor of the final graph
 and of each control-flow subgraph an offset in one arena per graph: run under `memory_optimize_level="O1"` and
 written by `save_graphs` next to the IR dumps.
@@ -62,6 +67,7 @@ from .passes.freeze_weights import freeze_weights
 from .passes.fold_batchnorm import fold_batchnorm
 from .passes.conv_epilogue_fusion import conv_epilogue_fusion
 from .passes.conv_backprop_merge import conv_backprop_merge
+from .passes.rematerialize import rematerialize
 from .memory import plan_memory  # noqa: F401  (the step after the passes; runtime/cache.py calls it)
 
 _SIMPLIFY = [
@@ -97,6 +103,8 @@ INFERENCE = [("inline", inline)] + _SIMPLIFY + [("dense_fusion", dense_fusion), 
                                                 ("fold_batchnorm", fold_batchnorm),
                                                 ("dce_frozen", dce)]
 INFERENCE_TORCH = [("conv_epilogue_fusion", conv_epilogue_fusion)]
+# memory_optimize_level="O1" (runtime/cache.py): after every other pass of the level and of fusion
+MEMORY_O1 = [("rematerialize", rematerialize)]
 
 # (pass, relation, other pass, why). Relations: "first" (the pass opens every pipeline that has it), "after"
 # (every run of the pass comes after some run of the other, when both are present), "last" (nothing but the

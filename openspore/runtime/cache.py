@@ -208,9 +208,12 @@ class GraphCache:
         else:
             # verified under debug_level="DEBUG"; key[7]: the graph-kernel fusion flags, or None (off)
             graph = run_pipeline(traced.graph, level=key[3], dump=dump, graph_kernel=key[7])
+        level, cap = key[6]
+        if level == "O1" and infer_run is None:   # priority memory: recompute cheap values instead of keeping them
+            from ..compiler.pipeline import MEMORY_O1
+            graph = run_pipeline(graph, level=MEMORY_O1, dump=dump)
         t2 = time.perf_counter()
         plans = None
-        level, cap = key[6]
         capped = cap != context.default("max_device_memory")
         if dump is not None or level == "O1" or capped:
             from ..compiler.pipeline import plan_memory
