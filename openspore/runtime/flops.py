@@ -56,6 +56,8 @@ def _node_flops(node):
         return 2.0 * _prod(big) * per_output
     if name == "Conv2DBackpropFilter":
         return 2.0 * _prod(_shape(node.inputs[0])) * _prod(_shape(node)[1:])
+    if name == "Conv2DBackpropInputFilter":  # both halves at once (the conv_backprop_merge pass): dx and dw
+        return 2 * 2.0 * _prod(_shape(node.inputs[0])) * _prod(_shape(node.inputs[2])[1:])
     return 0.0
 
 
