@@ -102,6 +102,8 @@ class Sampler:
             raise TypeError(f"Sampler expects SamplingParams, but got {type(params).__name__}.")
         self.params = params.validate()
         self.rng = np.random.default_rng(params.seed)
+        # the argmax of the logits themselves: a batch of such rows can take one argmax for all (the scheduler)
+        self.greedy = params.temperature == 0 and params.repetition_penalty == 1.0
 
     def next_token(self, logits_row, history):
         """The next token id after `history` (prompt and generated ids so far) given its logits row."""

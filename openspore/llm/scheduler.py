@@ -272,10 +272,10 @@ class ContinuousBatchingScheduler:
                 seq.handle._finish("abort", f"the generation step failed: {type(exc).__name__}: {exc}")
             raise
         self._running.extend(admitted)
-        for seq, row, prompt in zip(admitted, logits, prompts):
+        for seq, prompt in zip(admitted, prompts):
             if not seq.generated:
                 self.counters["prompt_tokens"] += len(prompt)
-            self._sample(seq, row)
+        self._sample_all(admitted, logits)
 
     def _decode_step(self):
         engine = self.engine
@@ -295,8 +295,15 @@ class ContinuousBatchingScheduler:
         batch = list(self._running)
         logits = engine.decode([s.seq_id for s in batch], [s.generated[-1] for s in batch])
         self.counters["steps"] += 1
-        for seq, row in zip(batch, logits):
-            self._sample(seq, row)
+        self._sample_all(batch, logits)
+
+    def _sample_all(self, batch, logits):
+        """Sample each sequence's next token from its logits row; the greedy rows (temperature 0, no repetition
+        penalty) take one argmax over all of them at once."""
+        greedy = [i for i, seq in enumerate(batch) if seq.sampler.greedy]
+        picked = dict(zip(greedy, logits[greedy].argmax(-1).tolist())) if greedy else {}
+        for i, seq in enumerate(batch):
+            self._sample(seq, logits[i], picked.get(i))
 
     def _preempt(self, seq):
         """Recompute preemption: free the sequence's blocks; it waits at the head of the queue."""
@@ -309,11 +316,12 @@ class ContinuousBatchingScheduler:
         logger.info("llm scheduler: preempted request %d after %d tokens (out of KV blocks)", seq.seq_id,
                     len(seq.generated))
 
-    def _sample(self, seq, logits_row):
-        """Pick the next token; emit it or end the sequence."""
+    def _sample(self, seq, logits_row, token=None):
+        """Pick the next token (unless `token` was already picked for it); emit it or end the sequence."""
         params = seq.params
-        history = seq.prompt + seq.generated if params.repetition_penalty != 1.0 else ()
-        token = seq.sampler.next_token(logits_row, history)
+        if token is None:
+            history = seq.prompt + seq.generated if params.repetition_penalty != 1.0 else ()
+            token = seq.sampler.next_token(logits_row, history)
         if token in params.stop_token_ids or (token == self.eos_token_id and not seq.ignore_eos):
             self._finish(seq, "stop")
             return
