@@ -205,3 +205,13 @@ def test_and_or_on_traced_number_tensors_give_an_operand(graph_mode):
         got = pick(Tensor([x]))
         assert [g.asnumpy().tolist() for g in got] == [list(e) for e in expected]
         assert [g.dtype for g in got] == [mstype.int64] * 3 + [mstype.bool_]
+
+
+def test_and_on_a_tensor_of_several_elements_says_which_shapes_convert(graph_mode):
+    @ms.jit
+    def both():
+        return Tensor([0, 1]) and Tensor([1, 2])
+
+    with pytest.raises(ValueError, match=r"shape is \(\) or \(1,\) can be converted to bool, but got tensor shape "
+                                         r"is \(2\)"):
+        both()

@@ -194,6 +194,16 @@ def _as_bool_tensor(value):
     return value if value.dtype is mstype.bool_ else F.not_equal(value, 0)
 
 
+def _truth(value):
+    """bool(value) for `and`/`or` in graph code; a tensor of several elements fails with MindSpore's message."""
+    from ...core.tensor import Tensor
+    if isinstance(value, Tensor) and value.size != 1:
+        shape = ", ".join(str(d) for d in value.shape)
+        raise ValueError(f"Only tensor which shape is () or (1,) can be converted to bool, but got tensor shape "
+                         f"is ({shape})")
+    return bool(value)
+
+
 def _same_number_tensors(a, b):
     """One-element non-bool tensors of one dtype and shape: `and`/`or` can pick one of them, as in Python."""
     from ...core.tensor import Tensor
@@ -216,7 +226,7 @@ def and_(value, *thunks):
                 value = F.select(_as_bool_tensor(value), other, value)
             else:
                 value = F.logical_and(_as_bool_tensor(value), _as_bool_tensor(other))
-        elif not value:
+        elif not _truth(value):
             return value
         else:
             value = thunk()
@@ -233,7 +243,7 @@ def or_(value, *thunks):
                 value = F.select(_as_bool_tensor(value), value, other)
             else:
                 value = F.logical_or(_as_bool_tensor(value), _as_bool_tensor(other))
-        elif value:
+        elif _truth(value):
             return value
         else:
             value = thunk()
