@@ -3,6 +3,8 @@ plain autodiff does), `self.param = value` inside a compiled construct is an Ass
 branches), and a gradient the compiler cannot give says so instead of looping."""
 import pytest
 
+import openspore as ms
+
 from openspore import Parameter, Tensor, context, nn, ops
 from openspore.common import dtype as mstype
 
@@ -191,3 +193,25 @@ def test_cell_graph_executor_compiles_without_running(graph_mode):
         _cell_graph_executor.compile(Refuses(), Tensor([1.0]))
     with pytest.raises(TypeError, match="expects a Cell"):
         _cell_graph_executor.compile(lambda x: x, Tensor([1.0]))
+
+
+def test_and_or_on_traced_number_tensors_give_an_operand(graph_mode):
+    @ms.jit
+    def pick(x):
+        y = Tensor([2])
+        return x and y, y and x, x or y, (x > 0) and (x < 5)
+
+    for x, expected in ((1, ([2], [1], [1], [True])), (0, ([0], [0], [2], [False]))):
+        got = pick(Tensor([x]))
+        assert [g.asnumpy().tolist() for g in got] == [list(e) for e in expected]
+        assert [g.dtype for g in got] == [mstype.int64] * 3 + [mstype.bool_]
+
+
+def test_and_on_a_tensor_of_several_elements_says_which_shapes_convert(graph_mode):
+    @ms.jit
+    def both():
+        return Tensor([0, 1]) and Tensor([1, 2])
+
+    with pytest.raises(ValueError, match=r"shape is \(\) or \(1,\) can be converted to bool, but got tensor shape "
+                                         r"is \(2\)"):
+        both()

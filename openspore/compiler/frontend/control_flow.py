@@ -194,13 +194,39 @@ def _as_bool_tensor(value):
     return value if value.dtype is mstype.bool_ else F.not_equal(value, 0)
 
 
+def _truth(value):
+    """bool(value) for `and`/`or` in graph code; a tensor of several elements fails with MindSpore's message."""
+    from ...core.tensor import Tensor
+    if isinstance(value, Tensor) and value.size != 1:
+        shape = ", ".join(str(d) for d in value.shape)
+        raise ValueError(f"Only tensor which shape is () or (1,) can be converted to bool, but got tensor shape "
+                         f"is ({shape})")
+    return bool(value)
+
+
+def _same_number_tensors(a, b):
+    """One-element non-bool tensors of one dtype and shape: `and`/`or` can pick one of them, as in Python."""
+    from ...core.tensor import Tensor
+    from ...common import dtype as mstype
+    if not (isinstance(a, Tensor) and isinstance(b, Tensor)):
+        return False
+    size = 1
+    for d in a.shape:
+        size *= d
+    return a.dtype == b.dtype and a.dtype is not mstype.bool_ and tuple(a.shape) == tuple(b.shape) and size == 1
+
+
 def and_(value, *thunks):
     """`a and b and ...`: Python short-circuit semantics, `logical_and` once an operand is symbolic."""
     for thunk in thunks:
         if _symbolic_now(value):
             from ...ops import functional as F
-            value = F.logical_and(_as_bool_tensor(value), _as_bool_tensor(thunk()))
-        elif not value:
+            other = thunk()
+            if _same_number_tensors(value, other):  # MindSpore gives the operand: y if x else x
+                value = F.select(_as_bool_tensor(value), other, value)
+            else:
+                value = F.logical_and(_as_bool_tensor(value), _as_bool_tensor(other))
+        elif not _truth(value):
             return value
         else:
             value = thunk()
@@ -212,8 +238,12 @@ def or_(value, *thunks):
     for thunk in thunks:
         if _symbolic_now(value):
             from ...ops import functional as F
-            value = F.logical_or(_as_bool_tensor(value), _as_bool_tensor(thunk()))
-        elif value:
+            other = thunk()
+            if _same_number_tensors(value, other):  # x if x else y
+                value = F.select(_as_bool_tensor(value), value, other)
+            else:
+                value = F.logical_or(_as_bool_tensor(value), _as_bool_tensor(other))
+        elif _truth(value):
             return value
         else:
             value = thunk()
