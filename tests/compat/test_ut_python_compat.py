@@ -79,3 +79,13 @@ def test_assign_refusing_conversion_names_parameter():
     with pytest.raises(TypeError, match="data type conversion of 'Parameter' is not supported") as err:
         ops.assign(Tensor(2, ms.int8), Tensor(3, ms.uint8))
     assert "int16" in str(err.value).lower()
+
+
+def test_graph_unknown_name_error_is_worded_as_mindspore(graph_mode):
+    class Net(nn.Cell):
+        def construct(self, x):
+            return x + undefined_here  # noqa: F821
+
+    with pytest.raises(NameError, match="The name 'undefined_here' is not defined") as err:
+        Net()(Tensor(np.ones(2, np.float32)))
+    assert err.value.name == "undefined_here"
