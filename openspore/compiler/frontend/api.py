@@ -86,6 +86,14 @@ def _leaf_names(base, value):
     return [f"{base}_{i}" for i in range(len(leaves))]
 
 
+def _graph_name_error(err):
+    """MindSpore's graph compiler words an unknown name as its own error; the name is kept on the new one."""
+    name = getattr(err, "name", None)
+    if type(err) is not NameError or not name or str(err).startswith("The name"):
+        return err
+    return NameError(f"The name '{name}' is not defined, or not supported in graph mode.", name=name)
+
+
 def trace(fn, args, kwargs=None, name=None):
     """Trace `fn(*args, **kwargs)` into a graph: one `input` per Tensor leaf of args/kwargs (flattened in order),
     Python values baked in as constants (they are part of `static_key`)."""
@@ -110,6 +118,11 @@ def trace(fn, args, kwargs=None, name=None):
         out = run(*s_args, **s_kwargs)
         if dispatch._output_hook is not None:  # operator sharding: a graph returns whole tensors
             out = dispatch._output_hook(out)
+    except NameError as err:
+        worded = _graph_name_error(err)
+        if worded is err:
+            raise
+        raise worded from err
     finally:
         sys.setrecursionlimit(python_limit)
         dispatch.pop_tracer(tracer)

@@ -44,7 +44,7 @@ _REASONS = {
 # Callees left alone: builtins whose identity matters (`super()` needs the direct call) or that never hold
 # graph control flow.
 _PLAIN_CALLEES = {"super", "len", "range", "isinstance", "issubclass", "print", "int", "float", "bool", "str",
-                  "tuple", "list", "dict", "set", "zip", "enumerate", "min", "max", "abs", "getattr", "hasattr",
+                  "tuple", "list", "dict", "set", "zip", "min", "max", "abs", "getattr", "hasattr",
                   "setattr", "type", "iter", "next", "reversed", "sorted", "any", "all", "round", "id", "repr",
                   "callable", "locals", "divmod", "sum", "map", "filter", "slice", "hash", "format", "vars"}
 

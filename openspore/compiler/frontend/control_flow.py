@@ -10,6 +10,7 @@ calls a branch function with the current values of the variables the branches as
 of those still read afterwards. A variable not yet defined is passed as `UNDEFINED`; rewritten code deletes a
 name that comes back `UNDEFINED`, so reading it later fails as in Python.
 """
+import builtins
 import types
 
 from ... import context
@@ -94,12 +95,37 @@ def is_true(value):
     return bool(value)
 
 
+def graph_enumerate(iterable, start=0):
+    """`enumerate` as MindSpore's graph compiler checks it: a TypeError naming the argument for a `start` that
+    is not an int or a first input that can not be iterated (Python's own messages name neither).
+
+    >>> list(graph_enumerate((7, 8), 1))
+    [(1, 7), (2, 8)]
+    """
+    if type(start) is not int:  # bool is an int to Python, not to the graph compiler
+        raise TypeError(located(f"For 'enumerate', the 'start' should be an int, but got "
+                                f"{type(start).__name__} ({start!r:.40})."))
+    try:
+        iterator = iter(iterable)
+    except TypeError:
+        raise TypeError(located(f"For 'enumerate', the 'first input' should be a tuple, list, dict or Tensor, "
+                                f"but got {type(iterable).__name__}.")) from None
+    return builtins.enumerate(iterator, start)
+
+
+# Builtins whose graph-mode version checks its arguments as MindSpore does; looked up by identity, so a
+# user's own function of the same name is left alone.
+_GRAPH_BUILTINS = {builtins.enumerate: graph_enumerate}
+
+
 def call(fn):
     """The callee of a call in rewritten code: user functions and methods are rewritten too."""
     kind = type(fn)
     if kind is types.FunctionType or kind is types.MethodType:
         from .ast_transform import convert
         return convert(fn)
+    if kind is types.BuiltinFunctionType or kind is type:
+        return _GRAPH_BUILTINS.get(fn, fn)
     return fn
 
 

@@ -24,9 +24,8 @@ class Cast(Primitive):
         return same_as(x, dtype)
 
     def bprop(self, x, dtype, out, dout):
-        # MindSpore differentiates integer tensors too: the gradient is cast back to the integer dtype
-        if x.dtype.kind not in ("float", "complex", "int", "uint"):
-            return (None, None)
+        # MindSpore differentiates integer and bool tensors too: the gradient is cast back to their dtype
+        # (a bool input's gradient is "nonzero", as `bool_tensor + float_tensor` differentiated there gives)
         return (Cast()(dout, x.dtype), None)
 
     def numpy(self, np, x, dtype):

@@ -40,9 +40,10 @@ def _check_value(op, variable, value, name="value"):
     target = mstype.result_type(variable.dtype, kind)
     if target is not variable.dtype:
         shown = f"Tensor[{kind}]" if isinstance(kind, mstype.Type) else type(kind).__name__
-        raise TypeError(f"For '{op}', data type conversion of 'variable' is not supported, so '{name}' of type {shown} "
-                        f"cannot be written into 'variable' of type Tensor[{variable.dtype}] (it would need "
-                        f"{target}).")
+        # MindSpore words it for Parameters (the usual variable): the variable's dtype is never converted.
+        raise TypeError(f"For '{op}', data type conversion of 'Parameter' is not supported, so data type "
+                        f"{variable.dtype} cannot be converted to data type {target} automatically: '{name}' of type "
+                        f"{shown} cannot be written into 'variable' of type Tensor[{variable.dtype}].")
 
 
 def _np_value(np, value, dtype):
