@@ -70,7 +70,7 @@ class _OnnxBuilder:
         self.nodes = []          # NodeProtos of the graph being written (a stack for If branches)
         self.env = {}            # IR node id -> ONNX name | Py | tuple of entries
         self.initializers = {}   # parameter name -> numpy array
-        self.fused = {}          # BiasAdd node id -> the MatMul node it absorbs into a Gemm
+        self.fused = {}          # BiasAdd node id -> the MatMul (into a Gemm) or Conv2D (its B input) it joins
         self.skip = set()        # MatMul node ids written as part of a Gemm
         self.count = 0
 
@@ -150,7 +150,10 @@ class _OnnxBuilder:
             if n.op_name != "BiasAdd":
                 continue
             mm = n.inputs[0]
-            if (mm.op_name == "MatMul" and len(users.get(mm.id, ())) == 1 and mm is not graph.output
+            # a Conv2D's own NCHW bias: ONNX Conv takes it as input B (engines then see no Reshape + Add)
+            absorbs = mm.op_name == "MatMul" or (mm.op_name == "Conv2D" and n.attrs.get("data_format") == "NCHW"
+                                                 and mm.attrs.get("data_format", "NCHW") == "NCHW")
+            if (absorbs and len(users.get(mm.id, ())) == 1 and mm is not graph.output
                     and len(n.inputs[1].abstract.shape) == 1):
                 self.fused[n.id] = mm
                 self.skip.add(mm.id)

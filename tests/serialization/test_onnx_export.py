@@ -59,6 +59,21 @@ def test_dense_is_one_gemm_and_lenet_matches_mindspores_op_list(tmp_path):
     assert [i.name for i in model.graph.input] == ["x"] and [o.name for o in model.graph.output] == ["output"]
 
 
+def test_conv_bias_is_the_conv_nodes_own_input(tmp_path):
+    """Conv2d(has_bias=True) is Conv2D + BiasAdd in openspore's IR; ONNX gets one Conv with its B input (engines fold
+    nothing then), as MindSpore's own export writes it, and onnxruntime gives openspore's numbers."""
+    ms.set_seed(1)
+    net = nn.SequentialCell([nn.Conv2d(3, 4, 3, has_bias=True), nn.ReLU(), nn.Conv2d(4, 2, 1, has_bias=True)])
+    x = ms.Tensor(np.random.default_rng(0).standard_normal((1, 3, 6, 6)).astype(np.float32))
+    path = openspore.onnx.export(net, x, file_name=str(tmp_path / "convbias"))
+    model = onnx.load(path)
+    ops_ = [n.op_type for n in model.graph.node if n.op_type not in ("Constant", "Identity")]
+    assert ops_ == ["Conv", "Relu", "Conv"]
+    assert [len(n.input) for n in model.graph.node if n.op_type == "Conv"] == [3, 3]
+    (out,) = run_onnx(path, x)
+    np.testing.assert_allclose(out, net(x).asnumpy(), rtol=1e-5, atol=1e-6)
+
+
 def test_branchy_if_takes_both_branches(tmp_path):
     net, x = make_net("branchy")
     path = openspore.onnx.export(net, x, file_name=str(tmp_path / "branchy"))

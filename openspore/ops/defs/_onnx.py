@@ -102,9 +102,9 @@ def swap_last(rank):
 
 def bias_add(b, node, ins):
     fused = b.fused.get(node.id)
-    if fused is not None:  # Dense: MatMul + BiasAdd → one Gemm
-        mm = fused
-        return matmul(b, mm, [b.env[i.id] for i in mm.inputs], bias=b.tensor(ins[1]))
+    if fused is not None:  # Dense: MatMul + BiasAdd → one Gemm; Conv2D + BiasAdd → one Conv with its B input
+        absorbing = conv2d if fused.op_name == "Conv2D" else matmul
+        return absorbing(b, fused, [b.env[i.id] for i in fused.inputs], bias=b.tensor(ins[1]))
     x, bias = b.tensor(ins[0]), b.tensor(ins[1])
     rank = len(node.inputs[0].abstract.shape)
     if rank > 2 and node.attrs["data_format"] == "NCHW":
@@ -114,10 +114,11 @@ def bias_add(b, node, ins):
 
 
 # ---- convolution and pooling ------------------------------------------------------------------------------------
-def conv2d(b, node, ins):
+def conv2d(b, node, ins, bias=None):
     prim = node.op
     pads, _ = prim.geometry(node.inputs[0].abstract.shape[2:])
-    return b.op("Conv", [b.tensor(ins[0]), b.tensor(ins[1])], kernel_shape=list(prim.kernel_size),
+    inputs = [b.tensor(ins[0]), b.tensor(ins[1])] + ([bias] if bias is not None else [])
+    return b.op("Conv", inputs, kernel_shape=list(prim.kernel_size),
                 strides=list(prim.stride[2:]), dilations=list(prim.dilation[2:]), group=int(prim.group),
                 pads=onnx_pads(pads))
 
