@@ -185,6 +185,8 @@ class Measured:
                                                     if t is not None),
                     "".join(f"; {e} left out: {why}" for e, why in self.rejected.items()))
         self.run, self.chosen = self.candidates[chosen], chosen
+        # the others go: a compiled engine kept alive holds its weights' memory and its own thread pool
+        self.candidates = {chosen: self.run}
         return results[chosen]
 
     def _reject(self, engine, why):
