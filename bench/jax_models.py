@@ -26,34 +26,29 @@ def resnet20_forward(params):
     import jax.numpy as jnp
     p = {k: jnp.asarray(v) for k, v in params.items()}
 
-    def conv(x, w, stride, pad):
-        return jax.lax.conv_general_dilated(x, w, (stride, stride), [(pad, pad), (pad, pad)],
-                                            dimension_numbers=("NCHW", "OIHW", "NCHW"))
-
-    def bn(x, prefix):
+    def bn(x, prefix):  # eval mode: the moving statistics
         scale = p[prefix + ".gamma"] / jnp.sqrt(p[prefix + ".moving_variance"] + EPS)
         shift = p[prefix + ".beta"] - p[prefix + ".moving_mean"] * scale
         return x * scale[None, :, None, None] + shift[None, :, None, None]
 
-    def forward(x):
-        x = jax.nn.relu(bn(conv(x, p["conv.weight"], 1, 1), "bn"))
-        cin = 16
-        index = 0
-        for cout, stride in ((16, 1), (32, 2), (64, 2)):
-            for i in range(3):
-                s = stride if i == 0 else 1
-                pre = f"layers.{index}."
-                idt = x
-                if s != 1 or cin != cout:
-                    idt = bn(conv(x, p[pre + "down.0.weight"], s, 0), pre + "down.1")
-                y = jax.nn.relu(bn(conv(x, p[pre + "conv1.weight"], s, 1), pre + "bn1"))
-                x = jax.nn.relu(bn(conv(y, p[pre + "conv2.weight"], 1, 1), pre + "bn2") + idt)
-                cin = cout
-                index += 1
-        x = jnp.mean(x, axis=(2, 3))
-        return x @ p["fc.weight"].T + p["fc.bias"]
+    return jax.jit(lambda x: _resnet_body(jax, jnp, p, bn, x))
 
-    return jax.jit(forward)
+
+def _resnet_body(jax, jnp, p, bn, x):
+    """ResNet-20 (bench/ms_models.py) with `bn(x, prefix)` as its BatchNorm: eval or training flavour."""
+    x = jax.nn.relu(bn(_conv(jax, x, p["conv.weight"], 1, 1), "bn"))
+    cin, index = 16, 0
+    for cout, stride in ((16, 1), (32, 2), (64, 2)):
+        for i in range(3):
+            s = stride if i == 0 else 1
+            pre = f"layers.{index}."
+            idt = x
+            if s != 1 or cin != cout:
+                idt = bn(_conv(jax, x, p[pre + "down.0.weight"], s, 0), pre + "down.1")
+            y = jax.nn.relu(bn(_conv(jax, x, p[pre + "conv1.weight"], s, 1), pre + "bn1"))
+            x = jax.nn.relu(bn(_conv(jax, y, p[pre + "conv2.weight"], 1, 1), pre + "bn2") + idt)
+            cin, index = cout, index + 1
+    return _dense(jnp, p, jnp.mean(x, axis=(2, 3)), "fc")
 
 
 def run(fn, x):
@@ -111,19 +106,7 @@ def _resnet(jax, jnp, p, buffers, x):
         scale = p[prefix + ".gamma"] / jnp.sqrt(var + EPS)
         return (v - mean[None, :, None, None]) * scale[None, :, None, None] + p[prefix + ".beta"][None, :, None, None]
 
-    x = jax.nn.relu(bn(_conv(jax, x, p["conv.weight"], 1, 1), "bn"))
-    cin, index = 16, 0
-    for cout, stride in ((16, 1), (32, 2), (64, 2)):
-        for i in range(3):
-            s = stride if i == 0 else 1
-            pre = f"layers.{index}."
-            idt = x
-            if s != 1 or cin != cout:
-                idt = bn(_conv(jax, x, p[pre + "down.0.weight"], s, 0), pre + "down.1")
-            y = jax.nn.relu(bn(_conv(jax, x, p[pre + "conv1.weight"], s, 1), pre + "bn1"))
-            x = jax.nn.relu(bn(_conv(jax, y, p[pre + "conv2.weight"], 1, 1), pre + "bn2") + idt)
-            cin, index = cout, index + 1
-    return _dense(jnp, p, jnp.mean(x, axis=(2, 3)), "fc"), new_buffers
+    return _resnet_body(jax, jnp, p, bn, x), new_buffers
 
 
 def _layer_norm(jnp, p, x, prefix):
