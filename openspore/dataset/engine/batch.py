@@ -6,6 +6,7 @@ import numpy as np
 
 from .datasets import Dataset
 from .ops import _row_error, op_name, run_rows
+from .pyobjects import batch_dicts
 from .rows import INFINITE, check_columns_exist, names_list, to_array
 from .workers import TaskError, make_pool
 
@@ -26,7 +27,10 @@ class BatchInfo:
 
 
 def stack(values, column, pad=None):
-    """Stack one column's values; `pad` = (shape or None, value) pads each value at the end first."""
+    """Stack one column's values; `pad` = (shape or None, value) pads each value at the end first. Dicts are
+    batched key by key."""
+    if isinstance(values[0], dict):
+        return batch_dicts(values, column)
     shapes = [v.shape for v in values]
     if pad is not None:
         target, value = pad

@@ -3,6 +3,7 @@ import weakref
 
 import numpy as np
 
+from .pyobjects import to_output
 from .rows import Context, check_columns_exist
 
 
@@ -13,6 +14,19 @@ def _as_tensor(array, do_copy):
     if do_copy:
         return Tensor(array)
     return Tensor.from_numpy(array)
+
+
+def _as_numpy(array, do_copy):
+    if type(array) is dict:
+        return to_output(array, True, do_copy)
+    if do_copy:
+        array = np.array(array)
+    if array.dtype.num == _INT64_NUM:  # int64 as C `long long`, as MindSpore's iterators give it: its repr names
+        array = array.view(np.longlong)  # the dtype (`array(0, dtype=int64)`), which the tutorials print
+    return array
+
+
+_INT64_NUM = np.dtype(np.int64).num
 
 
 def _connect_caches(dataset):
@@ -104,9 +118,10 @@ class TupleIterator:
     def _convert(self, row):
         values = [row[i] for i in self._index]
         if self._output_numpy:
-            values = [np.array(v) if self._do_copy else v for v in values]
+            values = [_as_numpy(v, self._do_copy) for v in values]
         else:
-            values = [_as_tensor(v, self._do_copy) for v in values]
+            values = [to_output(v, False, self._do_copy) if type(v) is dict else _as_tensor(v, self._do_copy)
+                      for v in values]
         if self._as_dict:
             return dict(zip(self._names, values))
         return values

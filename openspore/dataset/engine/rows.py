@@ -8,7 +8,8 @@ _INT64_LIMIT = 2 ** 63
 
 
 def to_array(value, where="GeneratorDataset"):
-    """One column value as a numpy array (Python int → int64, float → float64, str/bytes → string arrays)."""
+    """One column value as a numpy array (Python int → int64, float → float64, str/bytes → string arrays); a dict
+    stays a dict (see pyobjects.py)."""
     if type(value) is np.ndarray and not value.dtype.hasobject:  # the common cases first: one check per value
         return value
     if type(value) is int and -_INT64_LIMIT <= value < _INT64_LIMIT:
@@ -30,9 +31,8 @@ def to_array(value, where="GeneratorDataset"):
         return np.array(value)
     if hasattr(value, "asnumpy"):
         return value.asnumpy()
-    if isinstance(value, dict):
-        raise TypeError(f"For '{where}', a column value must be a numpy array, a Python scalar, str, bytes or a "
-                        f"list of them, but got dict.")
+    if isinstance(value, dict):  # a Python object column: kept by reference, converted only by the iterators
+        return value
     if isinstance(value, (list, tuple)) or hasattr(value, "__array_interface__") or hasattr(value, "__array__"):
         try:
             array = np.asarray(value)
@@ -47,10 +47,8 @@ def to_array(value, where="GeneratorDataset"):
 
 
 def to_row(item, num_columns, where="GeneratorDataset"):
-    """A source item as a tuple of arrays; a tuple or list is a row of columns, anything else one column."""
-    if isinstance(item, dict):
-        raise TypeError(f"For '{where}', each item of the source must be a tuple of columns (numpy arrays or Python "
-                        f"scalars), but got dict.")
+    """A source item as a tuple of arrays; a tuple or list is a row of columns, anything else (a dict too) one
+    column."""
     if not isinstance(item, (tuple, list)):
         item = (item,)
     if num_columns is not None and len(item) != num_columns:
