@@ -43,7 +43,8 @@ def make_mnist_data(root, n_train=640, n_test=128, seed=0):
 
 def make_download_stand_ins(root, seed=0):
     """What the dataset tutorials download, synthetic and small: the CIFAR-10 binary folder (10 classes, noise
-    images), banana.jpg (a 356x200 JPEG) and a 16 kHz mono PCM WAV."""
+    images), banana.jpg (a 356x200 JPEG), a 16 kHz mono PCM WAV and ImageNetSimilar/ (5 JPEGs in class folders,
+    as the augmentation page's archive unpacks)."""
     import wave
     import cv2
     rng = np.random.default_rng(seed)
@@ -57,6 +58,13 @@ def make_download_stand_ins(root, seed=0):
     assert ok
     with open(os.path.join(root, "banana.jpg"), "wb") as f:
         f.write(jpeg.tobytes())
+    for k in range(5):
+        folder = os.path.join(root, "ImageNetSimilar", f"n0{k % 2}")
+        os.makedirs(folder, exist_ok=True)
+        ok, image = cv2.imencode(".JPEG", rng.integers(0, 256, (90 + 10 * k, 120, 3), dtype=np.uint8))
+        assert ok
+        with open(os.path.join(folder, f"image_{k}.JPEG"), "wb") as f:
+            f.write(image.tobytes())
     with wave.open(os.path.join(root, "84-121123-0000.wav"), "wb") as w:
         w.setnchannels(1)
         w.setsampwidth(2)
