@@ -59,7 +59,8 @@ def check_syntax(fdef, filename):
         if isinstance(node, (ast.For, ast.While)) and node.orelse:
             loop = "for" if isinstance(node, ast.For) else "while"
             raise syntax_error(filename, node.lineno, f"'{loop}...else...' statement",
-                               "Put the `else` part after the loop, guarded by a flag the loop sets")
+                               f"The '{loop}...else...' statement is not supported now (MindSpore's wording); "
+                               "put the `else` part after the loop, guarded by a flag the loop sets")
         kind = _UNSUPPORTED_EXPR.get(type(node))
         if kind is not None:
             raise syntax_error(filename, node.lineno, f"expression '{kind}'", _REASONS.get(kind, ""))
@@ -104,6 +105,14 @@ class ExpressionRewriter(ast.NodeTransformer):
             return node
         return cf_call("if_exp", [node.test, _gen_lambda(node.body, node.body), _gen_lambda(node.orelse, node.orelse)],
                        node)
+
+    def visit_Subscript(self, node):
+        # `layers[i]` with a computed index may pick a function by a tensor (MindSpore's switch_layer); constant
+        # indices and slices (the common case) stay plain subscripts, and so do stores and deletions
+        self.generic_visit(node)
+        if not isinstance(node.ctx, ast.Load) or isinstance(node.slice, (ast.Constant, ast.Slice, ast.Tuple)):
+            return node
+        return cf_call("getitem", [node.value, node.slice], node)
 
     def visit_Call(self, node):
         self.generic_visit(node)

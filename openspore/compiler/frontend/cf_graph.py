@@ -4,7 +4,9 @@ A subgraph is traced by a child Tracer. Tensors of enclosing graphs that it uses
 control-flow node passes them as operands, after the loop-carried values for a `while`. Both branches of an
 `if` take the same operand list (the union of what either captured). Results are joined leaf by leaf:
 
-* tensors must agree in shape and dtype; a Python number meeting a tensor becomes a constant of that tensor;
+* tensors must agree in shape and dtype; a Python number meeting a tensor is MindSpore's TypeError (the rewrite's
+  own `_os_` flags excepted: there the number becomes a constant of that tensor);
+* different functions (Cells, primitives) become a `SwitchCallable` that picks one by the condition when called;
 * equal Python values stay Python values; different Python numbers (e.g. flags) become 0-d tensors
   (bool, int64 or float32); other differing Python values are an error;
 * a variable defined in one branch only becomes `Missing` (an error when used later).
@@ -20,6 +22,7 @@ from ...core.primitive import AbstractTensor
 from ...core.tensor import Tensor
 from ...ir.node import Graph, Node
 from . import cf_grad
+from .cf_switch import SwitchCallable, is_function_value
 from .control_flow import NORET, UNDEFINED, Missing
 from .errors import GraphCaptureError, located
 from .symbolic import SymbolicTensor
@@ -132,10 +135,11 @@ def _zeros_like_value(value):
 class _Join:
     """Joins the then/else results leaf by leaf, collecting each branch's output nodes."""
 
-    def __init__(self, then_sub, else_sub, loc):
+    def __init__(self, then_sub, else_sub, loc, pred=None):
         self.subs = (then_sub, else_sub)
         self.nodes = ([], [])
         self.loc = loc
+        self.pred = pred
 
     def _error(self, name, what):
         return GraphCaptureError(located(f"the variable '{name}' {what} (both branches of an `if` on a tensor "
@@ -166,10 +170,13 @@ class _Join:
                 raise self._error(name, f"is a {_fmt(_abstract(a))} in the then-branch but a {_fmt(_abstract(b))} "
                                         "in the else-branch")
             return self._leaf(a, b)
-        if ta and _is_number(b):
-            return self._leaf(a, _const_tensor(b, a))
-        if tb and _is_number(a):
-            return self._leaf(_const_tensor(a, b), b)
+        if (ta and _is_number(b)) or (tb and _is_number(a)):
+            if not name.startswith("_os_"):  # MindSpore joins no tensor with a scalar; the rewrite's flags may
+                raise TypeError(located(
+                    f"Cannot join the return values of different branches, perhaps you need to make them equal. "
+                    f"Type Join Failed: the variable '{name}' is a {_kind(a)} in the then-branch but a {_kind(b)} "
+                    f"in the else-branch (a Tensor can not join a Python scalar: make both tensors)", self.loc))
+            return self._leaf(a, _const_tensor(b, a)) if ta else self._leaf(_const_tensor(a, b), b)
         if _is_number(a) and _is_number(b):
             if type(a) is type(b) and a == b:
                 return ("C", a)
@@ -181,6 +188,12 @@ class _Join:
             return (type(a).__name__, tuple(self.join(x, y, f"{name}[{i}]") for i, (x, y) in enumerate(zip(a, b))))
         if type(a) is dict and type(b) is dict and list(a) == list(b):
             return ("dict", tuple(a), tuple(self.join(a[k], b[k], f"{name}[{k!r}]") for k in a))
+        if not (ta or tb) and is_function_value(a) and is_function_value(b) and self.pred is not None:
+            try:
+                same = bool(a == b)  # bound methods are equal, not identical, each time they are looked up
+            except Exception:
+                same = False
+            return ("C", a if same else SwitchCallable.by_condition(self.pred, a, b, self.loc))
         if ta or tb or type(a) is not type(b):
             raise self._error(name, f"is a {_kind(a)} in the then-branch but a {_kind(b)} in the else-branch")
         try:
@@ -212,7 +225,7 @@ def symbolic_if(pred, then_fn, else_fn, values, out_names, returns, loc):
     then_sub, else_sub = parent.child("then"), parent.child("else")
     then_out = run_sub(then_sub, then_fn, values)
     else_out = run_sub(else_sub, else_fn, values)
-    join = _Join(then_sub, else_sub, loc)
+    join = _Join(then_sub, else_sub, loc, pred)
     if returns:
         spec = join.join(then_out, else_out, "returned")
     else:

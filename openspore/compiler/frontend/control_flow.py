@@ -176,9 +176,20 @@ def _symbolic_now(value):
     return isinstance(value, SymbolicTensor) and current_tracer() is not None
 
 
+def _decided(pred):
+    """`pred` itself, or its truth value when it is traced but computed from graph constants only (cf_fold)."""
+    if _symbolic_now(pred):
+        from .cf_fold import constant_condition
+        known = constant_condition(pred)
+        if known is not None:
+            return known
+    return pred
+
+
 def cond_if(pred, then_fn, else_fn, values, out_names, returns=False):
     """`if pred:` with branch functions over `values`; returns the outputs (or the return value)."""
     with CALL_DEPTH:  # a branch is a subgraph call, as in MindSpore's count
+        pred = _decided(pred)
         if _symbolic_now(pred):
             from .cf_graph import symbolic_if
             return symbolic_if(pred, then_fn, else_fn, values, out_names, returns, user_location())
@@ -203,8 +214,18 @@ def while_loop(cond_fn, body_fn, values, names):
         state = tuple(body_fn(*state))
 
 
+def getitem(obj, index):
+    """`obj[index]` for a computed index: a tuple/list of functions indexed by a traced tensor picks one at run
+    time (cf_switch.py); anything else is plain indexing."""
+    if isinstance(index, SymbolicTensor):
+        from .cf_switch import getitem as switch_getitem
+        return switch_getitem(obj, index)
+    return obj[index]
+
+
 def if_exp(test, then_fn, else_fn):
     """`a if test else b` with the branches as thunks."""
+    test = _decided(test)
     if _symbolic_now(test):
         from .cf_graph import symbolic_if
         return symbolic_if(test, then_fn, else_fn, (), (), True, user_location())
