@@ -10,7 +10,7 @@ import itertools
 
 from ..common.errors import with_location
 from .parameter import Parameter
-from . import registry
+from . import read_snapshots, registry
 from .tensor import Tensor
 
 ACTIVE = []  # active levels, innermost last
@@ -130,6 +130,7 @@ def record(prim, args, outs, result, bprop_fn=None):
         parents = _tracked_inputs(args, level)
         if parents:
             node = Node(prim, args, outs, result, parents, bprop_fn)
+            read_snapshots.note(node, args)
             if SAVED_TENSORS_HOOKS:
                 _pack_args(node, args)
             for k, o in enumerate(outs):
@@ -331,6 +332,8 @@ class _Scope:
 
     def __exit__(self, *exc):
         ACTIVE.remove(self.level)
+        if not ACTIVE:
+            read_snapshots.forget()
         return False
 
     def restore(self):

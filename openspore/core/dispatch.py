@@ -9,7 +9,7 @@ import numpy as np
 from .. import backends
 from ..common import dtype as mstype
 from ..common.errors import with_location
-from . import autograd
+from . import autograd, read_snapshots
 from .registry import accepted_signatures, prim as shared_prim
 from .tensor import Tensor
 
@@ -93,6 +93,8 @@ def bind(prim, *args):
     kernel = backend._kernels.get(prim.__class__)
     if kernel is None:
         kernel = backend.kernel(prim)
+    if autograd.ACTIVE and prim.side_effect and args:  # an in-place write: recorded reads keep the value they read
+        read_snapshots.before_write(args[0], autograd.ACTIVE)
     try:
         out = kernel(prim, backend.xp, *arrays)
     except (ValueError, TypeError, IndexError, RuntimeError) as exc:

@@ -15,7 +15,7 @@ and a `Gradients/...` scope. While a grad transform is active, each call is reco
 as PyNative's bind records it, so `grad`/`value_and_grad` inside traced code emit the backward graph.
 """
 from ...common.errors import with_location
-from ...core import autograd, dispatch
+from ...core import autograd, dispatch, read_snapshots
 from ...core.parameter import Parameter
 from ...core.primitive import AbstractTensor
 from ...core.tensor import Tensor
@@ -160,6 +160,8 @@ class Tracer:
             abstract = prim.infer(*args)
         except (ValueError, TypeError, IndexError) as exc:
             raise with_location(dispatch._with_inputs(exc, prim, args)) from None
+        if autograd.ACTIVE and prim.side_effect and args:  # the backward reads Parameters as they were read
+            read_snapshots.before_write(args[0], autograd.ACTIVE)
         inputs = tuple(self.value_node(a) for a in args)
         loc, cell_scope = self.shared.origin()
         scope = self.shared.scopes.op_scope(prim.name, cell_scope)
