@@ -205,15 +205,17 @@ class EventWriter:
 
     def submit_event(self, step, data):
         """Queue a step's values; or, when its arrays are all in the writer process's ring and nothing queued
-        before it is still waiting, write its small message into the pipe now, where that cannot block: waking
-        the writer thread would cost the training thread GIL hand-overs worth more than that write."""
+        before it is still waiting, post its small message in the ring's message slots (no system call: the writer
+        polls), else write it into the pipe now where that cannot block: waking the writer thread would cost the
+        training thread GIL hand-overs worth more than that write."""
         wall_time = time.time()
         child = self._child
         if self._direct and child is not None:
             message = _event_message(step, wall_time, data)
             if message is not None:
                 with self._order:
-                    if not self._queued and child.send_now(message):
+                    if not self._queued and self._child is child and (child.post(message) or
+                                                                      child.send_now(message)):
                         return
         self._put("event", (step, wall_time, data))
 
@@ -342,10 +344,18 @@ class EventWriter:
             _writer_client.release(child)
 
     def _child_died(self):
-        child, self._child = self._child, None
+        with self._order:  # no message is posted to the dead process from now on
+            child, self._child = self._child, None
         if child is None:
             return
         child.kill()
+        if child.ring is not None:  # posted before the queued items: written first, by this thread
+            import pickle
+            from ._pack import event_bytes
+            for data in child.ring.take_unread():
+                _, step, wall_time, values, _ = pickle.loads(data)
+                values = [(p, t, child.ring.view(v) if type(v) is tuple else v) for p, t, v in values]
+                self._local().append(event_bytes(step, values, wall_time))
         if self.on_error is not None:
             self.on_error(RuntimeError(f"the summary writer process for {self.path} stopped (exit code "
                                        f"{child.popen.returncode}); this process writes the rest of the file "

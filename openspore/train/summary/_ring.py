@@ -14,6 +14,12 @@ full (the writer at nice 19 lags behind on a busy machine) or an array is too bi
 returns None and the caller copies and pickles the array as before: a step never waits for the writer.
 Linux only (`os.memfd_create`); elsewhere `SharedRing.create()` returns None and everything is pickled.
 
+After the data, `MESSAGE_SLOTS` slots of `MESSAGE_SIZE` bytes carry a collection's small message itself
+(`post`: a pickled "event" naming its slots), so that a collecting step makes no system call: a pipe write wakes
+the writer process at once, which cost the training thread more than the whole message. The writer polls the
+posted count while it has a file open (`AttachedRing.messages`); pipe messages carry the count at their sending, so
+the writer handles the ring's messages and the pipe's in the order they were sent.
+
     >>> import numpy as np
     >>> ring = SharedRing.create(1 << 16)
     >>> slot = ring.put(np.arange(6, dtype=np.float32).reshape(2, 3))
@@ -30,11 +36,15 @@ import threading
 import numpy as np
 
 # int64 counters in the first 64 bytes: [0] ring bytes consumed (released), [1] pipe bytes the writer has read
-# (lets the producer write to the pipe only when it cannot block, `WriterProcess.send_now`); data after them
+# (lets the producer write to the pipe only when it cannot block, `WriterProcess.send_now`), [2] messages posted,
+# [3] messages the writer has taken; data after them, then the message slots
 _HEADER = 64
 _ALIGN = 64
 _KINDS = "biuf"  # numpy bool, ints and floats: their dtype string round-trips through the message
 DEFAULT_SIZE = 8 << 20  # ~50 LeNet collections; arrays above a quarter of it are pickled
+MESSAGE_SLOTS = 64
+MESSAGE_SIZE = 4096  # a LeNet collection's message is ~500 bytes; a bigger one goes through the pipe
+_MESSAGE_AREA = MESSAGE_SLOTS * MESSAGE_SIZE
 # backed and mapped at once: a page first touched by a collecting step would cost it a page fault (~30 per 128 KiB)
 _FLAGS = mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0)
 
@@ -64,12 +74,13 @@ class SharedRing:
     be closed once the writer process has it."""
 
     def __init__(self, fd, size):
-        self.fd, self.size = fd, size
+        self.fd, self.size = fd, size  # `size`: the whole memfd, message slots included
         self._map = mmap.mmap(fd, size, flags=_FLAGS)
-        self._counters = memoryview(self._map)[:16].cast("q")  # plain ints: cheaper than numpy scalars
-        self._capacity = size - _HEADER
+        self._counters = memoryview(self._map)[:32].cast("q")  # plain ints: cheaper than numpy scalars
+        self._capacity = size - _HEADER - _MESSAGE_AREA
         self._limit = self._capacity // 4  # bigger arrays would keep the ring full: they are pickled instead
         self._reserved = 0
+        self._posted = 0
         self._lock = threading.Lock()
 
     @classmethod
@@ -82,8 +93,8 @@ class SharedRing:
         fd = None
         try:
             fd = os.memfd_create("openspore-summary-ring")
-            os.ftruncate(fd, size)
-            return cls(fd, size)
+            os.ftruncate(fd, size + _MESSAGE_AREA)
+            return cls(fd, size + _MESSAGE_AREA)
         except OSError:  # no memfd here (a sandbox), or no memory to back it: values are pickled instead
             if fd is not None:
                 os.close(fd)
@@ -102,6 +113,39 @@ class SharedRing:
     def piped(self):
         """Bytes of pipe messages the writer process has read so far."""
         return self._counters[1]
+
+    def posted(self):
+        """How many messages were posted so far (pipe messages carry it: the writer handles those first)."""
+        return self._posted
+
+    def post(self, data, piped):
+        """Put one message (bytes) in the next message slot for the writer's next poll, to be handled once the
+        writer has read `piped` bytes of the pipe (what was sent before it); False, with nothing posted, when it
+        is too big or every slot still waits for the writer."""
+        if len(data) > MESSAGE_SIZE - 12:
+            return False
+        with self._lock:
+            seq = self._posted
+            if seq - self._counters[3] >= MESSAGE_SLOTS:
+                return False
+            at = _HEADER + self._capacity + (seq % MESSAGE_SLOTS) * MESSAGE_SIZE
+            self._map[at:at + 12] = len(data).to_bytes(4, "little") + piped.to_bytes(8, "little")
+            self._map[at + 12:at + 12 + len(data)] = data
+            self._posted = seq + 1
+            self._counters[2] = seq + 1  # after the bytes: the writer reads a slot only below this count
+        return True
+
+    def take_unread(self):
+        """The posted messages the writer has not taken (its process died), marked taken: the caller writes them
+        itself."""
+        with self._lock:
+            taken, self._counters[3] = self._counters[3], self._posted
+            return [_slot_bytes(self._map, _HEADER + self._capacity, seq) for seq in range(taken, self._posted)]
+
+    def view(self, message):
+        """This process's view of the array a `RingSlot.message()` names."""
+        _, offset, dtype, shape = message
+        return np.ndarray(shape, np.dtype(dtype), self._map, _HEADER + offset)
 
     def put(self, array):
         """Copy `array` into the ring: a `RingSlot`, or None when it does not fit now (the caller copies it)."""
@@ -159,7 +203,21 @@ class AttachedRing:
 
     def __init__(self, fd, size):
         self._map = mmap.mmap(fd, size, flags=_FLAGS)
-        self._counters = memoryview(self._map)[:16].cast("q")
+        self._counters = memoryview(self._map)[:32].cast("q")
+        self._slots = size - _MESSAGE_AREA
+
+    def messages(self, upto=None):
+        """Yield the posted messages (bytes) not taken yet, in order: up to count `upto`, or (None) all those
+        posted now whose pipe messages sent before them were read; each is marked taken once the caller asks for
+        the next."""
+        end = self._counters[2] if upto is None else min(upto, self._counters[2])
+        seq = self._counters[3]
+        while seq < end:
+            if upto is None and _slot_piped(self._map, self._slots, seq) > self._counters[1]:
+                return  # a pipe message sent before it is still unread: that one first
+            yield _slot_bytes(self._map, self._slots, seq)
+            seq += 1
+            self._counters[3] = seq
 
     def array(self, message):
         """The array a `RingSlot.message()` names (a view of the shared pages: valid until released)."""
@@ -174,3 +232,14 @@ class AttachedRing:
     def note_read(self, nbytes):
         """The writer read `nbytes` more of the pipe."""
         self._counters[1] += nbytes
+
+
+def _slot_bytes(shared_map, base, seq):
+    at = base + (seq % MESSAGE_SLOTS) * MESSAGE_SIZE
+    length = int.from_bytes(shared_map[at:at + 4], "little")
+    return shared_map[at + 12:at + 12 + length]
+
+
+def _slot_piped(shared_map, base, seq):
+    at = base + (seq % MESSAGE_SLOTS) * MESSAGE_SIZE + 4
+    return int.from_bytes(shared_map[at:at + 8], "little")

@@ -91,6 +91,21 @@ class WriterProcess:
         with self._write_lock:
             return self._write(data)
 
+    def post(self, message):
+        """Pass an "event" message through the ring's message slots (`SharedRing.post`): no system call, the
+        writer takes it at its next poll, after the pipe messages sent before it. False, with nothing posted, when
+        no slot is free or another write is under way, or without a ring."""
+        ring = self.ring
+        if ring is None or self._stopped:
+            return False
+        data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+        if not self._write_lock.acquire(blocking=False):
+            return False
+        try:
+            return ring.post(data, self._written)
+        finally:
+            self._write_lock.release()
+
     def send_now(self, message):
         """Pass a small message only if that cannot wait: the pipe has room for it (what the writer has not read
         yet is known from the ring's header) and no other write is under way. False, with nothing written,
@@ -101,7 +116,7 @@ class WriterProcess:
         if len(data) > SEND_NOW_LIMIT or not self._write_lock.acquire(blocking=False):
             return False
         try:
-            if self._written - self.ring.piped() + 4 + len(data) > self._pipe_size:
+            if self._written - self.ring.piped() + 12 + len(data) > self._pipe_size:
                 return False
             return self._write(data)
         finally:
@@ -109,19 +124,20 @@ class WriterProcess:
 
     def _write(self, data):
         # one writev: the header is not joined to the data (that would copy the arrays once more); each message
-        # goes out at once (no buffering), so readers (the dashboard) see a record as soon as it is written
+        # goes out at once (no buffering), so readers (the dashboard) see a record as soon as it is written. The
+        # header carries how many messages were posted in the ring before this one (the writer handles those first)
         if self._stopped:
             return False
-        header = struct.pack("<I", len(data))
+        header = struct.pack("<IQ", len(data), self.ring.posted() if self.ring is not None else 0)
         try:
             done = os.writev(self._fd, [header, data])
-            if done < 4 + len(data):  # interrupted part way (a signal; rare): write the rest
+            if done < 12 + len(data):  # interrupted part way (a signal; rare): write the rest
                 rest = memoryview(header + data)[done:]
                 while rest:
                     rest = rest[os.write(self._fd, rest):]
         except (OSError, ValueError):
             return False
-        self._written += 4 + len(data)
+        self._written += 12 + len(data)
         return True
 
     def request(self, what):

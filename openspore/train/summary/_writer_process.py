@@ -8,8 +8,10 @@ the priority before any import); `close()` gives it the parent's priority back w
 parent then waits for it.
 
 One writer process serves one file at a time and is reused for the next `SummaryRecord` of the same training
-process (`_writer_client.py`). Messages on stdin, each `uint32 length (LE) | pickle` (a private pipe from the
-parent, never a network):
+process (`_writer_client.py`). Messages on stdin, each `uint32 length | uint64 posted | pickle` (little-endian; a
+private pipe from the parent, never a network), `posted` being how many messages the parent had posted in the
+shared ring's message slots (`SharedRing.post`: "event" messages) when it sent this one: those are handled first.
+While a file is open the writer also polls the ring every `POLL_SECONDS` for posted messages.
     ("open", path, max_file_size)                               the file the next records go to (created lazily)
     ("event", step, wall_time, [(plugin, tag, value), ...], end) pack one Event and append it; a value is an
                                                                 ndarray or a `RingSlot.message()` naming an array
@@ -23,8 +25,11 @@ file and exits.
 """
 import os
 import pickle
+import select
 import struct
 import sys
+
+POLL_SECONDS = 0.02  # how soon a posted collection reaches the file (a reader tailing it) while nothing else comes
 
 
 def _read_exact(stream, n):
@@ -39,56 +44,79 @@ def _read_exact(stream, n):
 
 
 def main(ring_fd=-1, ring_size=0):
-    from ._event_file import RecordFile
-    from ._pack import event_bytes
     from ._ring import AttachedRing
     ring = AttachedRing(ring_fd, ring_size) if ring_fd >= 0 else None
     if ring_fd >= 0:
         os.close(ring_fd)  # mapped
-    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
-    records, path, max_file_size = None, None, None
+    # unbuffered: `select` then tells the truth about what is left to read
+    stdin, stdout = sys.stdin.buffer.raw, sys.stdout.buffer
+    writer = _Writer(ring, stdout)
     try:
         while True:
-            header = _read_exact(stdin, 4)
-            if header is None:
+            if ring is not None and writer.path is not None:
+                if not select.select([stdin], [], [], POLL_SECONDS)[0]:
+                    for data in ring.messages():
+                        writer.handle(pickle.loads(data))
+                    continue
+            header = _read_exact(stdin, 12)
+            if header is None:  # the parent is done with this writer (or died): what it posted still goes in
+                if ring is not None and writer.path is not None:
+                    for data in ring.messages():
+                        writer.handle(pickle.loads(data))
                 return
-            length = struct.unpack("<I", header)[0]
+            length, posted = struct.unpack("<IQ", header)
             message = pickle.loads(_read_exact(stdin, length))
             if ring is not None:
-                ring.note_read(4 + length)
-            kind = message[0]
-            try:
-                if kind == "open":
-                    if records is not None:
-                        records.close()
-                    records, path, max_file_size = None, message[1], message[2]
-                elif kind in ("event", "raw"):
-                    if kind == "raw":
-                        payload = message[1]
-                    else:
-                        _, step, wall_time, data, end = message
-                        try:
-                            if end:
-                                data = [(p, t, ring.array(v) if type(v) is tuple else v) for p, t, v in data]
-                            payload = event_bytes(step, data, wall_time)
-                        finally:
-                            if end:  # packed (or failed): the shared pages may be reused
-                                ring.release(end)
-                    if records is None:
-                        if path is None:
-                            raise ValueError("a record came before the file was named ('open')")
-                        records = RecordFile(path, max_file_size)
-                    records.append(payload)
-                elif kind in ("flush", "close"):
-                    if kind == "close":
-                        if records is not None:
-                            records.close()
-                        records, path = None, None
-                    stdout.write(f"done {message[1]}\n".encode())
-                    stdout.flush()
-            except Exception as exc:  # one bad record must not stop the file
-                stdout.write(f"error {type(exc).__name__}: {exc}".replace("\n", " ").encode() + b"\n")
-                stdout.flush()
+                ring.note_read(12 + length)
+                for data in ring.messages(posted):  # sent before this one
+                    writer.handle(pickle.loads(data))
+            writer.handle(message)
     finally:
-        if records is not None:
-            records.close()
+        writer.close()
+
+
+class _Writer:
+    """The file being written and what each message does to it."""
+
+    def __init__(self, ring, stdout):
+        self.ring, self.stdout = ring, stdout
+        self.records, self.path, self.max_file_size = None, None, None
+
+    def handle(self, message):
+        from ._event_file import RecordFile
+        from ._pack import event_bytes
+        kind, ring = message[0], self.ring
+        try:
+            if kind == "open":
+                self.close()
+                self.path, self.max_file_size = message[1], message[2]
+            elif kind in ("event", "raw"):
+                if kind == "raw":
+                    payload = message[1]
+                else:
+                    _, step, wall_time, data, end = message
+                    try:
+                        if end:
+                            data = [(p, t, ring.array(v) if type(v) is tuple else v) for p, t, v in data]
+                        payload = event_bytes(step, data, wall_time)
+                    finally:
+                        if end:  # packed (or failed): the shared pages may be reused
+                            ring.release(end)
+                if self.records is None:
+                    if self.path is None:
+                        raise ValueError("a record came before the file was named ('open')")
+                    self.records = RecordFile(self.path, self.max_file_size)
+                self.records.append(payload)
+            elif kind in ("flush", "close"):
+                if kind == "close":
+                    self.close()
+                self.stdout.write(f"done {message[1]}\n".encode())
+                self.stdout.flush()
+        except Exception as exc:  # one bad record must not stop the file
+            self.stdout.write(f"error {type(exc).__name__}: {exc}".replace("\n", " ").encode() + b"\n")
+            self.stdout.flush()
+
+    def close(self):
+        if self.records is not None:
+            self.records.close()
+        self.records, self.path = None, None
