@@ -28,6 +28,7 @@ from .. import workshare
 from ..threads import set_blas_threads
 from . import register
 from .nn import _WS, _conv_prim, activate
+from .nhwc_serial import compile_serial
 
 
 _PIXEL_MAJOR_MIN_C = 4  # below this many input channels the columns are copied K-major (see _windows)
@@ -37,6 +38,8 @@ _ROW_GEMMS = True  # stride-1 convolutions as kh row GEMMs (see NHWCConv.plan)
 class _Plans(threading.local):
     def __init__(self):
         self.by_shape = {}
+        self.compiled = {}  # (x shape, dtype) -> the Compiled serial call (nhwc_serial.py)
+        self.last = None  # the Compiled of the last serial call
 
 
 class NHWCConv:
@@ -128,13 +131,18 @@ class NHWCConv:
         return plan
 
     def __call__(self, x, w, *rest):
-        plan = self.plans.by_shape.get((x.shape, x.dtype))
+        plans = self.plans
+        c = plans.last
+        # the per-call fast path: the same input shape and weight arrays as the last serial call
+        if c is not None and x.shape == c.shape and x.dtype is c.dtype and w is c.w \
+                and (c.b is None or rest[0] is c.b) and c.valid() \
+                and not (c.splits and (workshare.current() is not None or workshare.gemm_threads()[0])):
+            return c.go(x, rest)
+        plan = plans.by_shape.get((x.shape, x.dtype))
         if plan is None:
             plan = self.plan(x)
         if x.dtype is not w.dtype:
             x = x.astype(w.dtype)
-        if plan.k_major:
-            return self._channel_major(plan, x, w, rest)
         if plan.splits:
             share = workshare.current()
             if share is not None:
@@ -142,6 +150,19 @@ class NHWCConv:
             gemm, least = workshare.gemm_threads()
             if gemm and plan.pixels >= least:
                 return self._threaded(x, w, rest, gemm)
+        key = (x.shape, x.dtype)
+        c = plans.compiled.get(key)
+        if c is None or c.w is not w or (c.b is not None and rest[0] is not c.b) or not c.valid():
+            c = plans.compiled[key] = compile_serial(self, plan, x, w, rest)
+        if c is not None:
+            plans.last = c
+            return c.go(x, rest)
+        return self._serial(plan, x, w, rest)
+
+    def _serial(self, plan, x, w, rest):
+        """The uncompiled serial call (a plan compile_serial does not cover)."""
+        if plan.k_major:
+            return self._channel_major(plan, x, w, rest)
         if plan.windows is None:  # 1×1 without padding: the input (subsampled by the stride) is the column matrix
             sh, sw = self.stride
             n, oh, ow = plan.out
@@ -399,7 +420,9 @@ def make_conv(op):
 @register("LiteLayout")
 def _layout_kernel(op):
     perm = tuple(op.attrs["perm"])
-    return lambda x: np.ascontiguousarray(x.transpose(perm))
+    # always a new array (ascontiguousarray would return a contiguous transpose, (N, 1, 1, C) say, as a view of
+    # its input): an NCHW output of the program must not be a convolution's buffer, rewritten by the next call
+    return lambda x: x.transpose(perm).copy()
 
 
 def tiling_pool(attrs):
