@@ -99,3 +99,52 @@ def test_quantized_and_grouped_convolutions_stay_nchw(tmp_path):
                          [x, w], [y]))
     p.main.inputs, p.main.outputs = [x], [y]
     assert to_nhwc(p) is p  # nothing to convert: the program is returned as it was
+
+
+class Head(torch.nn.Module):
+    """ResNet's head: a convolution, global average pooling (ONNX GlobalAveragePool), flatten, Linear; and the
+    pooled features as a second output (keep_dims shape (N, C, 1, 1))."""
+
+    def __init__(self):
+        super().__init__()
+        self.c = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.fc = torch.nn.Linear(8, 5)
+
+    def forward(self, x):
+        pooled = torch.nn.functional.adaptive_avg_pool2d(torch.relu(self.c(x)), 1)
+        return self.fc(pooled.flatten(1)), pooled
+
+
+def test_global_average_pool_reads_channels_last(tmp_path):
+    torch.manual_seed(1)
+    path = str(tmp_path / "head.onnx")
+    torch.onnx.export(Head().eval(), (torch.randn(2, 3, 6, 6),), path, dynamo=False, input_names=["x"])
+    nchw = run_passes(load_onnx_program(path), INFERENCE_PASSES)
+    nhwc = to_nhwc(nchw)
+    x = np.random.default_rng(2).standard_normal((2, 3, 6, 6)).astype(np.float32)
+    want, got = Executable(nchw).run([x]), Executable(nhwc).run([x])
+    assert [g.shape for g in got] == [w.shape for w in want] == [(2, 5), (2, 8, 1, 1)]
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+    # the mean runs over the NHWC activation's axes (1, 2): no transpose back to NCHW is left
+    perms = [tuple(op.attrs["perm"]) for op in nhwc.main.ops if op.type == "LiteLayout"]
+    assert perms == [(0, 2, 3, 1)]
+    means = [op for op in nhwc.main.ops if op.type == "ReduceMean"]
+    assert len(means) == 1 and means[0].inputs[1].value == (1, 2)
+
+
+def test_outputs_of_successive_predicts_are_independent(onnx_path):
+    """Convolutions write plan-owned buffers reused by the next call (kernels/nhwc_serial.py): the outputs a
+    predict returned (here also a convolution's output, `h`) must not change when the model runs again."""
+    model = mslite.Model()
+    model.build_from_program(convert_program(onnx_path, "ONNX"))
+    rng = np.random.default_rng(3)
+    inputs = model.get_inputs()
+    inputs[0].set_data_from_numpy(rng.standard_normal((2, 1, 16, 16)).astype(np.float32))
+    first = [t.get_data_to_numpy() for t in model.predict(inputs)]
+    kept = [a.copy() for a in first]
+    inputs[0].set_data_from_numpy(rng.standard_normal((2, 1, 16, 16)).astype(np.float32))
+    second = [t.get_data_to_numpy() for t in model.predict(inputs)]
+    for a, b, c in zip(first, kept, second):
+        np.testing.assert_array_equal(a, b)
+        assert not np.array_equal(a, c)

@@ -420,8 +420,12 @@ def make_conv(op):
 @register("LiteLayout")
 def _layout_kernel(op):
     perm = tuple(op.attrs["perm"])
-    # always a new array (ascontiguousarray would return a contiguous transpose, (N, 1, 1, C) say, as a view of
-    # its input): an NCHW output of the program must not be a convolution's buffer, rewritten by the next call
+    if perm == (0, 2, 3, 1):
+        # into channels-last: a view; its readers (convolutions copying it into their padded buffer, elementwise
+        # operators, pools) take any strides, so the transposing copy is the one they make anyway
+        return lambda x: x.transpose(perm)
+    # back to NCHW, always a new array (ascontiguousarray returns a contiguous transpose, (N, 1, 1, C) say, as a
+    # view of its input): a program output must not be a convolution's buffer, which the next call rewrites
     return lambda x: x.transpose(perm).copy()
 
 

@@ -109,14 +109,6 @@ def conv2d(prim, x, w, bias=None, act=None):
     return activate(y, act)
 
 
-def dense(x, w, bias=None, act=None):
-    """x @ w.T (+ bias), w stored (out, in) as MindSpore's Dense keeps it."""
-    y = x @ w.T
-    if bias is not None:
-        y += bias
-    return activate(y, act)
-
-
 def _conv_prim(op):
     from ...core.primitive import PRIMITIVES
     cls = PRIMITIVES["Conv2D"]
@@ -148,24 +140,41 @@ def _fused_conv_kernel(op):
 
 @register("LiteDense")
 def _fused_dense_kernel(op):
-    """LiteDense(x, w[, bias]): x @ w.T + bias with `activation`. ReLU is a maximum with a zeros array kept per
-    output shape: numpy 2's maximum with a scalar costs several times more on the small outputs of batch 1."""
+    """LiteDense(x, w[, bias]): x @ w.T + bias with `activation`."""
     act = op.attrs.get("activation")
-    if act == "relu":
-        zeros = {}
+    if act not in _ACTIVATIONS:
+        raise ValueError(f"LiteDense: unknown activation {act!r}.")
+    return _Dense(act)
 
-        def relu_dense(x, w, b=None):
-            y = x @ w.T
-            if b is not None:
-                y += b
-            z = zeros.get(y.shape)
-            if z is None or z.dtype != y.dtype:
-                z = zeros[y.shape] = np.zeros(y.shape, y.dtype)
-            return np.maximum(y, z, out=y)
-        return relu_dense
-    if op.attrs.get("has_bias"):
-        return lambda x, w, b: dense(x, w, b, act)
-    return lambda x, w: dense(x, w, None, act)
+
+class _Dense:
+    """`np.dot(x, w.T)` (lower call overhead than matmul at batch 1; the transposed view, made once per weight
+    array, goes to BLAS as a transposed operand, no copy), the bias added in place, and ReLU as a maximum with a
+    zeros array kept per output shape: numpy 2's maximum with a scalar costs several times more on the small
+    outputs of batch 1. The result is a new array at every call (it may be a program output)."""
+
+    __slots__ = ("act", "weight", "zeros")
+
+    def __init__(self, act):
+        self.act = act
+        self.weight = (None, None)  # (w, w.T): swapped as one reference, so concurrent callers see a pair
+        self.zeros = None
+
+    def __call__(self, x, w, b=None):
+        weight = self.weight
+        if weight[0] is not w:
+            weight = self.weight = (w, w.T)
+        y = np.dot(x, weight[1])
+        if b is not None:
+            np.add(y, b, y)
+        if self.act == "relu":
+            z = self.zeros
+            if z is None or z.shape != y.shape or z.dtype is not y.dtype:
+                z = self.zeros = np.zeros(y.shape, y.dtype)
+            np.maximum(y, z, out=y)
+        elif self.act is not None:
+            activate(y, self.act)
+        return y
 
 
 @register("MaxPool", "AvgPool")

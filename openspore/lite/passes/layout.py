@@ -6,6 +6,8 @@ tensor id with the permuted shape), or both:
   in NHWC (a `LiteLayout` transpose is inserted the first time an NCHW tensor is needed in NHWC);
 * elementwise operators (`Add`, `Sub`, `Mul`, `ReLU`, `ReLU6`, `Sigmoid`, `Tanh`) whose tensor inputs are all
   NHWC activations of one shape, and tiling `MaxPool`/`AvgPool` on an NHWC input, stay NHWC;
+* a `ReduceMean` over H and W (global average pooling) of an NHWC activation averages its axes (1, 2), whose
+  (N, C) result is already in NCHW order (ResNet's head: no transpose back);
 * everything else reads NCHW: an NHWC result is transposed back (once) before its first NCHW reader, and
   before the block returns it, so the model's outputs stay NCHW.
 Then a residual `Add` of an NHWC convolution's output (its sole reader) and another NHWC tensor of that shape,
@@ -20,7 +22,7 @@ output channel of the NCHW weight).
 import numpy as np
 
 from ..kernels.nhwc import tiling_pool
-from ..program import Block, Op
+from ..program import Block, Lit, Op
 from .dce import eliminate_dead
 
 _ELEMENTWISE = {"Add", "Sub", "Mul", "ReLU", "ReLU6", "Sigmoid", "Tanh"}
@@ -73,6 +75,9 @@ class _Relayout:
                     self.materialize(i, missing)
                 self.ops.append(op)
                 continue
+            if kind == "mean":
+                self.global_mean(op)
+                continue
             ins = list(op.inputs)
             if kind == "conv":
                 ins[0] = self.twin(ins[0])
@@ -107,6 +112,8 @@ class _Relayout:
         if _convertible_conv(self.p, op):
             return "conv"
         ins = op.tensor_inputs()
+        if op.type == "ReduceMean" and _spatial_mean(self.p, op) and self.nhwc.get(ins[0]) in self.computed:
+            return "mean"
         if not ins or len(ins) != len(op.inputs) or any(self.nhwc.get(i) not in self.computed for i in ins):
             return None
         if op.type in _ELEMENTWISE and len({self.t[i].shape for i in ins}) == 1 \
@@ -116,6 +123,19 @@ class _Relayout:
                 and op.attrs.get("data_format", "NCHW") == "NCHW":
             return "pool"
         return None
+
+    def global_mean(self, op):
+        """ReduceMean over H and W of an NHWC activation: the mean over its axes (1, 2) gives the (N, C) values in
+        the NCHW result's order, so no transpose back is needed (ResNet's global pooling); with keep_dims a
+        Reshape to (N, C, 1, 1) writes the operator's own output tensor."""
+        out = op.outputs[0]
+        n, c = self.t[out].shape[:2]
+        keep = bool(op.attrs.get("keep_dims"))
+        flat = self.p.add_tensor(self.t[out].name + "_nc", (n, c), self.t[out].dtype) if keep else out
+        self.ops.append(Op("ReduceMean", dict(op.attrs, keep_dims=False), [self.nhwc[op.inputs[0]], Lit((1, 2))],
+                           [flat], op.name))
+        if keep:
+            self.ops.append(Op("Reshape", {}, [flat, Lit(tuple(self.t[out].shape))], [out], op.name + "/keep_dims"))
 
     def pack(self, wid):
         spec = self.t[wid]
@@ -225,6 +245,17 @@ def _readers(b):
 def _sole(readers, tid):
     r = readers.get(tid, [])
     return r[0] if len(r) == 1 and r[0] is not None else None
+
+
+def _spatial_mean(p, op):
+    """Whether ReduceMean `op` averages a 4-D float tensor over exactly its axes 2 and 3 (H, W)."""
+    if len(op.inputs) != 2 or type(op.inputs[0]) is not int or type(op.inputs[1]) is not Lit:
+        return False
+    axis = op.inputs[1].value
+    axis = (axis,) if type(axis) is int else axis
+    if type(axis) not in (tuple, list) or len(p.tensors[op.inputs[0]].shape) != 4:
+        return False
+    return sorted(int(a) % 4 for a in axis) == [2, 3] and len(op.outputs) == 1
 
 
 def _perm(shape, perm):
