@@ -229,19 +229,25 @@ class SummaryCollector(Callback):
         if spec["collect_graph"] and not self._graph_written:
             self._graph_written = True
             self._add_graph(cb)
+        scalars = []
         if spec["collect_metric"]:
             loss = _first_output(cb.get("net_outputs"))
             if loss is not None:
                 self._last_loss = loss
-                record._add_scalar("loss/auto", loss)
+                scalars.append(("loss/auto", loss))
         lr = _learning_rate(cb.get("optimizer"), step)
         if lr is not None:
-            record._add_scalar("learning_rate/auto", lr)
+            scalars.append(("learning_rate/auto", lr))
         arrays = []
         if spec["collect_input_data"]:
             self._add_input(cb, arrays)
         for entry in self._params_for_histograms(cb.get("optimizer"), cb.get("train_network")):
             arrays.append(("histogram", entry.tag, entry.host()))
+        if not record._has_pending():  # the usual collection: nothing but these values to write
+            record._record_collection(step, scalars, arrays)
+            return
+        for name, value in scalars:
+            record._add_scalar(name, value)
         if arrays:
             record._add_arrays(arrays)
         record.record(step, plugin_filter=None if tensors_now else _no_tensors)

@@ -7,6 +7,8 @@ checkpoint names, graph inputs by argument name) or constants (`cst1`, ...). The
 goes into an attribute `code_stack` (a list of "file:line" strings): anf_ir has no field for it, and readers that
 do not know the attribute show it as one more attribute.
 """
+import time
+
 import numpy as np
 
 from ...ir.node import value_producers as _sources
@@ -67,7 +69,9 @@ def graph_proto(graph):
         fill_type(proto.parameters.add(name=names[n.id]).type, n.abstract)
     counter = {"node": 0, "cst": 0, "op": 0}
     for g in graph.all_graphs():
-        for n in g.nodes:
+        for k, n in enumerate(g.nodes):
+            if k % 32 == 31:  # built on the summary writer thread: let a training thread waiting for the GIL run
+                time.sleep(0)
             if n.op == "weight":
                 if n.name not in {p.name for p in proto.parameters}:
                     fill_type(proto.parameters.add(name=n.name).type, n.abstract)

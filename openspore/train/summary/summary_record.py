@@ -221,6 +221,24 @@ class SummaryRecord:
             slots = [self._snapshot(v) for _, _, v in values]
         self._pending.extend((plugin, name, slot) for (plugin, name, _), slot in zip(values, slots))
 
+    def _record_collection(self, step, scalars, arrays):
+        """`record(step)` of a collection the caller checked (SummaryCollector): (name, float) scalars and
+        (plugin, name, host array) arrays, nothing else pending (no graph, no summary-op values: `_has_pending()`
+        is False). The arrays go into the writer's ring with one copy and the event is posted without the general
+        path's filtering and bookkeeping; False (nothing recorded) when the record is closed."""
+        if self._closed:
+            return False
+        data = [("scalar", name, value) for name, value in scalars]
+        if arrays:
+            ring = self._summary.ring()
+            slots = ring.put_many([v for _, _, v in arrays]) if ring is not None else None
+            if slots is None:
+                slots = [self._snapshot(v) for _, _, v in arrays]
+            data += [(plugin, name, slot) for (plugin, name, _), slot in zip(arrays, slots)]
+        self._summary.submit_event(step, data)
+        self._raise_pending()
+        return True
+
     def _add_scalar(self, name, value):
         self._pending.append(("scalar", name, value))  # a float: packed as float32 by the writer
 
