@@ -1,6 +1,7 @@
 """Primitives: elementwise math, comparisons, logic, matmul, reductions, dtype casts."""
 import numpy as np
 
+from ...backends import host_gemm
 from ...common import dtype as mstype
 from ...core.autograd import needs_input_grad
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
@@ -306,14 +307,18 @@ class BatchMatMul(Primitive):
                          np.swapaxes(b, -1, -2) if self.transpose_b else b)
 
     def torch(self, torch, a, b):
-        return torch.matmul(a.transpose(-1, -2) if self.transpose_a else a,
-                            b.transpose(-1, -2) if self.transpose_b else b)
+        a, b = (a.transpose(-1, -2) if self.transpose_a else a), (b.transpose(-1, -2) if self.transpose_b else b)
+        # strided batches (attention's q, kᵀ, v) go to BLAS as they lie there, no contiguous copies (host_gemm.py)
+        out = host_gemm.matmul(torch, a, b)
+        return torch.matmul(a, b) if out is None else out
 
     def torch_out(self, torch, out, a, b):
         if not torch_out_fits(out, a, b) or a.dim() < 3 or b.dim() < 3:
             return self.torch(torch, a, b)
-        return torch.matmul(a.transpose(-1, -2) if self.transpose_a else a,
-                            b.transpose(-1, -2) if self.transpose_b else b, out=out)
+        a, b = (a.transpose(-1, -2) if self.transpose_a else a), (b.transpose(-1, -2) if self.transpose_b else b)
+        if host_gemm.matmul(torch, a, b, out=out) is None:
+            torch.matmul(a, b, out=out)
+        return out
 
     @classmethod
     def samples(cls, rng):

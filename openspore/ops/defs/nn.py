@@ -2,6 +2,7 @@
 import numpy as np
 
 from ... import context
+from ...backends import host_gemm
 from ...common import dtype as mstype
 from ...core.autograd import needs_input_grad
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
@@ -210,8 +211,9 @@ class DenseGrad(Primitive):
 
     def torch(self, torch, dout, x, weight):
         g, flat_x = dout.reshape(-1, weight.shape[0]), x.reshape(-1, weight.shape[1])
-        outs = [torch.mm(g, weight).reshape(x.shape)] if self.input_grad else []
-        outs.append(torch.mm(g.t(), flat_x))
+        mm = _host_mm(torch) if _on_host(torch, g, flat_x, weight) else torch.mm  # host_gemm.py
+        outs = [mm(g, weight).reshape(x.shape)] if self.input_grad else []
+        outs.append(mm(g.t(), flat_x))
         if self.bias_grad:
             outs.append(g.sum(dim=0))
         return tuple(outs)
@@ -222,16 +224,17 @@ class DenseGrad(Primitive):
                 or any(v is not None and v.dtype != weight.dtype for v in views):
             return self.torch(torch, dout, x, weight)
         g, flat_x = dout.reshape(-1, weight.shape[0]), x.reshape(-1, weight.shape[1])
+        mm = _host_mm(torch) if _on_host(torch, g, flat_x, weight) else torch.mm
         views, outs = list(views), []
         if self.input_grad:
             view = views.pop(0)
             if view is None:
-                outs.append(torch.mm(g, weight).reshape(x.shape))
+                outs.append(mm(g, weight).reshape(x.shape))
             else:
-                torch.mm(g, weight, out=view.view(-1, weight.shape[1]))
+                mm(g, weight, out=view.view(-1, weight.shape[1]))
                 outs.append(view)
         view = views.pop(0)
-        outs.append(torch.mm(g.t(), flat_x) if view is None else torch.mm(g.t(), flat_x, out=view))
+        outs.append(mm(g.t(), flat_x) if view is None else mm(g.t(), flat_x, out=view))
         if self.bias_grad:
             view = views.pop(0)
             outs.append(g.sum(dim=0) if view is None else torch.sum(g, dim=0, out=view))
@@ -245,6 +248,23 @@ class DenseGrad(Primitive):
                      attrs={"input_grad": False}, name="no-input-grad")
         yield Sample(rand_float(rng, (2,)), rand_float(rng, (4,)), rand_float(rng, (2, 4)),
                      attrs={"bias_grad": False}, name="1d-no-bias")
+
+
+def _on_host(torch, g, flat_x, weight):
+    """Whether DenseGrad's products run on OpenBLAS (host_gemm.py): large enough, and OpenBLAS may run them."""
+    return host_gemm.worth_it(*g.shape, weight.shape[1]) and host_gemm.usable(torch, g, flat_x, weight)
+
+
+def _host_mm(torch):
+    """mm(a, b, out=None) for DenseGrad's products on OpenBLAS (host_gemm.py; the caller checked `usable`)."""
+    return lambda a, b, out=None: _host_or_torch_mm(torch, a, b, out)
+
+
+def _host_or_torch_mm(torch, a, b, out):
+    result = host_gemm.matmul(torch, a, b, out=out)
+    if result is None:  # an `out` view OpenBLAS may not write (another dtype): torch's kernel
+        return torch.mm(a, b, out=out) if out is not None else torch.mm(a, b)
+    return result
 
 
 _SEED_EPOCH = [0]  # bumped by set_seed: op-seeded streams restart, as MindSpore resets op seeds

@@ -1,0 +1,104 @@
+"""Matrix products of CPU float tensors on numpy's BLAS, where that is OpenBLAS and both libraries run one thread.
+
+Why: torch's CPU wheel multiplies matrices with MKL, which on AMD processors takes a generic code path, and
+`torch.matmul` over a batch of strided matrices (the attention's q, kᵀ and v, views of one qkv projection) first
+copies both operands contiguous, since `bmm` needs a single batch stride. numpy's OpenBLAS (0.3.31 in numpy's
+wheel, DYNAMIC_ARCH) has Zen kernels, and numpy's matmul hands each matrix of a strided batch to BLAS as it lies
+(leading dimension and transpose flag), with no copy. Measured on the benchmark machine (AMD EPYC, Zen 4, one
+thread, fastest of 300 interleaved calls, the GPT benchmark's shapes): dWeight = gᵀx for 512×128×512 takes
+672 µs on OpenBLAS against 810 µs on MKL, dInput = g·W 657 against 751 µs, the attention's strided 4-D product
+135 against 156 µs; summed over one GPT training step's products (per-node minimum over 15 steps), DenseGrad
+21.1 against 22.0 ms and BatchMatMul 3.7 against 5.1 ms. Forward `linear` (addmm with its bias) was level, so
+Dense keeps torch's kernel.
+
+Only with one thread on both sides (`torch.get_num_threads() == 1` and OpenBLAS's own count 1, which it reads
+from OPENBLAS_NUM_THREADS or OMP_NUM_THREADS): OpenBLAS keeps a pthread pool of its own, which would compete with
+torch's OpenMP threads and spin between calls. Otherwise, and for other dtypes, devices or BLAS libraries,
+`matmul` returns None and the caller runs torch's kernel.
+
+>>> import torch
+>>> a, b = torch.ones(2, 3), torch.ones(3, 4)
+>>> out = matmul(torch, a, b)
+>>> out is None or out.tolist() == [[3.0] * 4] * 2
+True
+"""
+import math
+import threading
+
+import numpy as np
+
+_STATE = {"threads": None}  # the OpenBLAS thread-count getter, False when numpy's BLAS is not OpenBLAS
+_LOCK = threading.Lock()
+# multiply-adds below which torch keeps the product: LeNet's 32x400x120 gradient (1.5 M) took 59 us through numpy
+# against 46 us on MKL; GPT's smallest product, 512x128x128 (8.4 M), and a batch of 32 attention products of
+# 64x32x64 (4.2 M) gain
+MIN_WORK = 1 << 22
+
+
+def _openblas_threads():
+    """The function returning OpenBLAS's thread count (numpy's BLAS), or False when there is none to ask."""
+    get = _STATE["threads"]
+    if get is None:
+        with _LOCK:
+            get = _STATE["threads"]
+            if get is None:
+                get = _STATE["threads"] = _find_openblas()
+    return get
+
+
+def _find_openblas():
+    try:
+        from threadpoolctl import ThreadpoolController
+        for lib in ThreadpoolController().lib_controllers:
+            if lib.user_api == "blas" and lib.internal_api == "openblas" and "numpy" in (lib.filepath or "") \
+                    and getattr(lib, "threading_layer", "") != "openmp":
+                symbol = getattr(lib, "_get_symbol", None)  # the C function itself: no lock, no bookkeeping
+                get = symbol("openblas_get_num_threads") if symbol is not None else None
+                return get if get is not None else lib.get_num_threads
+    except Exception:  # noqa: BLE001 (threadpoolctl is optional: without it torch's kernels run)
+        pass
+    return False
+
+
+def usable(torch, *tensors):
+    """True when the product of these torch tensors may run on OpenBLAS (see the module docstring)."""
+    first = tensors[0]
+    if first.dtype not in _float_dtypes(torch) or torch.get_num_threads() != 1:
+        return False
+    dtype = first.dtype
+    for t in tensors:
+        if type(t) is not torch.Tensor or t.device.type != "cpu" or t.dtype != dtype or t.requires_grad:
+            return False
+    get = _openblas_threads()
+    return bool(get) and get() == 1
+
+
+def worth_it(m, n, k, batch=1):
+    """Whether a product of this size gains more on OpenBLAS than the hand-over to numpy costs (a few µs)."""
+    return m * n * k * batch >= MIN_WORK
+
+
+def matmul(torch, a, b, out=None):
+    """a @ b (numpy's matmul rules: batches broadcast, strided operands as they lie) as a torch tensor computed by
+    OpenBLAS, written into `out` when given; None when OpenBLAS may not run it (`usable`) or the product is too
+    small to gain (`worth_it`)."""
+    if a.dim() < 2 or b.dim() < 2 or not worth_it(a.shape[-2], b.shape[-1], a.shape[-1], math.prod(a.shape[:-2])) \
+            or not usable(torch, a, b) or (out is not None and not usable(torch, out, a)):
+        return None
+    if out is None:
+        # torch allocates the result: its CPU allocator (openspore's host pool) reuses freed blocks, where numpy's
+        # fresh result of a few hundred KB would be new pages from the system at every call (page faults: system
+        # time that a --clock cpu benchmark counts, and a step spends)
+        batch = np.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2]))
+        out = torch.empty(batch + (a.shape[-2], b.shape[-1]), dtype=a.dtype)
+    np.matmul(a.numpy(), b.numpy(), out=out.numpy())
+    return out
+
+
+_DTYPES = []
+
+
+def _float_dtypes(torch):
+    if not _DTYPES:
+        _DTYPES.append(frozenset((torch.float32, torch.float64)))
+    return _DTYPES[0]

@@ -1,0 +1,105 @@
+"""The OpenBLAS matrix products (backends/host_gemm.py) behind DenseGrad and BatchMatMul's torch kernels: taken
+only at one thread on both sides, equal to torch's products and to the numpy reference kernels, into arena
+views too, and never for what they do not cover."""
+import numpy as np
+import pytest
+import torch
+from threadpoolctl import threadpool_limits
+
+from openspore.backends import host_gemm
+from openspore.ops.defs.math import BatchMatMul
+from openspore.ops.defs.nn import DenseGrad
+
+pytestmark = pytest.mark.skipif(not host_gemm._openblas_threads(), reason="numpy's BLAS is not OpenBLAS")
+
+
+@pytest.fixture
+def one_thread(monkeypatch):
+    """One thread on both sides, and every product large enough (the samples here are small)."""
+    monkeypatch.setattr(host_gemm, "MIN_WORK", 0)
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        with threadpool_limits(limits=1, user_api="blas"):
+            yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def _close(got, want):
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5, atol=1e-5)
+
+
+def test_taken_only_at_one_thread_for_cpu_floats(one_thread):
+    a, b = torch.randn(3, 4), torch.randn(4, 5)
+    assert host_gemm.usable(torch, a, b)
+    assert not host_gemm.usable(torch, a.to(torch.float16), b.to(torch.float16))
+    assert not host_gemm.usable(torch, a.to(torch.int64), b.to(torch.int64))
+    assert not host_gemm.usable(torch, a, b.double())  # mixed dtypes: torch's kernel (and its error)
+    assert not host_gemm.usable(torch, a.requires_grad_(), b)
+    torch.set_num_threads(2)
+    assert host_gemm.matmul(torch, torch.randn(3, 4), b) is None
+
+
+def test_small_products_stay_on_torch():
+    assert not host_gemm.worth_it(32, 120, 400)  # LeNet's first gradient: the hand-over costs more than it gains
+    assert host_gemm.worth_it(512, 128, 128) and host_gemm.worth_it(64, 64, 32, batch=32)
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        with threadpool_limits(limits=1, user_api="blas"):
+            assert host_gemm.matmul(torch, torch.randn(3, 4), torch.randn(4, 5)) is None
+            big = host_gemm.matmul(torch, torch.randn(256, 128), torch.randn(128, 256))
+            assert big is not None and big.shape == (256, 256)
+    finally:
+        torch.set_num_threads(before)
+
+
+def test_not_taken_when_blas_runs_threads_of_its_own():
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        with threadpool_limits(limits=2, user_api="blas"):
+            assert not host_gemm.usable(torch, torch.randn(3, 4), torch.randn(4, 5))
+    finally:
+        torch.set_num_threads(before)
+
+
+def test_strided_batches_as_they_lie(one_thread):
+    # the attention's operands: views of one (b, t, 3d) projection, transposed per head
+    qkv = torch.randn(2, 6, 3 * 8)
+    q = qkv[..., :8].reshape(2, 6, 2, 4).permute(0, 2, 1, 3)
+    k = qkv[..., 8:16].reshape(2, 6, 2, 4).permute(0, 2, 3, 1)
+    got = host_gemm.matmul(torch, q, k)
+    _close(got, torch.matmul(q, k))
+    out = torch.empty(2, 2, 6, 6)
+    assert host_gemm.matmul(torch, q, k, out=out) is out
+    _close(out, torch.matmul(q, k))
+
+
+@pytest.mark.parametrize("ta,tb", [(False, False), (False, True), (True, False), (True, True)])
+def test_batch_matmul_kernel_matches_reference(one_thread, ta, tb):
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((2, 3, 5, 4) if ta else (2, 3, 4, 5)).astype(np.float32)
+    b = rng.standard_normal((2, 3, 6, 5) if tb else (2, 3, 5, 6)).astype(np.float32)
+    prim = BatchMatMul(transpose_a=ta, transpose_b=tb)
+    want = prim.numpy(np, a, b)
+    _close(prim.torch(torch, torch.from_numpy(a), torch.from_numpy(b)), want)
+    out = torch.empty(want.shape)
+    assert prim.torch_out(torch, out, torch.from_numpy(a), torch.from_numpy(b)) is out
+    _close(out, want)
+
+
+@pytest.mark.parametrize("input_grad,bias_grad", [(True, True), (False, True), (True, False)])
+def test_dense_grad_kernel_matches_reference(one_thread, input_grad, bias_grad):
+    rng = np.random.default_rng(1)
+    dout, x, w = (rng.standard_normal(s).astype(np.float32) for s in ((2, 7, 5), (2, 7, 3), (5, 3)))
+    prim = DenseGrad(input_grad=input_grad, bias_grad=bias_grad)
+    want = prim.numpy(np, dout, x, w)
+    args = [torch.from_numpy(v) for v in (dout, x, w)]
+    for got, ref in zip(prim.torch(torch, *args), want, strict=True):
+        _close(got, ref)
+    views = tuple(torch.empty(r.shape) for r in want)
+    for got, view, ref in zip(prim.torch_out(torch, views, *args), views, want, strict=True):
+        assert got is view
+        _close(view, ref)
