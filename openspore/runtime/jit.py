@@ -313,16 +313,19 @@ def cell_cache(cell):
 
 def run_graph_or_eager(cache, args, kwargs, eager):
     """Run `cache`'s graph for the call, or `eager()` (the Python function, op by op) once tracing has failed
-    because an openspore function inside needs a tensor's value (a composite such as SegmentMax or MirrorPad whose
-    work depends on its inputs' values: MindSpore compiles those as dynamic-shape kernels). A value asked for by
-    the user's own code still raises, as in MindSpore's graph mode."""
+    because something needs a tensor's value while compiling, where MindSpore still runs the code:
+    * an openspore function inside (a composite such as SegmentMax or MirrorPad whose work depends on its inputs'
+      values: MindSpore compiles those as dynamic-shape kernels);
+    * the user's own code (`x.asnumpy()`, numpy on tensors, `int(x)`, `bool(x)` through builtins, a `raise` under
+      a tensor condition): MindSpore's JIT fallback runs that Python at run time (compiler/frontend/symbolic.py).
+    What MindSpore's compiler rejects still raises (`range(x)`, a shape made of tensors)."""
     if cache.eager_reason is None:
         try:
             if autograd.ACTIVE:
                 return call_recording(cache, args, kwargs, eager)
             return cache(args, kwargs)
-        except RuntimeError as exc:  # GraphCaptureError and its TypeError/ValueError kinds are RuntimeErrors
-            if not getattr(exc, "needed_by_library", False):
+        except Exception as exc:  # noqa: BLE001 - only the marked ones are handled, the rest re-raised
+            if not (getattr(exc, "needed_by_library", False) or getattr(exc, "runs_in_python", False)):
                 raise
             cache.eager_reason = str(exc).splitlines()[0]
             logger.info("%s runs op by op: %s", cache.name, cache.eager_reason)

@@ -34,7 +34,7 @@ def test_graph_enumerate_counts_from_start(graph_mode):
 
 @pytest.mark.parametrize("start", [1.5, "1", True])
 def test_graph_enumerate_rejects_non_int_start(graph_mode, start):
-    with pytest.raises(TypeError, match="For 'enumerate', the 'start' should be an int"):
+    with pytest.raises(TypeError, match="For 'enumerate', the 'start' should be a const int number"):
         _EnumerateFrom(start)(Tensor(np.ones(2, np.float32)))
 
 

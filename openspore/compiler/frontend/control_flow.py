@@ -14,8 +14,10 @@ import builtins
 import types
 
 from ... import context
+from ...common.errors import is_user_file
 from ...core.dispatch import current_tracer
 from .errors import GraphCaptureError, located, user_location
+from .graph_builtins import BUILTINS as GRAPH_BUILTINS
 from .symbolic import SymbolicTensor
 
 
@@ -103,8 +105,9 @@ def graph_enumerate(iterable, start=0):
     [(1, 7), (2, 8)]
     """
     if type(start) is not int:  # bool is an int to Python, not to the graph compiler
-        raise TypeError(located(f"For 'enumerate', the 'start' should be an int, but got "
-                                f"{type(start).__name__} ({start!r:.40})."))
+        # MindSpore's words, quotes included (its message is the repr of its own).
+        raise TypeError(located(f"'For 'enumerate', the 'start' should be a const int number, but got "
+                                f"{start!r:.40}.' (a {type(start).__name__}, an int was expected)"))
     try:
         iterator = iter(iterable)
     except TypeError:
@@ -115,7 +118,7 @@ def graph_enumerate(iterable, start=0):
 
 # Builtins whose graph-mode version checks its arguments as MindSpore does; looked up by identity, so a
 # user's own function of the same name is left alone.
-_GRAPH_BUILTINS = {builtins.enumerate: graph_enumerate}
+_GRAPH_BUILTINS = {builtins.enumerate: graph_enumerate, **GRAPH_BUILTINS}
 
 
 def call(fn):
@@ -192,8 +195,28 @@ def cond_if(pred, then_fn, else_fn, values, out_names, returns=False):
         pred = _decided(pred)
         if _symbolic_now(pred):
             from .cf_graph import symbolic_if
-            return symbolic_if(pred, then_fn, else_fn, values, out_names, returns, user_location())
+            try:
+                return symbolic_if(pred, then_fn, else_fn, values, out_names, returns, user_location())
+            except Exception as exc:
+                _mark_user_raise(exc)
+                raise
         return then_fn(*values) if pred else else_fn(*values)
+
+
+def _mark_user_raise(exc):
+    """A `raise` of the user's own under a tensor condition: MindSpore compiles it into the graph and raises
+    only when the branch is taken at run time. Tracing both branches met it, so the function runs in Python
+    instead (runtime/jit.py `run_graph_or_eager`), where the condition's real value decides."""
+    if isinstance(exc, GraphCaptureError) or getattr(exc, "runs_in_python", False):
+        return
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is not None and is_user_file(tb.tb_frame.f_code.co_filename):
+        try:
+            exc.runs_in_python = True
+        except AttributeError:  # an exception type with __slots__: it stays a compile-time error
+            pass
 
 
 def while_loop(cond_fn, body_fn, values, names):

@@ -7,6 +7,7 @@ It has a shape and a dtype (from the node's abstract) but no data, so every Tens
 import os
 import sys
 
+from ...common.errors import is_user_file
 from ...core.dispatch import current_tracer
 from ...core.tensor import Tensor
 from .errors import GraphCaptureError, GraphTypeError, GraphValueError, located
@@ -21,14 +22,34 @@ _FRONTEND = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _NUMPY = os.path.dirname(os.path.dirname(os.path.abspath(sys.modules["numpy"].__file__))) + os.sep + "numpy" + os.sep
 
 
-def _no_value(what, kind=GraphCaptureError):
+def _no_value(what, kind=GraphCaptureError, python_may_run=True):
     exc = kind(located(f"{what}: {_HELP}"))
     # The value was asked for inside one of openspore's Python-level primitives (a MindSpore Primitive computed as a
     # composite whose work depends on its inputs' values, e.g. SegmentMax's segment count), not by the user's own
     # code: the graph runner then runs the function op by op instead (runtime/jit.py), as MindSpore runs such ops
-    # with dynamic-shape kernels inside its graphs. A value the user's code asks for still raises.
+    # with dynamic-shape kernels inside its graphs.
     exc.needed_by_library = _asked_by_python_primitive()
+    # The user's own code asked (`x.asnumpy()`, `np.exp(x)`, `int(x)`, `bool(x)` through all/max/...): MindSpore's
+    # JIT fallback runs such Python at run time on the real values (its default syntax level, LAX), so the runner
+    # runs the function in Python too, op by op. What MindSpore's compiler rejects still raises: a traced tensor
+    # as a Python int (range(x), an index), and values asked for inside openspore's own functions (a shape made of
+    # tensors: `ops.zeros((x.sum(),))`).
+    exc.runs_in_python = python_may_run and _asked_by_user_code()
     return exc
+
+
+def _asked_by_user_code():
+    """True when the frame asking for the value is the user's code (skipping numpy's frames, and the frontend's
+    call wrappers that the rewritten user code calls through)."""
+    frame = sys._getframe(3)  # _asked_by_user_code <- _no_value <- the SymbolicTensor method <- its caller
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith((_NUMPY, _FRONTEND)):
+        frame = frame.f_back
+    if frame is None:
+        return False
+    filename = frame.f_code.co_filename
+    # Code with no source file (stdin, exec) is not rewritten, so its `if x:` reaches bool() here: that stays the
+    # error that names the missing source (errors.NO_SOURCE_HELP), not a silent run in Python.
+    return is_user_file(filename) and not filename.startswith("<")
 
 
 def _asked_by_python_primitive():
@@ -87,10 +108,10 @@ class SymbolicTensor(Tensor):
 
     # --- what needs a value ------------------------------------------------------------------------
     def data_ref(self):
-        raise _no_value("the data of a traced tensor was requested (data_ref)")
+        raise _no_value("the data of a traced tensor was requested (data_ref)", python_may_run=False)
 
     def _set_data_ref(self, data, dtype=None):
-        raise _no_value("a traced tensor's data can not be replaced")
+        raise _no_value("a traced tensor's data can not be replaced", python_may_run=False)
 
     def asnumpy(self):
         raise _no_value("Tensor.asnumpy() on a traced tensor")
@@ -120,13 +141,13 @@ class SymbolicTensor(Tensor):
 
     def __index__(self):
         raise _no_value("a traced tensor used as a Python integer (range(), a slice bound, a list index...)",
-                        GraphTypeError)
+                        GraphTypeError, python_may_run=False)
 
     def __reduce__(self):
-        raise _no_value("pickling a traced tensor")
+        raise _no_value("pickling a traced tensor", python_may_run=False)
 
     def __deepcopy__(self, memo):
-        raise _no_value("copy.deepcopy of a traced tensor")
+        raise _no_value("copy.deepcopy of a traced tensor", python_may_run=False)
 
     def __repr__(self):
         return f"SymbolicTensor(shape={list(self.shape)}, dtype={self.dtype}, node={self.node!r})"

@@ -1,0 +1,70 @@
+"""Python builtins as MindSpore's graph compiler reads them, for calls in rewritten (graph) code.
+
+`control_flow.call` looks a builtin up here by identity (a user's own function of the same name is left alone);
+code that runs in Python (PyNative, or a function that falls back to Python because it needs a tensor's value)
+keeps Python's builtins. What differs in a graph:
+
+* `type(x)` of a traced tensor is `Tensor` (the tracer's `SymbolicTensor` is an implementation detail), so
+  `isinstance(p, type(x))` and `type(x) == Tensor` read as they do on real tensors;
+* `round(x)` of a tensor rounds it element-wise (`ops.round`); `round(x, n)` of a tensor is refused with
+  MindSpore's TypeError;
+* `map(...)` and `filter(...)` give tuples: a graph has no lazy iterators (and a tuple returned from a graph
+  stays readable call after call, where an iterator would be used up); over numpy arrays (values MindSpore's
+  JIT fallback keeps as Python objects) they stay Python's.
+
+>>> import numpy as np, openspore as ms
+>>> @ms.jit
+... def f(x):
+...     return type(x) is ms.Tensor, map(lambda v: v * 2, (1, 2)), round(x)
+>>> f(ms.Tensor(np.array([1.4, 2.6], np.float32)))
+(True, (2, 4), Tensor(shape=[2], dtype=Float32, value= [ 1.00000000e+00,  3.00000000e+00]))
+"""
+import builtins
+
+import numpy as np
+
+from ...core.tensor import Tensor
+from .errors import located
+from .symbolic import SymbolicTensor
+
+
+def graph_type(*args):
+    """`type(obj)` (one argument): `Tensor` for a traced tensor; `type(name, bases, namespace)` unchanged."""
+    if len(args) == 1 and isinstance(args[0], SymbolicTensor):
+        return Tensor
+    return builtins.type(*args)
+
+
+def graph_round(number, ndigits=None):
+    """`round(number[, ndigits])`; a tensor is rounded element-wise and takes no `ndigits`, as in MindSpore."""
+    if isinstance(number, Tensor):
+        if ndigits is not None:
+            raise TypeError(located("When applying round() to tensor, only one tensor is supported as input, "
+                                    f"but got round(tensor, {ndigits!r:.40})."))
+        from ... import ops
+        return ops.round(number)
+    return builtins.round(number) if ndigits is None else builtins.round(number, ndigits)
+
+
+def _python_values(iterables):
+    """numpy arrays are values of MindSpore's JIT fallback (Python objects at run time): over them the
+    builtins stay Python's."""
+    return any(isinstance(it, np.ndarray) for it in iterables)
+
+
+def graph_map(function, *iterables):
+    """`map(function, *iterables)` as a tuple (Python's lazy map over numpy arrays)."""
+    if _python_values(iterables):
+        return builtins.map(function, *iterables)
+    return tuple(builtins.map(function, *iterables))
+
+
+def graph_filter(function, iterable):
+    """`filter(function, iterable)` as a tuple (Python's lazy filter over a numpy array)."""
+    if _python_values((iterable,)):
+        return builtins.filter(function, iterable)
+    return tuple(builtins.filter(function, iterable))
+
+
+BUILTINS = {builtins.type: graph_type, builtins.round: graph_round, builtins.map: graph_map,
+            builtins.filter: graph_filter}
