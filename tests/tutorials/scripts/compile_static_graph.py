@@ -4,7 +4,9 @@
 # constant and of a Tensor, mutable scalars), String (indexing, slicing, +, *, in, %, format) and List (created,
 # returned, global, as input, indexed by int, Tensor and slice, index assignment, append, clear, extend, pop,
 # reverse, insert), Tuple (indexes, a tuple of Cells indexed by an input, + and *), Dictionary (keys, values,
-# items, get, has_key, update, fromkeys), mindspore.tensor and a Primitive built inside construct. Nothing is
+# items, get, has_key, update, fromkeys), mindspore.tensor and a Primitive built inside construct, a Parameter
+# attribute assigned in construct, gradients of the Tensor inputs only, and the view/in-place examples that run on
+# CPU (mint.narrow, Tensor.add_ under jit, GradOperation over a net ending in add_). Nothing is
 # downloaded; where the page only shows a value in a comment (`# output: [1, 2, 3, 4]`), it is printed. (List.extend
 # of a Tensor gives 0-d Tensors, shape=[], in MindSpore 2.10 too, where the page shows shape=[1].)
 # expect: res[0]: 11
@@ -24,6 +26,13 @@
 # expect: check_key:True
 # expect: new_dict:{'a': 123, 'b': 123, 'c': 123, 'd': 123}
 # expect: ret.shape:(3, 4, 1, 6)
+# expect: ret:1
+# expect: ret:[[3. 3. 3. 3.]]
+# expect: ret:(Tensor(shape=[1], dtype=Int64, value= [1]), Tensor(shape=[1], dtype=Int64, value= [1]))
+# expect: graph_out:  5
+# expect: graph_grad_out:  1
+# expect: graph_out:  [7.]
+# expect: graph_grad_out:  ((Tensor(shape=[1], dtype=Float32, value= [ 6.00000000e+00]), Tensor(shape=[1], dtype=Float32, value= [ 2.00000000e+00])), (Tensor(shape=[1], dtype=Float32, value= [ 1.00000000e+00]), Tensor(shape=[1], dtype=Float32, value= [ 1.00000000e+00])))
 import mindspore
 from mindspore import nn
 
@@ -460,3 +469,156 @@ x = mindspore.tensor(np.random.randn(3, 4, 5, 6).astype(np.float32))
 net = Net()
 ret = net(x)
 print('ret.shape:{}'.format(ret.shape))
+
+import mindspore
+from mindspore import nn
+
+class Net(nn.Cell):
+   def __init__(self):
+      super().__init__()
+      self.weight = mindspore.Parameter(mindspore.tensor(3, mindspore.float32), name="w")
+      self.m = 2
+
+   @mindspore.jit
+   def construct(self, x, y):
+      self.weight = x  # The conditions are met, they can be modified
+      # self.m = 3     # self.m is not of type Parameter and modification is prohibited
+      # y.weight = x   # y is not self, modification is prohibited
+      return x
+
+net = Net()
+ret = net(1, 2)
+print('ret:{}'.format(ret))
+
+import mindspore
+from mindspore import nn, ops
+import numpy as np
+
+class Net(nn.Cell):
+   def __init__(self):
+      super().__init__()
+      self.matmul = ops.MatMul()
+
+   @mindspore.jit
+   def construct(self, x, y):
+      out = self.matmul(x, y)  # A call of Primitive
+      return out
+
+x = mindspore.tensor(np.ones(shape=[1, 3]), mindspore.float32)
+y = mindspore.tensor(np.ones(shape=[3, 4]), mindspore.float32)
+net = Net()
+ret = net(x, y)
+print('ret:{}'.format(ret))
+
+import mindspore
+from mindspore import nn
+
+class Net(nn.Cell):
+   def __init__(self):
+      super(Net, self).__init__()
+
+   def construct(self, x, y, z):
+      return x + y + z
+
+class GradNet(nn.Cell):
+   def __init__(self, net):
+      super(GradNet, self).__init__()
+      self.forward_net = net
+
+   @mindspore.jit
+   def construct(self, x, y, z):
+      return mindspore.grad(self.forward_net, grad_position=(0, 1, 2))(x, y, z)
+
+input_x = mindspore.tensor([1])
+input_y = 2
+input_z = mindspore.tensor([3])
+
+net = Net()
+grad_net = GradNet(net)
+ret = grad_net(input_x, input_y, input_z)
+print('ret:{}'.format(ret))
+
+import numpy as np
+import mindspore
+from mindspore import nn, mint
+from mindspore import grad
+
+
+class Net(nn.Cell):
+    def construct(self, x):
+        out = mint.narrow(x, 1, 1, 2)
+        return out
+
+
+net = Net()
+np_x = np.arange(9).reshape(3, 3).astype(np.float32)
+x = mindspore.tensor(np_x)
+
+pynative_out = net(x)
+pynative_grad_out = grad(net)(x)
+
+net.construct = mindspore.jit(net.construct, backend='ms_backend')
+graph_out = net(x)
+graph_grad_out = grad(net)(x)
+
+assert (graph_out == pynative_out).all()
+assert (graph_grad_out == pynative_grad_out).all()
+
+import mindspore
+from mindspore import nn
+from mindspore import grad
+
+
+class Net(nn.Cell):
+    def construct(self, x, y):
+        x.add_(y)
+        return x
+
+
+x = mindspore.tensor(2, dtype=mindspore.int32)
+y = mindspore.tensor(3, dtype=mindspore.int32)
+net = Net()
+net.construct = mindspore.jit(net.construct, backend='ms_backend')
+graph_out = net(x, y)
+graph_grad_out = grad(net)(x, y)
+print("graph_out: ", graph_out)
+print("graph_grad_out: ", graph_grad_out)
+
+import mindspore
+from mindspore import nn, context, Parameter, ParameterTuple
+from mindspore import dtype as mstype
+from mindspore import ops
+
+
+class GradOfAllInputsAndParams(nn.Cell):
+    def __init__(self, net):
+        super(GradOfAllInputsAndParams, self).__init__()
+        self.net = net
+        self.params = ParameterTuple(net.trainable_params())
+        self.grad_op = ops.GradOperation(get_all=True, get_by_list=True)
+
+    def construct(self, x, y):
+        gradient_function = self.grad_op(self.net, self.params)
+        return gradient_function(x, y)
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super(Net, self).__init__()
+        self.param1 = Parameter(mindspore.tensor([1], dtype=mstype.float32), name="param1")
+        self.param2 = Parameter(mindspore.tensor([1], dtype=mstype.float32), name="param2")
+
+    def construct(self, x, y):
+        out = self.param1 + self.param2 + x + y
+        out = out * x
+        return out.add_(y)
+
+
+x = mindspore.tensor([1], dtype=mstype.float32)
+y = mindspore.tensor([2], dtype=mstype.float32)
+net = Net()
+net.construct = mindspore.jit(net.construct, backend='ms_backend')
+graph_out = net(x, y)
+graph_grad_out = GradOfAllInputsAndParams(net)(x, y)
+print("graph_out: ", graph_out)
+print("graph_grad_out: ", graph_grad_out)
