@@ -42,12 +42,15 @@ def current_tracer():
     return _tracers[-1] if _tracers else None
 
 
-def bind(prim, *args):
-    """Run (PyNative) or record (graph capture) one primitive call. `Primitive.__call__` is this function.
+def bind(prim, *args, **kwargs):
+    """Run (PyNative) or record (graph capture) one primitive call. `Primitive.__call__` is this function;
+    inputs may be given by name too (`ops.ReduceSum(True)(x, axis=2)`), as MindSpore 2.x's primitives take them.
 
     This is the PyNative hot path (every op of every step passes here), hence one pass over the arguments that
     collects both the kernel's arrays and the call signature, and nothing done that a repeated call can skip.
     """
+    if kwargs:
+        args = prim.positional_inputs(args, kwargs)
     if _layout_hook is not None:
         out = _layout_hook(prim, args)
         if out is not NOT_HANDLED:

@@ -14,14 +14,19 @@ def _positions(grad_position, nargs):
     raise TypeError(f"grad_position must be an int, a tuple of ints or None, but got {grad_position!r}.")
 
 
+def _tensor_positions(positions, args):
+    """The positions whose argument is a Tensor: MindSpore takes gradients of Tensor inputs only and leaves
+    the others (a Python number, say) out of the result. A position past the arguments stays, for its error."""
+    return tuple(p for p in positions if not -len(args) <= p < len(args) or isinstance(args[p], Tensor))
+
+
 def _shape_grads(grad_position, weights, in_grads, w_grads, return_ids, positions, weight_list):
     if return_ids:
         in_grads = tuple((p, g) for p, g in zip(positions, in_grads))
         w_grads = tuple((w.name, g) for w, g in zip(weight_list, w_grads))
-    # MindSpore unwraps a one-element position tuple too: grad(f, (0,)) gives the bare gradient, not (dx,).
-    single = (isinstance(grad_position, int) and not isinstance(grad_position, bool)) or \
-        (isinstance(grad_position, (tuple, list)) and len(grad_position) == 1)
-    inputs = in_grads[0] if single else in_grads
+    # MindSpore unwraps a one-element position tuple too: grad(f, (0,)) gives the bare gradient, not (dx,); so
+    # does it when the positions left after dropping non-Tensor inputs are one.
+    inputs = in_grads[0] if len(positions) == 1 else in_grads
     if grad_position is None:
         return w_grads
     if weights is None:
@@ -74,7 +79,7 @@ def value_and_grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=
             if not args:
                 raise ValueError("sens_param=True: the last positional argument must be the sensitivity.")
             args, sens = args[:-1], args[-1]
-        positions = _positions(grad_position, len(args))
+        positions = _tensor_positions(_positions(grad_position, len(args)), args)
         out, in_grads, w_grads = _run_or_reuse(fn, args, kwargs, positions, weight_list, sens, has_aux)
         return out, _shape_grads(grad_position, weights, in_grads, w_grads, return_ids, positions, weight_list)
 

@@ -6,6 +6,8 @@ gradients differentiate again), one kernel method per backend (`numpy`, `torch`)
 the generated tests. Instances are the MindSpore-style Primitive objects: `ops.MatMul(transpose_b=True)(a, b)`.
 Code inside openspore gets shared instances from `registry.prim` instead of building one per call.
 """
+import inspect
+
 import numpy as np
 
 from .dispatch import bind
@@ -111,6 +113,32 @@ class Primitive:
         setattr(self, name, value)
         self.__dict__.pop("_checked", None)  # signatures accepted under the old attributes (core/dispatch.py)
         return self
+
+    def positional_inputs(self, args, kwargs):
+        """`args` followed by the inputs given by name, in the order of `input_names` (or of infer's
+        parameters), with infer's defaults for those skipped; an unknown or repeated name is a TypeError.
+
+        >>> from openspore import ops
+        >>> ops.ReduceSum(True).positional_inputs((1,), {"axis": 2})
+        (1, 2)
+        """
+        params = list(inspect.signature(type(self).infer).parameters.values())[1:]
+        names = list(self.input_names) or [p.name for p in params if p.kind is p.POSITIONAL_OR_KEYWORD]
+        for key in kwargs:
+            if key not in names:
+                raise TypeError(f"For '{self.name}', got an unexpected input {key!r}; its inputs are {names}.")
+            if names.index(key) < len(args):
+                raise TypeError(f"For '{self.name}', the input {key!r} is given both by position and by name.")
+        out = list(args)
+        last = max(names.index(key) for key in kwargs)
+        for i in range(len(args), last + 1):
+            if names[i] in kwargs:
+                out.append(kwargs[names[i]])
+            elif i < len(params) and params[i].default is not params[i].empty:
+                out.append(params[i].default)
+            else:
+                raise TypeError(f"For '{self.name}', the input {names[i]!r} is missing (it has no default).")
+        return tuple(out)
 
     # Calling a primitive is binding it (PyNative: run it; graph capture: record it): no wrapper frame between
     __call__ = bind

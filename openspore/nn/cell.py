@@ -48,6 +48,13 @@ def set_graph_runner(fn):
     _graph_runner = fn
 
 
+def _number_in_graph(value):
+    """A Python number assigned to a Parameter attribute in graph code (`self.weight = x`, x an int input):
+    MindSpore's graph compiler makes it an Assign of that value; outside a graph it is a TypeError."""
+    from ..core.dispatch import current_tracer
+    return isinstance(value, (bool, int, float)) and current_tracer() is not None
+
+
 class Cell(CellCompatMixin):
     """`Cell(auto_prefix=True, flags=None)`: subclass it and override `construct`."""
 
@@ -178,7 +185,8 @@ class Cell(CellCompatMixin):
             if params is not None and name in params:
                 if value is None:
                     params[name] = None
-                elif isinstance(value, Tensor) and params[name] is not None:
+                elif params[name] is not None and (isinstance(value, Tensor) or _number_in_graph(value)):
+                    value = value if isinstance(value, Tensor) else Tensor(value, params[name].dtype)
                     # `self.weight = expr` is MindSpore's Assign: one primitive call, so a compiled construct
                     # records the write as a graph op (also inside graph control flow)
                     from ..ops.function.other_func import assign

@@ -253,3 +253,34 @@ def test_super_and_private_names_in_construct():
     for x in (T(1., 2.), T(3., 4.)):
         traced = trace(net.construct, (x,))
         assert_close(run_graph(traced.graph, [x]), net(x))
+
+
+GRAPH_DICT = {"a": 1.0, "b": 2.0}
+
+
+def test_graph_dicts_have_mindspores_methods():
+    """In graph code keys()/values() are tuples, items() a list of pairs, and has_key exists (MindSpore's graph
+    dict); `self.__name(...)` calls keep Python's name mangling."""
+    class Net(nn.Cell):
+        def __private(self, x):
+            return x * 2
+
+        @ms.jit
+        def construct(self, x):
+            d = {"x": x, "y": 3}
+            assert d.keys() == ("x", "y") and len(d.values()) == 2 and d.items()[1] == ("y", 3)
+            return self.__private(x) + GRAPH_DICT.get("a"), GRAPH_DICT.keys(), d.has_key("y"), d.has_key("z")
+
+    out, keys, has_y, has_z = Net()(T(1.0, 2.0))
+    assert_close(out, [3.0, 5.0])
+    assert keys == ("a", "b") and has_y is True and has_z is False
+
+
+def test_primitive_inputs_by_name():
+    x = ms.Tensor(np.ones((2, 3, 4), np.float32))
+    assert ops.ReduceSum(True)(x, axis=2).shape == (2, 3, 1)
+    assert ops.ReduceSum()(x=x, axis=(0, 1)).shape == (4,)
+    with pytest.raises(TypeError, match="unexpected input 'dim'"):
+        ops.ReduceSum()(x, dim=1)
+    with pytest.raises(TypeError, match="both by position and by name"):
+        ops.ReduceSum()(x, x=x)

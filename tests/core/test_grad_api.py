@@ -353,3 +353,14 @@ def test_jvp_has_aux():
 def test_autodiff_functions_are_exported():
     for name in ("grad", "value_and_grad", "vjp", "jvp"):
         assert getattr(ms, name) is getattr(ops, name)
+
+
+def test_grad_leaves_non_tensor_inputs_out():
+    """MindSpore differentiates Tensor inputs only: a Python number among grad_position is dropped, and one
+    gradient left comes back bare, none as ()."""
+    f = lambda x, y, z: x + y + z  # noqa: E731
+    x, z = ms.Tensor([1.0]), ms.Tensor([3.0])
+    gx, gz = ms.grad(f, grad_position=(0, 1, 2))(x, 2, z)
+    assert gx.asnumpy().tolist() == [1.0] and gz.asnumpy().tolist() == [1.0]
+    assert ms.grad(f, grad_position=(1, 2))(x, 2, z).asnumpy().tolist() == [1.0]
+    assert ms.grad(f, grad_position=1)(x, 2, z) == ()

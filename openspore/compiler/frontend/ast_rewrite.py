@@ -122,7 +122,11 @@ class ExpressionRewriter(ast.NodeTransformer):
             return node
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "_os_cf":
             return node
-        node.func = cf_call("callee", [func], func)
+        if isinstance(func, ast.Attribute) and not _is_private(func.attr):
+            # `obj.name(...)` → `_os_cf.method(obj, "name")(...)`: graph dicts have methods of their own
+            node.func = cf_call("method", [func.value, at(ast.Constant(value=func.attr), func)], func)
+        else:
+            node.func = cf_call("callee", [func], func)
         node.args = [self._arg(a) for a in node.args]
         for kw in node.keywords:
             kw.value = self._arg(kw.value)
@@ -132,6 +136,11 @@ class ExpressionRewriter(ast.NodeTransformer):
     def _arg(a):
         # a function passed by name (`ms.grad(forward)`, `value_and_grad(self.net_fn)`) is rewritten as well
         return cf_call("call", [a], a) if isinstance(a, (ast.Name, ast.Attribute)) else a
+
+
+def _is_private(attr):
+    """A `__name` attribute, which Python mangles with the class name: it stays an attribute expression."""
+    return attr.startswith("__") and not attr.endswith("__")
 
 
 def _names_tuple(names, node, ctx=None, mangle=None):

@@ -148,6 +148,21 @@ def callee(fn):
     return counted
 
 
+def method(obj, name):
+    """The callee of `obj.name(...)` in rewritten code. A dict answers as a graph dict does in MindSpore:
+    `keys()` and `values()` give tuples, `items()` a list of (key, value) tuples, `has_key(k)` says whether
+    `k` is a key; anything else is `callee(getattr(obj, name))`."""
+    if type(obj) is dict:
+        special = _DICT_METHODS.get(name)
+        if special is not None:
+            return lambda *args: special(obj, *args)
+    return callee(getattr(obj, name))
+
+
+_DICT_METHODS = {"keys": lambda d: tuple(d.keys()), "values": lambda d: tuple(d.values()),
+                 "items": lambda d: list(d.items()), "has_key": lambda d, key: key in d}
+
+
 class _CallDepth:
     """The depth of graph calls (user functions, cells, `if` branches) while a graph is traced. MindSpore's
     compiler refuses to go deeper than `max_call_depth` (`set_context(max_call_depth=...)` or
