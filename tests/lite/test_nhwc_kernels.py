@@ -56,3 +56,32 @@ def test_reduce_mean_matches_the_primitive(keep, shape, axis):
     got = kernels.make(Op("ReduceMean", {"keep_dims": keep}, [0, None], [1]))(x, axis)
     assert got.dtype == want.dtype and got.shape == want.shape
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("c, stride, residual", [(3, 1, True), (2, 2, False), (8, 1, True), (8, 2, False)])
+def test_compiled_serial_call_matches_nchw(c, stride, residual):
+    """The compiled serial call (kernels/nhwc_serial.py) for few-channel (K-major, NHWC output) and pixel-major
+    columns, with bias, a residual and ReLU, against the NCHW convolution; repeated calls, a new weight array
+    and a new input shape recompile it."""
+    rng = np.random.default_rng(c + stride)
+    o = 5
+    attrs = {"kernel_size": (3, 3), "pad_mode": "pad", "pad": (1,) * 4, "out_channel": o, "activation": "relu",
+             "has_bias": True, "stride": (1, 1, stride, stride)}
+    conv = make_conv(Op("LiteConv2D", dict(attrs, layout="NHWC", has_residual=residual),
+                        [0, 1, 2, 3] if residual else [0, 1, 2], [4]))
+    prim = _conv_prim(Op("LiteConv2D", attrs, [0, 1], [2]))
+    w = rng.standard_normal((o, c, 3, 3)).astype(np.float32)
+    for hw, new_weight in ((9, False), (9, True), (12, False)):
+        x = rng.standard_normal((1, c, hw, hw)).astype(np.float32)
+        if new_weight:
+            w = rng.standard_normal((o, c, 3, 3)).astype(np.float32)
+        b = rng.standard_normal(o).astype(np.float32)
+        want = conv2d(prim, x, w, b, None)
+        r = rng.standard_normal(want.shape).astype(np.float32)
+        want = np.maximum(want + r, 0) if residual else np.maximum(want, 0)
+        packed = np.ascontiguousarray(w.transpose(2, 3, 1, 0).reshape(-1, o))
+        args = (packed, b, np.ascontiguousarray(r.transpose(0, 2, 3, 1))) if residual else (packed, b)
+        for _ in range(2):
+            got = conv(np.ascontiguousarray(x.transpose(0, 2, 3, 1)), *args)
+            assert got.flags.c_contiguous
+            np.testing.assert_allclose(got.transpose(0, 3, 1, 2), want, rtol=1e-5, atol=1e-5)
