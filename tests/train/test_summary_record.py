@@ -94,6 +94,34 @@ def test_fast_histogram_and_canvas_match_plain_references():
     decoded = np.asarray(Image.open(io.BytesIO(_pack.png_bytes(canvas))).convert("RGB"))
     assert (decoded == canvas).all()  # OpenCV's BGR order is undone: the PNG holds the RGB pixels
 
+
+def test_numpy_built_histogram_buckets_are_the_bytes_protobuf_writes():
+    from openspore.train.summary import _pack
+    rng = np.random.default_rng(2)
+    # counts of one to three varint bytes in one histogram, a zero left edge, an empty bucket
+    cases = ((np.array([-1.5, 0.0, 0.25, 1.0, 7.0, 9.0]), np.array([1, 127, 128, 20000, 0])),
+             (np.linspace(-3, 3, 91).astype(np.float32), rng.integers(0, 100, 90)),
+             (np.array([2.0, 3.0]), np.array([2 ** 40])))
+    for edges, counts in cases:
+        built = summary_pb2.Summary.Histogram()
+        built.MergeFromString(_pack._bucket_bytes(edges, counts))
+        added = summary_pb2.Summary.Histogram()
+        for left, right, count in zip(edges[:-1].tolist(), edges[1:].tolist(), counts.tolist()):
+            added.buckets.add(left=left, width=right - left, count=count)
+        assert built.SerializeToString() == added.SerializeToString()
+
+
+def test_gray_image_png_has_the_pixels_of_the_rgb_canvas():
+    from PIL import Image
+    from openspore.train.summary import _pack
+    rng = np.random.default_rng(3)
+    for images in (rng.standard_normal((11, 1, 6, 5)).astype(np.float32), rng.random((3, 1, 2, 2)),
+                   rng.integers(0, 256, (9, 1, 4, 4)).astype(np.uint8)):
+        h, w, png = _pack._image_png(images)
+        canvas = _pack.image_canvas(images)
+        decoded = np.asarray(Image.open(io.BytesIO(png)))
+        assert (h, w) == canvas.shape[:2] and decoded.shape == canvas.shape and (decoded == canvas).all()
+
 def test_histogram_image_tensor_encoding(tmp_path):
     with ms.SummaryRecord(str(tmp_path)) as rec:
         rec.add_value("histogram", "h", ms.Tensor(np.arange(12, dtype=np.float32)))

@@ -121,3 +121,21 @@ def test_put_many_lays_arrays_back_to_back_in_one_reservation():
     assert ring.put_many([np.zeros(1000, np.float32), np.zeros(100, np.float32)]) is None  # above the limit
     writer.release(slots[0].end)
     assert ring.in_use() == 0
+
+
+def test_posted_messages_come_in_order_wait_for_earlier_pipe_messages_and_refuse_when_slots_are_taken():
+    ring = SharedRing.create(1 << 16)
+    consumer = AttachedRing(ring.fd, ring.size)
+    assert ring.post(b"first", 0) and ring.post(b"second", 0) and ring.posted() == 2
+    assert ring.post(b"after a 100-byte pipe message", 100)
+    assert [bytes(m) for m in consumer.messages()] == [b"first", b"second"]  # the pipe message is not read yet
+    consumer.note_read(100)
+    assert [bytes(m) for m in consumer.messages()] == [b"after a 100-byte pipe message"]
+    assert not ring.post(b"x" * _ring.MESSAGE_SIZE, 100)  # too big for a slot: the pipe takes it
+    for k in range(_ring.MESSAGE_SLOTS):
+        assert ring.post(str(k).encode(), 100)
+    assert not ring.post(b"one more", 100)  # every slot waits for the writer
+    assert [bytes(m) for m in consumer.messages(upto=5)] == [b"0", b"1"]  # counts 3 and 4: those sent before count 5
+    assert ring.post(b"one more", 100)
+    assert [bytes(m) for m in ring.take_unread()][:2] == [b"2", b"3"] and ring.take_unread() == []
+    assert list(consumer.messages()) == []  # taken by the producer (its writer died): not written twice
