@@ -156,6 +156,11 @@ class JitFunction:
             cache = self._plain = GraphCache(self.fn, _qualname(self.fn), self._level_for(None))
         return run_graph_or_eager(cache, args, kwargs, lambda: self.fn(*args, **kwargs))
 
+    @property
+    def graph_function(self):
+        """The Python function a graph that calls this one inlines (rewritten like the caller's own code)."""
+        return self.fn
+
     def cache_for(self, owner):
         try:
             cache = self._caches.get(owner)
@@ -191,6 +196,10 @@ class _BoundJit:
 
     def __init__(self, jit_fn, owner):
         self.jit_fn, self.owner = jit_fn, owner
+
+    @property
+    def graph_function(self):
+        return types.MethodType(self.jit_fn.fn, self.owner)
 
     def __call__(self, *args, **kwargs):
         if _run_python():

@@ -175,3 +175,42 @@ def _for_else(x, y):
 def test_loop_else_is_refused_with_mindspores_message(graph_mode, loop, fn):
     with pytest.raises(RuntimeError, match=f"The '{loop}...else...' statement is not supported now"):
         jit(fn)(Tensor([0], mstype.int32), Tensor([2], mstype.int32))
+
+
+def test_functional_switch_on_a_traced_condition(graph_mode):
+    @jit
+    def f(cond, y):
+        return ops.switch(cond, y + 1, Tensor(5, mstype.int32))
+    assert f(Tensor(False), Tensor(1, mstype.int32)).asnumpy().item() == 5
+    assert f(Tensor(True), Tensor(1, mstype.int32)).asnumpy().item() == 2
+
+
+@jit
+def _countdown(x, n):
+    if x > 0:          # a tensor condition: the function must be rewritten, recursion and all
+        x = x - 1
+    if n == 0:
+        return x
+    return _countdown(x, n - 1)
+
+
+@jit
+def _endless(x):
+    if x > 0:
+        return _endless(x - 1)
+    return x
+
+
+def test_recursion_bounded_by_python_values_is_unrolled(graph_mode):
+    assert _countdown(Tensor(5), 3).asnumpy().item() == 1
+    assert _countdown(Tensor(2), 3).asnumpy().item() == 0
+
+
+def test_recursion_on_a_tensor_condition_stops_at_the_call_depth_limit(graph_mode):
+    old = context.get_context("max_call_depth")
+    context.set_context(max_call_depth=40)
+    try:
+        with pytest.raises(RuntimeError, match="infinite recursion or loop"):
+            _endless(Tensor(3))
+    finally:
+        context.set_context(max_call_depth=old)

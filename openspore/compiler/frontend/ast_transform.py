@@ -153,19 +153,20 @@ def _rewrite(fn):
         return name
     ControlLowering(counter, mangle).scope(fdef)
     holder = fdef
-    if owner:
-        holder = ast.ClassDef(name=owner, bases=[], keywords=[], body=[fdef], decorator_list=[])
+    if owner or _names_itself(fdef):
+        # a class body around the def: its name inside it (a recursion) stays a global, not a factory local
+        holder = ast.ClassDef(name=owner or "_os_holder", bases=[], keywords=[], body=[fdef], decorator_list=[])
     params = sorted(set(code.co_freevars) | {"_os_cf"})
     factory = ast.FunctionDef(
         name="_os_factory", args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=p) for p in params], vararg=None,
                                                kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
         body=[holder, ast.Return(value=None)], decorator_list=[], returns=None, type_comment=None)
     module = ast.Module(body=[at(factory, fdef)], type_ignores=[])
-    if owner:
+    if holder is not fdef:
         at(holder, fdef)
     ast.fix_missing_locations(module)
     compiled = compile(module, filename, "exec", dont_inherit=True)
-    new_code = _find_code(compiled, code.co_name, 3 if owner else 2)
+    new_code = _find_code(compiled, code.co_name, 3 if holder is not fdef else 2)
     if new_code is None:
         return None
     unknown = set(new_code.co_freevars) - set(code.co_freevars) - {"_os_cf"}
@@ -174,6 +175,12 @@ def _rewrite(fn):
     _generated.add(new_code)
     _sources[new_code] = ast.unparse(fdef)
     return new_code
+
+
+def _names_itself(fdef):
+    """Does the function's body read its own name (a recursive call)?"""
+    return any(isinstance(n, ast.Name) and n.id == fdef.name and isinstance(n.ctx, ast.Load)
+               for stmt in fdef.body for n in ast.walk(stmt))
 
 
 def _find_code(code, name, depth):

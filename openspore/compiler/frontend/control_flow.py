@@ -129,6 +129,10 @@ def call(fn):
         return convert(fn)
     if kind is types.BuiltinFunctionType or kind is type:
         return _GRAPH_BUILTINS.get(fn, fn)
+    # a @jit function called from graph code: its body is inlined (rewritten), not compiled on its own
+    if isinstance(getattr(kind, "graph_function", None), property) and current_tracer() is not None:
+        from .ast_transform import convert
+        return convert(fn.graph_function)
     return fn
 
 
@@ -139,7 +143,8 @@ def callee(fn):
         raise ValueError(located(f"The object is not callable: a {type(fn).__name__} ({fn!r:.60}) is called."))
     kind = type(fn)
     target = call(fn)
-    if (kind is not types.FunctionType and kind is not types.MethodType) or current_tracer() is None:
+    if (kind is not types.FunctionType and kind is not types.MethodType and target is fn) \
+            or current_tracer() is None:
         return target
 
     def counted(*args, **kwargs):
@@ -177,7 +182,8 @@ class _CallDepth:
         if self.depth >= limit:
             raise RuntimeError(located(
                 f"Exceed function call depth limit {limit}, (function call depth: {self.depth + 1}). The graph "
-                f"code recurses too deep (or without end); raise the limit with "
+                f"code recurses too deep: an infinite recursion or loop, or a recursion on a tensor condition "
+                f"(graph mode unrolls calls while compiling); raise the limit with "
                 f"mindspore.set_recursion_limit(...) or set_context(max_call_depth=...) if the depth is wanted."))
         self.depth += 1
         return self

@@ -17,6 +17,7 @@ import numbers
 import numpy as np
 
 from ...common import dtype as mstype
+from ...core.dispatch import current_tracer
 from ...core.tensor import Tensor
 from .. import function as F
 
@@ -104,7 +105,18 @@ def isconstant(x):
 
 
 def switch(cond, true_branch, false_branch):
-    """true_branch when cond holds (a bool or one-element Tensor), else false_branch."""
+    """true_branch when cond holds (a bool or one-element Tensor), else false_branch. In compiled code a tensor
+    condition picks between two tensors of one shape and dtype at run time (differentiable, as a select)."""
+    if isinstance(cond, Tensor) and current_tracer() is not None:
+        if not (isinstance(true_branch, Tensor) and isinstance(false_branch, Tensor)
+                and tuple(true_branch.shape) == tuple(false_branch.shape)
+                and true_branch.dtype == false_branch.dtype):
+            raise TypeError("For 'switch' in graph mode with a tensor condition, both branches must be Tensors of "
+                            "one shape and dtype (use an `if` statement to choose between other values).")
+        if cond.size != 1:
+            raise ValueError(f"For 'switch', 'cond' must be a one-element tensor, but got shape {list(cond.shape)}.")
+        flag = F.reshape(cond if cond.dtype == mstype.bool_ else F.not_equal(cond, 0), ())
+        return F.select(F.broadcast_to(flag, tuple(true_branch.shape)), true_branch, false_branch)
     return true_branch if bool(cond.asnumpy() if isinstance(cond, Tensor) else cond) else false_branch
 
 
