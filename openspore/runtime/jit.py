@@ -311,18 +311,25 @@ def cell_cache(cell):
     return None
 
 
+def _lax_fallback(exc):
+    """The user's code asked for a traced tensor's numpy value (`x.asnumpy()`), which MindSpore's LAX syntax
+    level (the default) runs in Python; STRICT refuses it."""
+    return getattr(exc, "lax_fallback", False) and context.get_context("jit_syntax_level") == context.LAX
+
+
 def run_graph_or_eager(cache, args, kwargs, eager):
     """Run `cache`'s graph for the call, or `eager()` (the Python function, op by op) once tracing has failed
     because an openspore function inside needs a tensor's value (a composite such as SegmentMax or MirrorPad whose
-    work depends on its inputs' values: MindSpore compiles those as dynamic-shape kernels). A value asked for by
-    the user's own code still raises, as in MindSpore's graph mode."""
+    work depends on its inputs' values: MindSpore compiles those as dynamic-shape kernels), or because the user's
+    code asks for a tensor's numpy value at the LAX syntax level (MindSpore's JIT Fallback). Any other value asked
+    for by the user's own code still raises, as in MindSpore's graph mode."""
     if cache.eager_reason is None:
         try:
             if autograd.ACTIVE:
                 return call_recording(cache, args, kwargs, eager)
             return cache(args, kwargs)
         except RuntimeError as exc:  # GraphCaptureError and its TypeError/ValueError kinds are RuntimeErrors
-            if not getattr(exc, "needed_by_library", False):
+            if not (getattr(exc, "needed_by_library", False) or _lax_fallback(exc)):
                 raise
             cache.eager_reason = str(exc).splitlines()[0]
             logger.info("%s runs op by op: %s", cache.name, cache.eager_reason)

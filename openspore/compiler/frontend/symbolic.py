@@ -31,6 +31,13 @@ def _no_value(what, kind=GraphCaptureError):
     return exc
 
 
+def _lax_fallback(exc):
+    """Mark a request for a traced tensor's numpy value that MindSpore's LAX syntax level (its default) serves
+    by running the code in Python (its JIT Fallback): the graph runner then runs the function op by op."""
+    exc.lax_fallback = True
+    return exc
+
+
 def _asked_by_python_primitive():
     """True when, between this request and the user's code, a frame runs a primitive marked `computes_on_values`."""
     frame = sys._getframe(2)
@@ -93,12 +100,12 @@ class SymbolicTensor(Tensor):
         raise _no_value("a traced tensor's data can not be replaced")
 
     def asnumpy(self):
-        raise _no_value("Tensor.asnumpy() on a traced tensor")
+        raise _lax_fallback(_no_value("Tensor.asnumpy() on a traced tensor"))
 
     numpy = asnumpy
 
     def __array__(self, dtype=None, copy=None):
-        raise _no_value("conversion of a traced tensor to a numpy array")
+        raise _lax_fallback(_no_value("conversion of a traced tensor to a numpy array"))
 
     def item(self, index=None):
         raise _no_value("Tensor.item() on a traced tensor")
