@@ -320,6 +320,12 @@ def cell_cache(cell):
     return None
 
 
+def _lax_fallback(exc):
+    """The user's code asked for a traced tensor's value (`x.asnumpy()`, `int(x)`...), which MindSpore's LAX syntax
+    level (the default) runs in Python (its JIT Fallback); STRICT refuses it."""
+    return getattr(exc, "runs_in_python", False) and context.get_context("jit_syntax_level") == context.LAX
+
+
 def run_graph_or_eager(cache, args, kwargs, eager):
     """Run `cache`'s graph for the call, or `eager()` (the Python function, op by op) once tracing has failed
     because something needs a tensor's value while compiling, where MindSpore still runs the code:
@@ -327,14 +333,15 @@ def run_graph_or_eager(cache, args, kwargs, eager):
       values: MindSpore compiles those as dynamic-shape kernels);
     * the user's own code (`x.asnumpy()`, numpy on tensors, `int(x)`, `bool(x)` through builtins, a `raise` under
       a tensor condition): MindSpore's JIT fallback runs that Python at run time (compiler/frontend/symbolic.py).
-    What MindSpore's compiler rejects still raises (`range(x)`, a shape made of tensors)."""
+    At the STRICT syntax level the user's own code is refused; what MindSpore's compiler rejects still raises
+    (`range(x)`, a shape made of tensors)."""
     if cache.eager_reason is None:
         try:
             if autograd.ACTIVE:
                 return call_recording(cache, args, kwargs, eager)
             return cache(args, kwargs)
         except Exception as exc:  # noqa: BLE001 - only the marked ones are handled, the rest re-raised
-            if not (getattr(exc, "needed_by_library", False) or getattr(exc, "runs_in_python", False)):
+            if not (getattr(exc, "needed_by_library", False) or _lax_fallback(exc)):
                 raise
             cache.eager_reason = str(exc).splitlines()[0]
             logger.info("%s runs op by op: %s", cache.name, cache.eager_reason)

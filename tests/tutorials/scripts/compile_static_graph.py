@@ -6,7 +6,15 @@
 # reverse, insert), Tuple (indexes, a tuple of Cells indexed by an input, + and *), Dictionary (keys, values,
 # items, get, has_key, update, fromkeys), mindspore.tensor and a Primitive built inside construct, a Parameter
 # attribute assigned in construct, gradients of the Tensor inputs only, and the view/in-place examples that run on
-# CPU (mint.narrow, Tensor.add_ under jit, GradOperation over a net ending in add_). Nothing is
+# CPU (mint.narrow, Tensor.add_ under jit, GradOperation over a net ending in add_); the syntax constraints (an
+# undefined attribute: AttributeError, `try`: RuntimeError, each caught and named, the one change to their code;
+# attributes changed outside the graph are not seen), and the LAX level's third-party libraries (numpy, scipy),
+# custom classes, `x.asnumpy() + y.asnumpy()` (JIT Fallback), tuple-in-tuple, dicts returned and assigned, None.
+# Left out, as openspore differs there: the classmethod block (MindSpore refuses it with a TypeError, openspore
+# runs it), the two blocks asserting that a global list returned from the graph is the same object (openspore
+# returns an equal copy), and `print` inside construct (MindSpore prints at every run, one argument a line;
+# openspore prints once, while compiling, on one line). (MindSpore 2.10 stops at the numpy `x[0] += 1` block when
+# all blocks share one module, a TypeError while compiling `mindspore.tensor(x)`; that block alone runs.) Nothing is
 # downloaded; where the page only shows a value in a comment (`# output: [1, 2, 3, 4]`), it is printed. (List.extend
 # of a Tensor gives 0-d Tensors, shape=[], in MindSpore 2.10 too, where the page shows shape=[1].)
 # expect: res[0]: 11
@@ -32,6 +40,16 @@
 # expect: graph_out:  5
 # expect: graph_grad_out:  1
 # expect: graph_out:  [7.]
+# expect: AttributeError raised
+# expect: RuntimeError raised
+# expect: out2: 3
+# expect: [5 7 9]
+# expect: (2, 2)
+# expect: res:  [2 2 3]
+# expect: [5 7]
+# expect: out: {'y': 'a'}
+# expect: out1:{'a': (2, 3, 4), 'b': Tensor(shape=[3], dtype=Int64, value= [4, 5, 6]), 'c': Tensor(shape=[3], dtype=Int64, value= [7, 8, 9])}
+# expect: (1, 'a', None)
 # expect: graph_grad_out:  ((Tensor(shape=[1], dtype=Float32, value= [ 6.00000000e+00]), Tensor(shape=[1], dtype=Float32, value= [ 2.00000000e+00])), (Tensor(shape=[1], dtype=Float32, value= [ 1.00000000e+00]), Tensor(shape=[1], dtype=Float32, value= [ 1.00000000e+00])))
 import mindspore
 from mindspore import nn
@@ -622,3 +640,214 @@ graph_out = net(x, y)
 graph_grad_out = GradOfAllInputsAndParams(net)(x, y)
 print("graph_out: ", graph_out)
 print("graph_grad_out: ", graph_grad_out)
+
+import mindspore
+from mindspore import nn
+
+class Net(nn.Cell):
+   def __init__(self):
+      super(Net, self).__init__()
+
+   @mindspore.jit
+   def construct(self, x):
+      return x + self.y
+
+net = Net()
+try:
+    net(1)
+except AttributeError as e:
+    print("AttributeError raised")
+
+import mindspore
+from mindspore import nn
+
+class Net(nn.Cell):
+   @mindspore.jit
+   def construct(self, x, y):
+      global_out = 1
+      try:
+         global_out = x / y
+      except ZeroDivisionError:
+         print("division by zero, y is zero.")
+      return global_out
+
+net = Net()
+try:
+    test_try_except_out = net(1, 0)
+    print("out:", test_try_except_out)
+except RuntimeError as e:
+    print("RuntimeError raised")
+
+import mindspore
+from mindspore import nn, ops
+
+class Net(nn.Cell):
+   def __init__(self):
+      super().__init__()
+      self.len = 1
+
+   @mindspore.jit
+   def construct(self, inputs):
+      x = inputs + self.len
+      return x
+
+inputs = 2
+net = Net()
+print("out1:", net(inputs))
+net.len = 2
+print("out2:", net(inputs))
+
+import numpy as np
+import mindspore
+from mindspore import nn
+
+class Net(nn.Cell):
+   @mindspore.jit
+   def construct(self):
+      a = np.array([1, 2, 3])
+      b = np.array([4, 5, 6])
+      out = a + b
+      return out
+
+net = Net()
+print(net())
+
+from scipy import linalg
+import mindspore
+from mindspore import nn
+
+class Net(nn.Cell):
+   @mindspore.jit
+   def construct(self):
+      x = [[1, 2], [3, 4]]
+      return linalg.qr(x)
+
+net = Net()
+out = net()
+print(out[0].shape)
+
+import numpy as np
+import mindspore
+from mindspore import nn
+
+class Net(nn.Cell):
+   @mindspore.jit
+   def construct(self):
+      x = np.array([1, 2, 3])
+      out = mindspore.tensor(x) + 1
+      return out
+
+net = Net()
+print(net())
+
+import numpy as np
+import mindspore
+from mindspore import nn
+
+class Net(nn.Cell):
+   @mindspore.jit
+   def construct(self):
+      x = np.array([1, 2, 3])
+      x[0] += 1
+      return mindspore.tensor(x)
+
+net = Net()
+res = net()
+print("res: ", res)
+
+import mindspore
+
+class GetattrClass():
+   def __init__(self):
+      self.attr1 = 99
+      self.attr2 = 1
+
+   def method1(self, x):
+      return x + self.attr2
+
+class GetattrClassNet(nn.Cell):
+   def __init__(self):
+      super(GetattrClassNet, self).__init__()
+      self.cls = GetattrClass()
+
+   @mindspore.jit
+   def construct(self):
+      return self.cls.method1(self.cls.attr1)
+
+net = GetattrClassNet()
+out = net()
+assert out == 100
+
+import mindspore
+from mindspore import nn
+
+class InnerClass(nn.Cell):
+   @mindspore.jit
+   def construct(self, x, y):
+      return x.asnumpy() + y.asnumpy()
+
+net = InnerClass()
+ret = net(mindspore.tensor([4, 5]), mindspore.tensor([1, 2]))
+print(ret)
+
+import mindspore
+from mindspore import nn
+
+class InnerClass(nn.Cell):
+   @mindspore.jit
+   def construct(self):
+      return (None, 1) in ((None, 1), 1, 2, 3)
+
+net = InnerClass()
+print(net())
+
+a = [1, 2, 3, 4]
+a_id = id(a)
+a.append(5)
+a_after_id = id(a)
+assert a_id == a_after_id
+
+import mindspore
+from mindspore import nn
+
+class Net(nn.Cell):
+   @mindspore.jit
+   def construct(self):
+      x = {'a': 'a', 'b': 'b'}
+      y = x.get('a')
+      z = dict(y=y)
+      return z
+
+net = Net()
+out = net()
+print("out:", out)
+
+import numpy as np
+import mindspore
+from mindspore import nn
+
+x = {"a": mindspore.tensor(np.array([1, 2, 3])), "b": mindspore.tensor(np.array([4, 5, 6])), "c": mindspore.tensor(np.array([7, 8, 9]))}
+
+class Net(nn.Cell):
+   @mindspore.jit
+   def construct(self):
+      y = x["b"]
+      x["a"] = (2, 3, 4)
+      return x, y
+
+net = Net()
+out1, out2 = net()
+print('out1:{}'.format(out1))
+print('out2:{}'.format(out2))
+
+import mindspore
+from mindspore import nn
+
+class Net(nn.Cell):
+   @mindspore.jit
+   def construct(self):
+      return 1, "a", None
+
+net = Net()
+res = net()
+print(res)
