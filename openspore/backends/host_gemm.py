@@ -8,13 +8,17 @@ wheel, DYNAMIC_ARCH) has Zen kernels, and numpy's matmul hands each matrix of a 
 thread, fastest of 300 interleaved calls, the GPT benchmark's shapes): dWeight = gᵀx for 512×128×512 takes
 672 µs on OpenBLAS against 810 µs on MKL, dInput = g·W 657 against 751 µs, the attention's strided 4-D product
 135 against 156 µs; summed over one GPT training step's products (per-node minimum over 15 steps), DenseGrad
-21.1 against 22.0 ms and BatchMatMul 3.7 against 5.1 ms. Forward `linear` (addmm with its bias) was level, so
-Dense keeps torch's kernel.
+21.1 against 22.0 ms and BatchMatMul 3.7 against 5.1 ms.
 
-Only with one thread on both sides (`torch.get_num_threads() == 1` and OpenBLAS's own count 1, which it reads
+Dense's forward product with its bias (`linear`) was level on OpenBLAS (it needs a second pass for the bias) but
+faster on oneDNN, torch's other CPU library (its AVX-512 kernels are chosen by CPU feature, not by vendor):
+GPT's four forward shapes, fastest of 400 calls, summed per step, 8.8 ms against 9.5 ms on MKL's addmm.
+
+The products run on these libraries only where they were measured faster: float products of `MIN_WORK`
+multiply-adds and up, at one thread. OpenBLAS only with one thread on both sides (`torch.get_num_threads() == 1` and OpenBLAS's own count 1, which it reads
 from OPENBLAS_NUM_THREADS or OMP_NUM_THREADS): OpenBLAS keeps a pthread pool of its own, which would compete with
 torch's OpenMP threads and spin between calls. Otherwise, and for other dtypes, devices or BLAS libraries,
-`matmul` returns None and the caller runs torch's kernel.
+`matmul` and `linear` return None and the caller runs torch's kernel.
 
 >>> import torch
 >>> a, b = torch.ones(2, 3), torch.ones(3, 4)
@@ -93,6 +97,28 @@ def matmul(torch, a, b, out=None):
         out = torch.empty(batch + (a.shape[-2], b.shape[-1]), dtype=a.dtype)
     np.matmul(a.numpy(), b.numpy(), out=out.numpy())
     return out
+
+
+def linear(torch, x, weight, bias=None):
+    """x @ weight.T + bias (Dense's forward) by oneDNN for float32 CPU tensors, contiguous, at one thread, of
+    `MIN_WORK` multiply-adds and up; None otherwise (the caller runs torch's `linear`)."""
+    if x.dim() < 2 or not worth_it(x.numel() // x.shape[-1], weight.shape[0], weight.shape[1]) \
+            or torch.get_num_threads() != 1 or not _onednn_ready(torch):
+        return None
+    f32 = torch.float32
+    for t in (x, weight) if bias is None else (x, weight, bias):
+        if type(t) is not torch.Tensor or t.dtype != f32 or t.device.type != "cpu" or t.requires_grad \
+                or not t.is_contiguous():
+            return None
+    return torch.ops.mkldnn._linear_pointwise(x, weight, bias, "none", [], "")
+
+
+def _onednn_ready(torch):
+    ready = _STATE.get("onednn")
+    if ready is None:
+        ready = _STATE["onednn"] = bool(torch.backends.mkldnn.is_available()) \
+            and hasattr(torch.ops.mkldnn, "_linear_pointwise")
+    return ready
 
 
 _DTYPES = []

@@ -8,7 +8,7 @@ from threadpoolctl import threadpool_limits
 
 from openspore.backends import host_gemm
 from openspore.ops.defs.math import BatchMatMul
-from openspore.ops.defs.nn import DenseGrad
+from openspore.ops.defs.nn import Dense, DenseGrad
 
 pytestmark = pytest.mark.skipif(not host_gemm._openblas_threads(), reason="numpy's BLAS is not OpenBLAS")
 
@@ -103,3 +103,17 @@ def test_dense_grad_kernel_matches_reference(one_thread, input_grad, bias_grad):
     for got, view, ref in zip(prim.torch_out(torch, views, *args), views, want, strict=True):
         assert got is view
         _close(view, ref)
+
+
+def test_dense_forward_on_onednn_matches_reference(one_thread):
+    rng = np.random.default_rng(2)
+    x, w, b = (rng.standard_normal(s).astype(np.float32) for s in ((2, 7, 3), (5, 3), (5,)))
+    tx, tw, tb = (torch.from_numpy(v) for v in (x, w, b))
+    if host_gemm._onednn_ready(torch):
+        assert host_gemm.linear(torch, tx, tw, tb) is not None
+    assert host_gemm.linear(torch, tx.double(), tw.double(), tb.double()) is None  # oneDNN: float32 only
+    assert host_gemm.linear(torch, tx.transpose(0, 1), tw, tb) is None  # strided: torch's linear
+    prim = Dense()
+    for bias in (b, None):
+        want = prim.numpy(np, x, w, bias)
+        _close(prim.torch(torch, tx, tw, None if bias is None else tb), want)
