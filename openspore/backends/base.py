@@ -59,6 +59,15 @@ class Backend:
                 return vars(cls).get(f"{self.name}_out")
         return None
 
+    def first_kernel(self, prim):
+        """The primitive's kernel that computes only its first output, as a 1-tuple (`<backend>_first(p, xp,
+        *args)`), or None. The executor uses it where a graph reads nothing else of a multi-output primitive
+        (LayerNorm's mean and variance in inference, say)."""
+        for cls in type(prim).__mro__:  # only beside the kernel it mirrors: a subclass's own kernel wins
+            if self.name in vars(cls):
+                return vars(cls).get(f"{self.name}_first")
+        return None
+
     # --- arrays ----------------------------------------------------------------------------------
     def is_native(self, arr):
         raise NotImplementedError

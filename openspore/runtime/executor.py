@@ -194,6 +194,7 @@ class _Function:
         base = len(g.inputs)
         dead_after, used = _liveness(g)
         as_list = _list_tuples(g)
+        self.first_only = _first_only(g)
         out = []
         self.arena = self.gen.arena if top and g is self.gen.arena_graph else None
         if self.arena is not None:
@@ -258,7 +259,13 @@ class _Function:
             return f"{self._var(n)} = {fn}({args})" if used else f"{fn}({args})"
         backend = self.gen.backend
         partial = backend.partial_dtypes and _touches(n, backend.partial_dtypes)
-        k = self._bind("k", backend.guarded_kernel(op) if partial else backend.kernel(op))
+        first = None
+        if n.id in self.first_only and not partial and self.gen.hook is None and n.id not in self.gen.slots:
+            first = backend.first_kernel(op)
+        if first is not None:  # only output 0 is read: a kernel that computes only it, as a 1-tuple
+            k = self._bind("k", first)
+        else:
+            k = self._bind("k", backend.guarded_kernel(op) if partial else backend.kernel(op))
         p = self._bind("p", op)
         call = f"{k}({p}, xp, {args})" if args else f"{k}({p}, xp)"
         if self.gen.hook is not None:
@@ -377,6 +384,19 @@ def _liveness(graph):
         if vid not in keep:
             dead_after.setdefault(pos, []).append(vid)
     return dead_after, set(last)
+
+
+def _first_only(graph):
+    """Ids of primitive nodes with several outputs of which only output 0 is read (by tuple_get_item nodes; not
+    the graph's output): their backend's `first_kernel`, when the primitive has one, computes only that output."""
+    readers = {}
+    for n in graph.nodes:
+        for i in n.inputs:
+            readers.setdefault(i.id, []).append(n)
+    keep = _output_ids(graph.output)
+    return {n.id for n in graph.nodes
+            if n.is_primitive and isinstance(n.abstract, tuple) and n.id in readers and n.id not in keep
+            and all(r.op == "tuple_get_item" and int(r.index) == 0 for r in readers[n.id])}
 
 
 def _output_ids(output):

@@ -100,6 +100,15 @@ class LayerNorm(_Axes, Primitive):
         variance = torch.clamp_min(torch.reciprocal(rstd * rstd) - self.epsilon, 0.0)
         return y, mean.reshape(stat), variance.reshape(stat).to(x.dtype)
 
+    def torch_first(self, torch, x, gamma, beta):
+        """(y,) alone, for graphs that read neither mean nor variance (runtime/executor.py): the statistics
+        cost 7 small kernels per call, more than the normalisation on a decode step's few rows."""
+        norm_axis, params_axis = self._axes(x.ndim)
+        shape = tuple(x.shape[norm_axis:])
+        if params_axis == norm_axis:
+            return (torch.native_layer_norm(x, shape, gamma, beta, self.epsilon)[0],)
+        return (torch.native_layer_norm(x, shape, None, None, self.epsilon)[0] * gamma + beta,)
+
     @classmethod
     def samples(cls, rng):
         x = rand_float(rng, (2, 3, 4))
