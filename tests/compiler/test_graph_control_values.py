@@ -214,3 +214,29 @@ def test_recursion_on_a_tensor_condition_stops_at_the_call_depth_limit(graph_mod
             _endless(Tensor(3))
     finally:
         context.set_context(max_call_depth=old)
+
+
+class _GrowingLoop(nn.Cell):
+    def construct(self, x, i):
+        out = x
+        while i < 3:
+            out = ops.expand_dims(out + 1, -1)
+            i = i + 1
+        return out
+
+
+def test_loop_value_changing_shape_is_a_shape_join_value_error(graph_mode):
+    with pytest.raises(ValueError, match="Shape Join Failed"):
+        _GrowingLoop()(Tensor(np.array(0), mstype.int32), Tensor(np.array(0), mstype.int32))
+
+
+def test_branches_of_two_dtypes_are_a_type_join_type_error(graph_mode):
+    @jit
+    def f(x):
+        if x > 0:
+            y = x * 2
+        else:
+            y = ops.cast(x, mstype.float16)
+        return y
+    with pytest.raises(TypeError, match="Type Join Failed"):
+        f(Tensor(np.float32(1.0)))

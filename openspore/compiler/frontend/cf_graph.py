@@ -24,7 +24,7 @@ from ...ir.node import Graph, Node
 from . import cf_grad
 from .cf_switch import SwitchCallable, is_function_value
 from .control_flow import NORET, UNDEFINED, Missing
-from .errors import GraphCaptureError, located
+from .errors import GraphCaptureError, GraphTypeError, GraphValueError, located
 from .symbolic import SymbolicTensor
 
 _NUMBER = (bool, int, float)
@@ -131,6 +131,18 @@ def _zeros_like_value(value):
     return value
 
 
+def _join_failure(a, b):
+    """MindSpore's words for two tensor abstracts that do not join: 'Type Join Failed' / 'Shape Join Failed'."""
+    if a.dtype != b.dtype:
+        return f"Type Join Failed: dtype1 = {a.dtype}, dtype2 = {b.dtype}"
+    return f"Shape Join Failed: shape1 = {list(a.shape)}, shape2 = {list(b.shape)}"
+
+
+def _join_error_kind(a, b):
+    """A dtype that does not join is MindSpore's TypeError, a shape its ValueError."""
+    return GraphTypeError if a.dtype != b.dtype else GraphValueError
+
+
 # ---- if ----------------------------------------------------------------------------------------
 class _Join:
     """Joins the then/else results leaf by leaf, collecting each branch's output nodes."""
@@ -141,9 +153,9 @@ class _Join:
         self.loc = loc
         self.pred = pred
 
-    def _error(self, name, what):
-        return GraphCaptureError(located(f"the variable '{name}' {what} (both branches of an `if` on a tensor "
-                                         "must give each variable a value of the same kind)", self.loc))
+    def _error(self, name, what, kind=GraphCaptureError):
+        return kind(located(f"the variable '{name}' {what} (both branches of an `if` on a tensor must give each "
+                            "variable a value of the same kind)", self.loc))
 
     def _leaf(self, a, b):
         self.nodes[0].append(self.subs[0].node_of(a))
@@ -167,8 +179,9 @@ class _Join:
         ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
         if ta and tb:
             if _abstract(a) != _abstract(b):
-                raise self._error(name, f"is a {_fmt(_abstract(a))} in the then-branch but a {_fmt(_abstract(b))} "
-                                        "in the else-branch")
+                aa, ab = _abstract(a), _abstract(b)
+                raise self._error(name, f"is a {_fmt(aa)} in the then-branch but a {_fmt(ab)} in the else-branch "
+                                        f"({_join_failure(aa, ab)})", _join_error_kind(aa, ab))
             return self._leaf(a, b)
         if (ta and _is_number(b)) or (tb and _is_number(a)):
             if not name.startswith("_os_"):  # MindSpore joins no tensor with a scalar; the rewrite's flags may
@@ -280,9 +293,9 @@ class _LoopState:
             return (type(value).__name__, tuple(self.spec(v) for v in value))
         return ("C", value)
 
-    def error(self, name, what):
-        return GraphCaptureError(located(f"the loop variable '{name}' {what} (a value carried by a `while` on a "
-                                         "tensor must keep its kind, shape and dtype)", self.loc))
+    def error(self, name, what, kind=GraphCaptureError):
+        return kind(located(f"the loop variable '{name}' {what} (a value carried by a `while` on a tensor must "
+                            "keep its kind, shape and dtype)", self.loc))
 
     def reconcile(self, name, init, out, flexible):
         """(new init value, changed) so that the body maps init's kind to itself; raises when it cannot."""
@@ -299,7 +312,8 @@ class _LoopState:
                                             dtype=b.dtype.np_dtype), dtype=b.dtype)
                 flexible[id(widened)] = widened
                 return widened, True
-            raise self.error(name, f"is a {_fmt(a)} before the loop but a {_fmt(b)} after its body")
+            raise self.error(name, f"is a {_fmt(a)} before the loop but a {_fmt(b)} after its body "
+                                   f"({_join_failure(a, b)})", _join_error_kind(a, b))
         if init is NORET and out is not NORET:
             new = _promote_numbers(_zeros_like_value(out), flexible)
             return new, True
