@@ -135,9 +135,13 @@ class RReLU(Cell):
 
     def __init__(self, lower=1 / 8, upper=1 / 3):
         super().__init__()
-        if not isinstance(lower, (int, float)) or not isinstance(upper, (int, float)) or lower > upper:
-            raise ValueError(f"For 'RReLU', 'lower' and 'upper' must be numbers with lower <= upper, but got {lower} "
-                             f"and {upper}.")
+        for name, value in (("lower", lower), ("upper", upper)):
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise TypeError(f"For 'RReLU', the type of '{name}' should be one of ['float', 'int'], but got type "
+                                f"'{type(value).__name__}'.")
+        if lower > upper:
+            raise ValueError(f"For 'RReLU', the value of 'upper' must be greater than or equal to 'lower', but got "
+                             f"upper: {upper}, lower: {lower}.")
         self.lower, self.upper = float(lower), float(upper)
 
     def construct(self, x):

@@ -121,10 +121,11 @@ class AdamWeightDecay(Optimizer):
     def construct(self, gradients):
         self._check_gradient_count(gradients)
         lr = self.get_lr()
+        decays = self._weight_decays()  # read at the step's own global_step, before it advances
         self.assignadd(self.global_step, self.global_step_increase_tensor)
         beta1, beta2, eps = self._hyper
         opt = self.opt
         for param, m, v, grad, rate, decay, flag in zip(self._parameters, self.moments1, self.moments2, gradients,
-                                                        self._lrs(lr), self._weight_decays(), self.decay_flags):
+                                                        self._lrs(lr), decays, self.decay_flags):
             opt(param, m, v, rate, beta1, beta2, eps, decay if flag else 0.0, grad)
         return self._success

@@ -23,11 +23,12 @@ class Lamb(Optimizer):
     def construct(self, gradients):
         self._check_gradient_count(gradients)
         lr = self.get_lr()
+        decays = self._weight_decays()  # like the learning rate, read before global_step advances
         self.assignadd(self.global_step, self.global_step_increase_tensor)
         gradients = self.gradients_centralization(gradients)
         beta1, beta2, eps = self._hyper
         opt, step = self.opt, self.global_step
         for param, m, v, grad, rate, decay, flag in zip(self._parameters, self.moments1, self.moments2, gradients,
-                                                        self._lrs(lr), self._weight_decays(), self.decay_flags):
+                                                        self._lrs(lr), decays, self.decay_flags):
             opt(param, m, v, rate, beta1, beta2, eps, decay if flag else 0.0, step, grad)
         return self._success

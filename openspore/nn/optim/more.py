@@ -37,8 +37,7 @@ class ASGD(Optimizer):
         self.lambd = _check_float(self.cls_name, "lambd", lambd)
         self.alpha = _check_float(self.cls_name, "alpha", alpha)
         self.t0 = _check_float(self.cls_name, "t0", t0)
-        lr0 = float(learning_rate) if isinstance(learning_rate, (int, float)) else 0.1
-        self.eta = [_scalar(lr0, f"eta.{p.name}") for p in self._parameters]
+        self.eta = [_scalar(rate, f"eta.{p.name}") for p, rate in zip(self._parameters, self._initial_lrs(0.1))]
         self.mu = [_scalar(1.0, f"mu.{p.name}") for p in self._parameters]
         self.ax = self._parameters.clone(prefix="ax", init="zeros")
 
@@ -126,6 +125,9 @@ class Rprop(Optimizer):
 
     def __init__(self, params, learning_rate=0.1, etas=(0.5, 1.2), step_sizes=(1e-6, 50.), weight_decay=0.):
         super().__init__(learning_rate, params, weight_decay)
+        for name, value in (("etas", etas), ("step_sizes", step_sizes)):
+            if not isinstance(value, tuple):
+                raise TypeError(f"For 'Rprop', '{name}' must be a tuple, but got {type(value).__name__}.")
         if len(etas) != 2 or not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"For 'Rprop', 'etas' must be (etaminus, etaplus) with 0 < etaminus < 1 < etaplus, but "
                              f"got {etas!r}.")
@@ -134,8 +136,9 @@ class Rprop(Optimizer):
         self.etaminus, self.etaplus = float(etas[0]), float(etas[1])
         self.step_min, self.step_max = float(step_sizes[0]), float(step_sizes[1])
         self.prev = self._parameters.clone(prefix="prev", init="zeros")
-        lr0 = float(learning_rate) if isinstance(learning_rate, (int, float)) else 0.1
-        self.step_size = self._parameters.clone(prefix="step_size", init=lr0)
+        self.step_size = self._parameters.clone(prefix="step_size", init="zeros")
+        for step, rate in zip(self.step_size, self._initial_lrs(0.1)):  # each starts at its group's rate
+            step.set_data(ops.fill(step.dtype, step.shape, rate))
 
     def construct(self, gradients):
         gradients, _ = self._begin_step(gradients)

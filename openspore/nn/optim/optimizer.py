@@ -40,7 +40,7 @@ def _param_list(parameters, what):
                         f"but got {type(parameters).__name__}.")
     parameters = list(parameters)
     if not parameters:
-        raise ValueError(f"For 'Optimizer', the argument '{what}' must not be empty.")
+        raise ValueError(f"For 'Optimizer', the argument {what} must not be empty.")
     return parameters
 
 
@@ -325,6 +325,12 @@ class Optimizer(Cell):
         lr = self.get_lr()
         self.assignadd(self.global_step, self.global_step_increase_tensor)
         return gradients, lr
+
+    def _initial_lrs(self, fallback):
+        """One float per parameter: its group's fixed learning rate (or the optimizer's), else `fallback` where
+        the rate is dynamic; optimizers whose state starts at the learning rate (ASGD, Rprop) use it."""
+        rates = self.learning_rate if self.is_group_lr else (self.learning_rate,) * self.param_length
+        return [float(r.asnumpy().reshape(())) if isinstance(r, Parameter) else fallback for r in rates]
 
     def _lrs(self, lr):
         """One learning rate per parameter."""

@@ -1,5 +1,5 @@
 """Primitives: MindSpore's backward primitives that user code calls by name (`ops.operations._grad_ops`):
-the inverse-trigonometric and reciprocal gradients, BiasAddGrad, GeLUGrad and LogSoftmaxGrad.
+the inverse-trigonometric, reciprocal and (reciprocal) square-root gradients, BiasAddGrad, GeLUGrad and LogSoftmaxGrad.
 
 openspore's own backward rules are written with forward primitives; these exist because MindSpore exposes them
 and scripts use them directly. Each differentiates again with plain arithmetic primitives.
@@ -161,6 +161,44 @@ class InvGrad(_ElementwiseGrad):
         return _mul(y, -2.0)
 
 
+@register
+class SqrtGrad(_ElementwiseGrad):
+    """SqrtGrad()(y, dy) = dy * 0.5 / y, y = Sqrt(x) the forward output."""
+    input_names = ("y", "dy")
+    sample_range = (0.5, 2.0)
+
+    def slope(self, xp, y):
+        return 0.5 / y
+
+    def slope_ir(self, y):
+        return prim("Div")(0.5, y)
+
+    def curvature_ir(self, y):
+        return prim("Div")(-0.5, _mul(y, y))
+
+
+@register
+class RsqrtGrad(_ElementwiseGrad):
+    """RsqrtGrad()(y, dy) = dy * -0.5 * y^3, y = Rsqrt(x) = 1 / sqrt(x) the forward output.
+
+    >>> import numpy as np, openspore as ms
+    >>> y, dy = ms.Tensor(np.array([2.0], np.float32)), ms.Tensor(np.array([1.0], np.float32))
+    >>> ms.ops.auto_generate.RsqrtGrad()(y, dy).asnumpy().tolist()
+    [-4.0]
+    """
+    input_names = ("y", "dy")
+    sample_range = (0.5, 2.0)
+
+    def slope(self, xp, y):
+        return -0.5 * (y * y * y)
+
+    def slope_ir(self, y):
+        return _mul(y, y, y, -0.5)
+
+    def curvature_ir(self, y):
+        return _mul(y, y, -1.5)
+
+
 # ---- BiasAddGrad ------------------------------------------------------------------------------------------------
 @register
 class BiasAddGrad(Primitive):
@@ -279,5 +317,5 @@ class LogSoftmaxGrad(Primitive):
         yield Sample(log_soft.T.copy(), rand_float(rng, (5, 3)), attrs={"axis": 0}, name="axis0")
 
 
-not_exportable(BACKWARD, AsinGrad, ACosGrad, AtanGrad, AsinhGrad, AcoshGrad, InvGrad, BiasAddGrad, GeLUGrad,
-               LogSoftmaxGrad)
+not_exportable(BACKWARD, AsinGrad, ACosGrad, AtanGrad, AsinhGrad, AcoshGrad, InvGrad, SqrtGrad, RsqrtGrad,
+               BiasAddGrad, GeLUGrad, LogSoftmaxGrad)

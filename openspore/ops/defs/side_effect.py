@@ -13,7 +13,7 @@ from ...core.primitive import AbstractTensor, Primitive, Sample, register
 from . import _onnx
 from ._mindir import Arg, mindir, norm_bool
 from ._export import NO_MINDIR, ORDERING, STATEFUL, UPDATE, not_exportable
-from ._util import check_dtype, check_tensor, rand_float, rand_positive, same_as
+from ._util import check_dtype, check_tensor, prim, rand_float, rand_positive, same_as
 from ._update_util import t_add_, t_addcdiv_, t_moments_, t_num
 
 _NONDIFF_WRITE = "an in-place update: it overwrites its variable, so there is no function of the inputs to differentiate"
@@ -80,7 +80,24 @@ class _InPlace(Primitive):
 
 @register
 class Assign(_InPlace):
-    """Assign()(variable, value): variable[...] = value, in place; returns the variable's data."""
+    """Assign()(variable, value): variable[...] = value, in place; returns the variable's data.
+
+    Differentiable by MindSpore's convention (not the derivative of the written value): the cotangent of the
+    result flows to `variable` unchanged and `value` gets zeros, so `ops.grad` over a function that assigns
+    gives d/d variable = dout, d/d value = 0 as MindSpore 2.10 does."""
+    differentiable = True
+    nondiff_reason = None
+
+    def bprop(self, variable, value, out, dout):
+        zero = prim("ZerosLike")(value) if hasattr(value, "shape") else None
+        return (dout, zero)
+
+    @classmethod
+    def samples(cls, rng):
+        # grad=(): the backward is a convention (above), which finite differences would not reproduce
+        for sample in super().samples(rng):
+            sample.grad = ()
+            yield sample
 
     def numpy(self, np, variable, value):
         np.copyto(variable, _np_value(np, value, variable.dtype), casting="unsafe")

@@ -9,6 +9,7 @@ shuffles, Lp pooling, SwiGLU, RMS norm, embedding lookup, Gumbel-softmax, and th
 import math
 
 from ...common import dtype as mstype
+from ...core.tensor import Tensor
 from ._base_ops import F
 
 __all__ = ["hardshrink", "softshrink", "soft_shrink", "hardtanh", "tanhshrink", "threshold", "dropout1d",
@@ -183,6 +184,16 @@ def hinge_embedding_loss(inputs, targets, margin=1.0, reduction="mean"):
 
 def gaussian_nll_loss(x, target, var, full=False, eps=1e-06, reduction="mean"):
     """½(log max(var, eps) + (x − target)² / max(var, eps)) (+ ½ log 2π when full)."""
+    for name, value in (("x", x), ("target", target), ("var", var)):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"For 'gaussian_nll_loss', '{name}' must be a tensor, but got {type(value)}.")
+    if not isinstance(full, bool):
+        raise TypeError(f"For 'gaussian_nll_loss', 'full' must be a bool, but got {type(full)}.")
+    if not isinstance(eps, float) or eps <= 0:
+        raise ValueError(f"For 'gaussian_nll_loss', 'eps' must be a positive float, but got {eps}.")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"For 'gaussian_nll_loss', 'reduction' must be one of 'none', 'mean', or 'sum', but got "
+                         f"{reduction}.")
     v = F.clamp(var, eps, None)
     loss = 0.5 * (F.log(v) + F.square(x - target) / v)
     if full:

@@ -1,5 +1,5 @@
 """openspore.train.callback (also re-exported by `openspore.train`): training callbacks (facts §1.14)."""
-from ._callback import Callback, RunContext, CallbackList
+from ._callback import Callback, RunContext, CallbackList, InternalCallbackParam
 from ._loss_monitor import LossMonitor
 from ._time_monitor import TimeMonitor
 from ._checkpoint import CheckpointConfig, ModelCheckpoint
@@ -13,6 +13,10 @@ from ._summary_collector import SummaryCollector
 from ._on_request_exit import OnRequestExit, BackupAndRestore
 from ._flops_collector import FlopsUtilizationCollector
 from ._train_fault_tolerance import TrainFaultTolerance
+
+# MindSpore's private spellings, which its own tests and some training scripts import by name
+_CallbackManager = CallbackList
+_InternalCallbackParam = InternalCallbackParam
 
 __all__ = ["Callback", "RunContext", "CallbackList", "LossMonitor", "TimeMonitor", "CheckpointConfig",
            "ModelCheckpoint", "EarlyStopping", "ReduceLROnPlateau", "LambdaCallback", "History",

@@ -27,7 +27,10 @@ _APPEND_KEYS = ("epoch_num", "step_num")
 def _optional_count(arg, value, allow_zero=True):
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < (0 if allow_zero else 1):
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"For 'CheckpointConfig', the argument '{arg}' must be an int or None, but got "
+                        f"{type(value).__name__} {value!r}.")
+    if value < (0 if allow_zero else 1):
         raise ValueError(f"For 'CheckpointConfig', the argument '{arg}' must be a non-negative int or None, "
                          f"but got {value!r}.")
     return value
@@ -51,7 +54,10 @@ class CheckpointConfig:
         seconds = _optional_count("save_checkpoint_seconds", save_checkpoint_seconds)
         keep_max = _optional_count("keep_checkpoint_max", keep_checkpoint_max)
         per_n = keep_checkpoint_per_n_minutes
-        if per_n is not None and (isinstance(per_n, bool) or not isinstance(per_n, (int, float)) or per_n < 0):
+        if per_n is not None and (isinstance(per_n, bool) or not isinstance(per_n, (int, float))):
+            raise TypeError("For 'CheckpointConfig', the argument 'keep_checkpoint_per_n_minutes' must be a number "
+                            f"or None, but got {type(per_n).__name__} {per_n!r}.")
+        if per_n is not None and per_n < 0:
             raise ValueError("For 'CheckpointConfig', the argument 'keep_checkpoint_per_n_minutes' must be a "
                              f"non-negative number or None, but got {per_n!r}.")
         if not steps and not seconds and not keep_max and not per_n:
