@@ -153,3 +153,20 @@ def test_trace_itself_still_reports_the_value_request():
     with pytest.raises(GraphCaptureError) as info:
         trace(f, (_t([1.0]),))
     assert info.value.runs_in_python
+
+
+def test_print_in_graph_code_prints_each_calls_values(graph_mode, capsys):
+    class Net(nn.Cell):
+        def construct(self, x):
+            print("x:", x)
+            ops.print_("twice:", x * 2)
+            return f"{x.sum()}", x + 1
+
+    net = Net()
+    for values in ([1.0, 2.0], [5.0, 6.0]):
+        text, y = net(_t(values))
+        np.testing.assert_allclose(y.asnumpy(), np.array(values) + 1)
+        assert text == str(_t(values).sum())
+    out = capsys.readouterr().out
+    assert "Symbolic" not in out
+    assert out.count("x:") == 2 and "[1. 2.]" in out and "[5. 6.]" in out and "[10. 12.]" in out

@@ -43,8 +43,8 @@ _REASONS = {
 }
 # Callees left alone: builtins whose identity matters (`super()` needs the direct call) or that never hold
 # graph control flow.
-# (`type`, `round`, `map`, `filter` and `enumerate` do go through `_os_cf.call`: graph_builtins.py.)
-_PLAIN_CALLEES = {"super", "len", "range", "isinstance", "issubclass", "print", "int", "float", "bool", "str",
+# (`print`, `type`, `round`, `map`, `filter` and `enumerate` do go through `_os_cf.call`: graph_builtins.py.)
+_PLAIN_CALLEES = {"super", "len", "range", "isinstance", "issubclass", "int", "float", "bool", "str",
                   "tuple", "list", "dict", "set", "zip", "min", "max", "abs", "getattr", "hasattr",
                   "setattr", "iter", "next", "reversed", "sorted", "any", "all", "id", "repr",
                   "callable", "locals", "divmod", "sum", "slice", "hash", "format", "vars"}

@@ -8,6 +8,8 @@ keeps Python's builtins. What differs in a graph:
   `isinstance(p, type(x))` and `type(x) == Tensor` read as they do on real tensors;
 * `round(x)` of a tensor rounds it element-wise (`ops.round`); `round(x, n)` of a tensor is refused with
   MindSpore's TypeError;
+* `print(...)` formats all its values before writing (a traced tensor's value is printed when the function
+  runs: symbolic.py);
 * `map(...)` and `filter(...)` give tuples: a graph has no lazy iterators (and a tuple returned from a graph
   stays readable call after call, where an iterator would be used up); over numpy arrays (values MindSpore's
   JIT fallback keeps as Python objects) they stay Python's.
@@ -66,5 +68,12 @@ def graph_filter(function, iterable):
     return tuple(builtins.filter(function, iterable))
 
 
-BUILTINS = {builtins.type: graph_type, builtins.round: graph_round, builtins.map: graph_map,
+def graph_print(*values, **kwargs):
+    """`print(...)`: every value is turned into text before anything is written, so that a traced tensor's
+    value (asked for by `str`, which sends the function to run in Python: symbolic.py) leaves no half-printed
+    line behind."""
+    builtins.print(*[v if isinstance(v, str) else str(v) for v in values], **kwargs)
+
+
+BUILTINS = {builtins.print: graph_print, builtins.type: graph_type, builtins.round: graph_round, builtins.map: graph_map,
             builtins.filter: graph_filter}

@@ -38,10 +38,11 @@ def _no_value(what, kind=GraphCaptureError, python_may_run=True):
     return exc
 
 
-def _asked_by_user_code():
+def _asked_by_user_code(depth=3):
     """True when the frame asking for the value is the user's code (skipping numpy's frames, and the frontend's
-    call wrappers that the rewritten user code calls through)."""
-    frame = sys._getframe(3)  # _asked_by_user_code <- _no_value <- the SymbolicTensor method <- its caller
+    call wrappers that the rewritten user code calls through). `depth`: 3 from `_no_value` (<- the
+    SymbolicTensor method <- its caller), 2 from a SymbolicTensor method itself."""
+    frame = sys._getframe(depth)
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith((_NUMPY, _FRONTEND)):
         frame = frame.f_back
     if frame is None:
@@ -152,7 +153,15 @@ class SymbolicTensor(Tensor):
     def __repr__(self):
         return f"SymbolicTensor(shape={list(self.shape)}, dtype={self.dtype}, node={self.node!r})"
 
-    __str__ = __repr__
+    def __str__(self):
+        # print(x) / str(x) in the user's graph code wants the value: MindSpore prints it when the graph runs, so
+        # the function runs in Python (JIT fallback) and prints each call's values. openspore's own messages
+        # (and code with no source file) get the symbolic description.
+        if _asked_by_user_code(2):
+            raise _no_value("printing or formatting a traced tensor's value")
+        return repr(self)
 
     def __format__(self, spec):
+        if _asked_by_user_code(2):
+            raise _no_value("printing or formatting a traced tensor's value")
         return format(repr(self), spec)

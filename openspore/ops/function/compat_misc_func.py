@@ -217,9 +217,28 @@ def inplace_sigmoid(input):
 
 
 def print_(*input_x):
-    """Print the inputs (Tensors as their values, strings as they are) on one line each, like ops.Print."""
+    """Print the inputs (Tensors as their values, strings as they are) on one line each, like ops.Print.
+
+    In a graph being compiled the values are not known yet: MindSpore prints them when the graph runs, so the
+    function is marked to run in Python instead (the JIT fallback of runtime/jit.py), printing each call's values.
+
+    >>> import openspore as ms
+    >>> print_("x:", ms.Tensor([1, 2]))
+    x:
+    [1 2]
+    """
+    lines = []
     for value in input_x:
-        print(value if not isinstance(value, Tensor) else value.asnumpy() if not value.shape else value)
+        if isinstance(value, Tensor):
+            try:
+                array = value.asnumpy()
+            except RuntimeError as exc:  # a traced tensor (GraphCaptureError): print when the function runs
+                exc.runs_in_python = True
+                raise
+            value = array if not value.shape else value
+        lines.append(value)
+    for line in lines:
+        print(line)
 
 
 # ---- fused norms and rotary embedding (CPU references of the Ascend fusions) ------------------------------------
