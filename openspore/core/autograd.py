@@ -357,12 +357,8 @@ def _strip(value, level):
 
 
 def _flatten_tensors(value):
-    """The Tensors of a (nested) output, in order; a dict's values count, as MindSpore's grad sums the
-    gradients of every output a function returns, dict outputs included."""
     if isinstance(value, Tensor):
         return [value]
-    if isinstance(value, dict):
-        value = tuple(value.values())
     if isinstance(value, (tuple, list)):
         out = []
         for v in value:
