@@ -148,8 +148,23 @@ def callee(fn):
         return target
 
     def counted(*args, **kwargs):
-        with CALL_DEPTH:
-            return target(*args, **kwargs)
+        key = _call_key(fn, args, kwargs)
+        if key is not None and key in _ACTIVE_CALLS:
+            # the same function on the same abstract inputs again: tracing would unroll it without end (a
+            # recursion decided by tensor values needs a recursive graph, which is not supported)
+            raise RuntimeError(located(
+                f"Exceed function call depth: '{getattr(fn, '__qualname__', fn)}' calls itself with inputs of the "
+                f"same shapes, dtypes and Python values, so compiling it would recurse without end (an infinite "
+                f"recursion or loop). Graph mode unrolls calls while compiling: bound the recursion by Python "
+                f"values, write it as a `while` loop, or run it in PYNATIVE_MODE."))
+        if key is not None:
+            _ACTIVE_CALLS.add(key)
+        try:
+            with CALL_DEPTH:
+                return target(*args, **kwargs)
+        finally:
+            if key is not None:
+                _ACTIVE_CALLS.discard(key)
     return counted
 
 
@@ -166,6 +181,23 @@ def method(obj, name):
 
 _DICT_METHODS = {"keys": lambda d: tuple(d.keys()), "values": lambda d: tuple(d.values()),
                  "items": lambda d: list(d.items()), "has_key": lambda d, key: key in d}
+
+
+_ACTIVE_CALLS = set()  # keys of the user-function calls being traced now (see `_call_key`)
+
+
+def _call_key(fn, args, kwargs):
+    """(code, owner, abstract inputs) of a call while tracing, or None when its inputs can not be keyed."""
+    from .spec import flatten, static_key
+    try:
+        leaves, spec = flatten((tuple(args), dict(kwargs)))
+        key = (getattr(fn, "__code__", None) or getattr(getattr(fn, "__func__", None), "__code__", None),
+               id(getattr(fn, "__self__", None)), static_key(spec),
+               tuple((tuple(t.shape), str(t.dtype)) for t in leaves))
+        hash(key)
+    except Exception:  # values without a key (unhashable Python objects): no check
+        return None
+    return key
 
 
 class _CallDepth:
