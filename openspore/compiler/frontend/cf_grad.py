@@ -135,8 +135,9 @@ def _parameter_use(graph, params, writes, cond_reads, in_cond=False):
             params[n.id] = id(n.value)
             if in_cond:
                 cond_reads.add(id(n.value))
-        elif n.is_primitive and getattr(n.op, "nondiff_reason", None) is _NONDIFF_WRITE and n.inputs \
-                and n.inputs[0].id in params:
+        elif n.is_primitive and n.inputs and n.inputs[0].id in params and (
+                getattr(n.op, "side_effect", False) or getattr(n.op, "nondiff_reason", None) is _NONDIFF_WRITE):
+            # an in-place write (Assign has a backward by MindSpore's convention, so its nondiff mark is gone)
             writes.add(params[n.inputs[0].id])
         for k, (sub, outer) in enumerate(_subgraph_inputs(n)):
             for inner, o in zip(sub.inputs, outer):
