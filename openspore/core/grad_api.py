@@ -15,9 +15,14 @@ def _positions(grad_position, nargs):
 
 
 def _tensor_positions(positions, args):
-    """The positions whose argument is a Tensor: MindSpore takes gradients of Tensor inputs only and leaves
-    the others (a Python number, say) out of the result. A position past the arguments stays, for its error."""
-    return tuple(p for p in positions if not -len(args) <= p < len(args) or isinstance(args[p], Tensor))
+    """The positions whose argument can have a gradient: MindSpore leaves a Python number (or None, a string) out
+    of the result. Tensors, sparse tensors and tuples of tensors stay. A position past the arguments stays, for
+    its error."""
+    return tuple(p for p in positions
+                 if not -len(args) <= p < len(args) or not isinstance(args[p], _NO_GRADIENT))
+
+
+_NO_GRADIENT = (bool, int, float, complex, str, type(None))
 
 
 def _shape_grads(grad_position, weights, in_grads, w_grads, return_ids, positions, weight_list):

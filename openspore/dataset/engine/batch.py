@@ -31,7 +31,12 @@ def stack(values, column, pad=None):
     batched key by key."""
     if isinstance(values[0], dict):
         return batch_dicts(values, column)
-    shapes = [v.shape for v in values]
+    try:
+        shapes = [v.shape for v in values]
+    except AttributeError:  # a dict among arrays: a column is all dicts or all arrays
+        kinds = sorted({"dict" if isinstance(v, dict) else type(v).__name__ for v in values})
+        raise RuntimeError(f"For 'batch', the rows of column '{column}' mix kinds {kinds}: a column holds arrays "
+                           f"in every row, or dicts in every row.") from None
     if pad is not None:
         target, value = pad
         ndim = len(shapes[0])
