@@ -31,6 +31,8 @@ import threading
 
 import numpy as np
 
+from ..common.blas import blas_libraries
+
 _STATE = {"threads": None}  # the OpenBLAS thread-count getter, False when numpy's BLAS is not OpenBLAS
 _LOCK = threading.Lock()
 # multiply-adds below which torch keeps the product: LeNet's 32x400x120 gradient (1.5 M) took 59 us through numpy
@@ -51,16 +53,9 @@ def _openblas_threads():
 
 
 def _find_openblas():
-    try:
-        from threadpoolctl import ThreadpoolController
-        for lib in ThreadpoolController().lib_controllers:
-            if lib.user_api == "blas" and lib.internal_api == "openblas" and "numpy" in (lib.filepath or "") \
-                    and getattr(lib, "threading_layer", "") != "openmp":
-                symbol = getattr(lib, "_get_symbol", None)  # the C function itself: no lock, no bookkeeping
-                get = symbol("openblas_get_num_threads") if symbol is not None else None
-                return get if get is not None else lib.get_num_threads
-    except Exception:  # noqa: BLE001 (threadpoolctl is optional: without it torch's kernels run)
-        pass
+    for lib in blas_libraries():
+        if lib.internal_api == "openblas" and "numpy" in lib.filepath and lib.threading_layer != "openmp":
+            return lib.get
     return False
 
 

@@ -17,35 +17,16 @@ True
 """
 import threading
 
-_LIBS = {"found": None}
-_LOCK = threading.Lock()
+from ..common.blas import blas_libraries
+
+_CONTROLLERS = []
 
 
 def _blas_controllers():
-    """(get, set) thread-count functions of each BLAS library numpy loaded (found once; empty without
-    threadpoolctl). For OpenBLAS on pthreads they are the library's own C functions, resolved once: threadpoolctl's
-    methods look the symbol up and (set) take a lock and check the controlling thread at every call, which
-    cost several microseconds per predict at batch 1."""
-    if _LIBS["found"] is None:
-        with _LOCK:
-            if _LIBS["found"] is None:
-                try:
-                    import numpy  # noqa: F401  (its BLAS must be loaded before the libraries are listed)
-                    from threadpoolctl import ThreadpoolController
-                    libs = [_functions(c) for c in ThreadpoolController().lib_controllers if c.user_api == "blas"]
-                except Exception:  # threadpoolctl is optional: without it the BLAS default stays
-                    libs = []
-                _LIBS["found"] = libs
-    return _LIBS["found"]
-
-
-def _functions(lib):
-    symbol = getattr(lib, "_get_symbol", None)  # threadpoolctl's (private) lookup with the library's affixes
-    if symbol is not None and lib.internal_api == "openblas" and getattr(lib, "threading_layer", "") != "openmp":
-        get, put = symbol("openblas_get_num_threads"), symbol("openblas_set_num_threads")
-        if get is not None and put is not None:
-            return get, put
-    return lib.get_num_threads, lib.set_num_threads
+    """(get, set) thread-count functions of each BLAS library numpy loaded (common/blas.py finds them once)."""
+    if not _CONTROLLERS:
+        _CONTROLLERS.append([(lib.get, lib.put) for lib in blas_libraries()])
+    return _CONTROLLERS[0]
 
 
 class BlasThreads:
