@@ -16,6 +16,22 @@ class _Disconnected(Exception):
     pass
 
 
+class _GenerationStream(StreamingResponse):
+    """A streamed generation that is cancelled as soon as its response ends, however it ends. Starlette stops
+    iterating the event generator when the client goes away, but the generator itself (whose `finally` would
+    cancel) is only closed when it is garbage-collected: under load that came after the whole generation had run."""
+
+    def __init__(self, content, call, **kwargs):
+        super().__init__(content, **kwargs)
+        self.call = call
+
+    async def __call__(self, scope, receive, send):
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self.call.cancel()       # a no-op for a generation that finished
+
+
 class OpenAIRoutes:
     def __init__(self, master, limit):
         self.master, self.limit = master, limit
@@ -71,7 +87,7 @@ class OpenAIRoutes:
                 first = None
             if parsed.stream:
                 ok = True
-                return StreamingResponse(self._events(shaper, first, replies, parsed.include_usage),
+                return _GenerationStream(self._events(shaper, first, replies, parsed.include_usage), call,
                                          media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
             response = await self._collect(request, shaper, first, replies)
             ok = True
