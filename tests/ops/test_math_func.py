@@ -248,8 +248,10 @@ def test_norms(backend):
     np.testing.assert_allclose(np_of(ops.norm(T(m), 1, dim=0, keepdim=True)),
                                np.linalg.norm(m, 1, axis=0, keepdims=True), rtol=1e-5)
     np.testing.assert_allclose(float(ops.norm(T(np.ones((2, 3, 4), np.float32)))), math.sqrt(24), rtol=1e-6)
+    for ord_ in ("nuc", 2, -2):  # from the singular values
+        np.testing.assert_allclose(float(ops.norm(T(m), ord_)), np.linalg.norm(m, ord_), rtol=1e-5)
     with pytest.raises(ValueError, match="not supported"):
-        ops.norm(T(m), "nuc")
+        ops.norm(T(m), 3)
     with pytest.raises(TypeError, match="float"):
         ops.norm(T(np.array([1, 2], np.int32)))
 

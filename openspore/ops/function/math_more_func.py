@@ -20,6 +20,7 @@ from ...core.tensor import Tensor
 from ._base_ops import F
 from .array_extra_func import diagonal as _diagonal
 from .linalg_func import matrix_inverse as _matrix_inverse
+from . import math_reduce_func as _reduce_func
 
 __all__ = ["bitwise_left_shift", "bitwise_right_shift", "truncate_div", "truncate_mod", "floordiv", "floormod",
            "einsum", "cummax", "cummin", "matrix_exp", "matrix_solve", "vector_norm", "matrix_norm", "pdist",
@@ -224,19 +225,20 @@ def matrix_solve(matrix, rhs, adjoint=False):
 
 # ---- norms --------------------------------------------------------------------------------------------------------
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
-    """The vector ord-norm over `dim` (all elements when None): ord in 2, 1, 0, inf, −inf or any p."""
+    """The vector ord-norm over `dim` (an int, a tuple of ints, or None for all elements: the entries of several
+    axes form one vector, as torch.linalg.vector_norm): ord in 2, 1, 0, inf, −inf or any p."""
     _check("vector_norm", "x", x)
     if dtype is not None:
         x = F.cast(x, dtype)
-    if dim is None:
-        x, dim = F.reshape(x, (-1,)), 0
-        if keepdim:
-            raise ValueError("For 'vector_norm', keepdim=True needs 'dim'.")
-    return F.norm(x, ord, dim, keepdim)
+    if x.dtype.kind not in ("float", "complex"):
+        raise TypeError(f"For 'vector_norm', the dtype of 'x' must be a float type, but got Tensor[{x.dtype}].")
+    if isinstance(ord, str):
+        raise ValueError(f"For 'vector_norm', 'ord' must be a number, but got {ord!r}.")
+    return _reduce_func._vector_norm(x, ord, _reduce_func._axes(dim, len(x.shape), "vector_norm"), keepdim)
 
 
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
-    """The matrix norm over the two axes `dim`: ord in 'fro', 1, −1, inf, −inf."""
+    """The matrix norm over the two axes `dim`: ord in 'fro', 'nuc', 1, −1, 2, −2, inf, −inf."""
     _check("matrix_norm", "A", A)
     if dtype is not None:
         A = F.cast(A, dtype)

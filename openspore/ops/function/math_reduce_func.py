@@ -233,6 +233,18 @@ def _vector_norm(x, ord, axes, keep):
     return prim(P.Pow)(prim(P.ReduceSum, keep_dims=keep)(prim(P.Pow)(absx, builtins.float(ord)), axes), 1.0 / ord)
 
 
+def _singular_value_norm(x, ord, axes, keep):
+    """'nuc' (sum), 2 (largest), -2 (smallest) of the singular values of the matrices spanning `axes`."""
+    rows, cols = axes
+    rest = [i for i in range(len(x.shape)) if i not in axes]
+    s = prim(P.Svd, full_matrices=False, compute_uv=False)(prim(P.Transpose)(x, tuple(rest) + (rows, cols)))[0]
+    reduce = {"nuc": P.ReduceSum, 2: P.ReduceMax, -2: P.ReduceMin}[ord]
+    out = prim(reduce, keep_dims=False)(s, (len(rest),))
+    if keep:  # put length-1 axes back where the matrix axes were
+        out = prim(P.Reshape)(out, tuple(1 if i in axes else n for i, n in enumerate(x.shape)))
+    return out
+
+
 def _matrix_norm(x, ord, axes, keep):
     rows, cols = axes
     absx = prim(P.Abs)(x)
@@ -243,9 +255,11 @@ def _matrix_norm(x, ord, axes, keep):
         inner, outer = rows, cols
     elif ord in (float("inf"), float("-inf")):
         inner, outer = cols, rows
+    elif ord in ("nuc", 2, -2):
+        return _singular_value_norm(x, ord, axes, keep)
     else:
-        raise ValueError(f"For 'norm', the matrix norm ord={ord!r} is not supported; use None, 'fro', 1, -1, "
-                         f"inf or -inf (2, -2 and 'nuc' need singular values).")
+        raise ValueError(f"For 'norm', the matrix norm ord={ord!r} is not supported; use None, 'fro', 'nuc', 1, -1, "
+                         f"2, -2, inf or -inf.")
     sums = prim(P.ReduceSum, keep_dims=True)(absx, inner)
     pick = P.ReduceMax if ord in (1, float("inf")) else P.ReduceMin
     out = pick(keep_dims=True)(sums, outer)
@@ -256,7 +270,7 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     """norm(A, ord=None, dim=None, keepdim=False, *, dtype=None): vector or matrix norm.
 
     ord=None is the 2-norm of the flattened input (Frobenius for matrices); vector ords: inf, -inf, 0, 1, 2, p;
-    matrix ords (A 2-D or dim a pair): 'fro', 1, -1, inf, -inf.
+    matrix ords (A 2-D or dim a pair): 'fro', 'nuc', 1, -1, 2, -2, inf, -inf.
     """
     if dtype is not None:
         A = cast(A, dtype)
