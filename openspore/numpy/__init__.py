@@ -20,3 +20,4 @@ pi, e, inf, nan = 3.141592653589793, 2.718281828459045, float("inf"), float("nan
 for _name in list(_math_ops._UNARY) + list(_math_ops._BINARY):
     globals()[_name] = getattr(_math_ops, _name)
 del _name
+from . import fft  # noqa: E402,F401  (mindspore.numpy.fft)
