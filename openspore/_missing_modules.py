@@ -17,11 +17,10 @@ import sys
 # Public module paths of MindSpore 2.10's API reference (and 1.x paths that still import), relative to the
 # package; submodules of a listed module are covered too.
 MINDSPORE_MODULES = frozenset({
-    "boost", "device_context", "scipy.fft", "scipy.sparse",
+    "boost", "device_context", "scipy.sparse",
     "parallel.auto_parallel", "utils", "runtime_api",
     "nn.probability", "nn.probability.distribution", "nn.probability.bijector", "nn.probability.bnn_layers",
-    "nn.extend", "numpy.fft", "mint.distributed", "mint.optim", "mint.special", "mint.linalg",
-    "experimental.es",
+    "nn.extend", "experimental.es",
 })
 
 

@@ -286,3 +286,4 @@ def clone(input):
 
 
 from . import nn  # noqa: E402,F401  (mint.nn and mint.nn.functional)
+from . import distributed, linalg, optim, special  # noqa: E402,F401  (mint's submodules, as MindSpore imports them)
