@@ -305,6 +305,41 @@ def _explicit_pads(self, op):
     raise ValueError(f"For '{op}', pad_mode {self.pad_mode!r} is not supported in openspore (use 'VALID' or 'PAD').")
 
 
+# ---- second-order layer norm -------------------------------------------------------------------------------------------
+def _layer_norm_grad_grad(self, x, dy, variance, mean, gamma, d_dx, d_dg, d_db):
+    from ..core.primitive import PRIMITIVES
+    names = ("x", "dy", "variance", "mean", "gamma", "d_dx", "d_dg", "d_db")
+    for name, t in zip(names, (x, dy, variance, mean, gamma, d_dx, d_dg, d_db)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"For 'LayerNormGradGrad', '{name}' must be a Tensor, but got {type(t).__name__}.")
+        if t.dtype != x.dtype:
+            raise TypeError(f"For 'LayerNormGradGrad', the 8 inputs must have one dtype, but '{name}' is "
+                            f"{t.dtype} and 'x' is {x.dtype}.")
+    for group in (("x", "dy", "d_dx"), ("variance", "mean"), ("gamma", "d_dg", "d_db")):
+        shapes = {n: tuple(t.shape) for n, t in zip(names, (x, dy, variance, mean, gamma, d_dx, d_dg, d_db))
+                  if n in group}
+        if len(set(shapes.values())) != 1:
+            raise ValueError(f"For 'LayerNormGradGrad', {', '.join(group)} must have one shape, but got {shapes}.")
+    # LayerNormGrad's backward rule is this op with mean and rstd as independent inputs; MindSpore's kernel
+    # differentiates through x's statistics too, so their cotangents flow on to x (mean: 1/N each; rstd:
+    # -rstd^2 * xhat / N), and it adds 1e-12 to the variance.
+    grad = PRIMITIVES["LayerNormGrad"](self.begin_norm_axis, self.begin_params_axis)
+    grad.infer(dy, x, gamma, mean, variance, None, None)
+    rstd = F.rsqrt(variance + 1e-12)
+    d_dy, d_x, d_gamma, d_mean, d_rstd, _, _ = grad.bprop(dy, x, gamma, mean, rstd, None, None, None,
+                                                          (d_dx, d_dg, d_db))
+    inv_n = grad._layout(tuple(x.shape))[2]
+    xhat = (x - mean) * rstd
+    return d_x + d_mean * inv_n - d_rstd * rstd * rstd * xhat * inv_n, d_dy, d_gamma
+
+
+LayerNormGradGrad = _primitive(
+    "LayerNormGradGrad", _layer_norm_grad_grad, attrs=[("begin_norm_axis", 1), ("begin_params_axis", 1)],
+    doc="LayerNormGradGrad(begin_norm_axis=1, begin_params_axis=1)(x, dy, variance, mean, gamma, d_dx, d_dg, d_db) "
+        "-> the gradients (x, dy, gamma) of LayerNormGrad's (dx, dgamma, dbeta) given their cotangents d_dx, d_dg, "
+        "d_db, with mean and variance x's statistics.")
+
+
 __all__ = sorted(n for n, v in list(globals().items())
                  if isinstance(v, type) and issubclass(v, _PythonPrimitive) and v is not _PythonPrimitive) + [
     "unique_with_pad", "accumulate_n", "random_categorical"]
