@@ -10,7 +10,12 @@ GPU, and a job of one process (no launcher) needs neither.
 (True, [1.0, 2.0], 0, 1)
 >>> dist.destroy_process_group()
 """
-from ..communication import distributed as _impl
+from ..communication.distributed import (init_process_group, destroy_process_group, get_rank, get_world_size,
+    new_group, get_backend, get_global_rank, get_process_group_ranks, get_group_rank, all_reduce,
+    all_gather_into_tensor, all_gather_into_tensor_uneven, all_to_all, all_to_all_single, reduce_scatter_tensor,
+    reduce_scatter_tensor_uneven, isend, irecv, send, recv, send_object_list, recv_object_list, gather, scatter,
+    all_gather, reduce_scatter, barrier, broadcast, reduce, P2POp, batch_isend_irecv, all_gather_object,
+    broadcast_object_list, gather_object, scatter_object_list, is_available, is_initialized)
 
 __all__ = ["init_process_group", "destroy_process_group", "get_rank", "get_world_size", "new_group", "get_backend",
            "get_global_rank", "get_process_group_ranks", "get_group_rank", "all_reduce", "all_gather_into_tensor",
@@ -19,5 +24,3 @@ __all__ = ["init_process_group", "destroy_process_group", "get_rank", "get_world
            "gather", "scatter", "all_gather", "reduce_scatter", "barrier", "broadcast", "reduce", "P2POp",
            "batch_isend_irecv", "all_gather_object", "broadcast_object_list", "gather_object", "scatter_object_list",
            "is_available", "is_initialized"]
-
-globals().update({name: getattr(_impl, name) for name in __all__})
