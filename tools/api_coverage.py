@@ -42,7 +42,7 @@ MODULES = [
     "mindspore.dataset.audio",
     "mindspore.train", "mindspore.train.callback", "mindspore.train.metrics", "mindspore.train.serialization",
     "mindspore.numpy", "mindspore.numpy.fft",
-    "mindspore.scipy", "mindspore.scipy.linalg", "mindspore.scipy.optimize",
+    "mindspore.scipy", "mindspore.scipy.linalg", "mindspore.scipy.optimize", "mindspore.scipy.fft",
     "mindspore.mint", "mindspore.mint.nn", "mindspore.mint.nn.functional", "mindspore.mint.optim",
     "mindspore.mint.linalg", "mindspore.mint.special", "mindspore.mint.distributed",
     "mindspore.communication", "mindspore.communication.management", "mindspore.amp",
