@@ -286,4 +286,5 @@ def clone(input):
 
 
 from . import nn  # noqa: E402,F401  (mint.nn and mint.nn.functional)
+from ._tensor_ops import *  # noqa: E402,F401,F403
 from . import distributed, linalg, optim, special  # noqa: E402,F401  (mint's submodules, as MindSpore imports them)
