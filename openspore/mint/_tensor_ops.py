@@ -14,7 +14,8 @@ from ..common import dtype as _mstype
 
 __all__ = ["bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "count_nonzero", "cummax", "cummin", "diag",
            "dot", "erfinv", "imag", "real", "polar", "ravel", "reshape", "swapaxes", "take", "unbind", "meshgrid",
-           "nansum", "select", "scatter_add", "std_mean", "var_mean", "triangular_solve", "vdot"]
+           "nansum", "select", "scatter_add", "std_mean", "var_mean", "triangular_solve", "vdot", "empty", "empty_like",
+           "kthvalue", "index_add", "unique_consecutive"]
 
 # Same names and argument order as ops.
 bitwise_and, bitwise_or, bitwise_xor = _ops.bitwise_and, _ops.bitwise_or, _ops.bitwise_xor
@@ -97,3 +98,40 @@ def vdot(input, other):
     if input.dtype in (_mstype.complex64, _mstype.complex128):
         input = _ops.conj(input)
     return _ops.dot(input, other)
+
+
+def empty(*size, dtype=None, device=None, pin_memory=False):
+    """A tensor of `size` whose values are unspecified (here zeros); `device` and `pin_memory` are placement
+    hints that openspore's one global device makes moot."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    return _ops.zeros(size, dtype or _mstype.float32)
+
+
+def empty_like(input, *, dtype=None, device=None, pin_memory=False):
+    """`empty` with input's shape (and dtype unless given)."""
+    return _ops.zeros(tuple(input.shape), dtype or input.dtype)
+
+
+def kthvalue(input, k, dim=-1, keepdim=False):
+    """(the k-th smallest value, its index) along `dim`."""
+    size = input.shape[dim] if input.shape else 1
+    if not 1 <= k <= size:
+        raise ValueError(f"For 'kthvalue', k must be in [1, {size}] for dimension {dim}, but got {k}.")
+    values, indices = _ops.sort(input, dim)
+    values, indices = _ops.narrow(values, dim, k - 1, 1), _ops.narrow(indices, dim, k - 1, 1)
+    if not keepdim:
+        axis = dim % len(input.shape)
+        values, indices = _ops.squeeze(values, axis), _ops.squeeze(indices, axis)
+    return values, _ops.cast(indices, _mstype.int64)
+
+
+def index_add(input, dim, index, source, *, alpha=1):
+    """input with alpha·source's slices added at the positions `index` names along `dim`."""
+    return _ops.index_add(input, index, source if alpha == 1 else source * alpha, dim)
+
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """The first of each run of equal elements (flattened when dim is None), with the inverse indices and run
+    lengths when asked."""
+    return _ops.unique_consecutive(input, return_inverse, return_counts, dim)

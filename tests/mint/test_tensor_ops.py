@@ -33,6 +33,10 @@ CASES = [  # (name, inputs, kwargs)
     ("std_mean", (A,), {"dim": 1}), ("var_mean", (A,), {"dim": 0, "correction": 0, "keepdim": True}),
     ("triangular_solve", (A[:, :2], TRI), {}), ("triangular_solve", (A[:, :2], TRI.T), {"upper": False}),
     ("vdot", (Z, W), {}),
+    ("kthvalue", (A, 2), {}), ("kthvalue", (A, 3, 0), {"keepdim": True}),
+    ("index_add", (A, 1, np.array([3, 0, 3]), A[:, :3]), {}), ("index_add", (A, 0, np.array([2]), A[:1]), {"alpha": 2}),
+    ("unique_consecutive", (np.array([1, 1, 2, 2, 3, 1, 1, 2]),), {}),
+    ("unique_consecutive", (np.array([1, 1, 2, 2, 3, 1, 1, 2]),), {"return_inverse": True, "return_counts": True}),
 ]
 
 
@@ -56,6 +60,15 @@ def test_matches_torch(name, inputs, kwargs):
             np.testing.assert_array_equal(g, w)
         else:
             np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)
+
+
+def test_empty_has_the_shape_and_dtype_asked():
+    assert mint.empty(2, 3).shape == (2, 3) and mint.empty((4,), dtype=ms.int32).dtype == ms.int32
+    like = mint.empty_like(ms.Tensor(I))
+    assert like.shape == I.shape and like.dtype == ms.int32
+    assert mint.empty_like(ms.Tensor(A), dtype=ms.float16).dtype == ms.float16
+    with pytest.raises(ValueError, match="k must be in"):
+        mint.kthvalue(ms.Tensor(A), 5)
 
 
 def test_errors_and_graph_mode():
