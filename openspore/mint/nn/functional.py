@@ -12,7 +12,8 @@ _SHARED = ["relu", "relu6", "sigmoid", "silu", "tanh", "elu", "leaky_relu", "log
            "soft_margin_loss", "interpolate", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
            "adaptive_max_pool1d", "adaptive_max_pool2d", "conv1d", "conv2d", "conv_transpose2d", "pixel_shuffle",
            "fold", "unfold", "dropout", "dropout2d", "hardtanh", "threshold", "embedding", "nll_loss",
-           "cross_entropy", "mse_loss", "layer_norm", "group_norm", "batch_norm"]
+           "cross_entropy", "mse_loss", "layer_norm", "group_norm", "batch_norm", "adaptive_avg_pool3d",
+           "grid_sample", "max_unpool2d"]
 globals().update({name: getattr(_ops, name) for name in _SHARED if hasattr(_ops, name)})
 
 
@@ -57,3 +58,41 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, *, ceil_m
     """2-D max pooling (stride defaults to kernel_size)."""
     return _ops.max_pool2d(input, kernel_size, kernel_size if stride is None else stride, padding, dilation,
                            return_indices, ceil_mode)
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    """`interpolate` under its older name."""
+    return _ops.interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    """3-D average pooling (stride defaults to kernel_size)."""
+    return _ops.avg_pool3d(input, kernel_size, kernel_size if stride is None else stride, padding, ceil_mode,
+                           count_include_pad, 0 if divisor_override is None else divisor_override)
+
+
+# In-place forms: the result is written back into `input`, which is returned.
+def relu_(input):
+    """relu, in place."""
+    return input.copy_(_ops.relu(input))
+
+
+def sigmoid_(input):
+    """sigmoid, in place."""
+    return input.copy_(_ops.sigmoid(input))
+
+
+def elu_(input, alpha=1.0):
+    """elu, in place."""
+    return input.copy_(_ops.elu(input, alpha))
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    """hardtanh, in place."""
+    return input.copy_(_ops.hardtanh(input, min_val, max_val))
+
+
+def threshold_(input, threshold, value):
+    """threshold (input where input > threshold, else value), in place."""
+    return input.copy_(_ops.threshold(input, threshold, value))
