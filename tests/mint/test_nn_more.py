@@ -70,3 +70,19 @@ def test_in_place_functions_write_into_their_input(name, args):
     want = reference(torch.from_numpy(X3.copy()), *args).numpy()
     assert out is t
     np.testing.assert_allclose(t.asnumpy(), want, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("name,x_shape,w_shape,kwargs", [
+    ("conv1d", (2, 4, 9), (6, 2, 3), {"stride": 2, "padding": 1, "groups": 2}),
+    ("conv2d", (1, 3, 6, 7), (4, 3, 3, 2), {"padding": (1, 2), "dilation": (2, 1)}),
+    ("conv2d", (1, 3, 6, 7), (4, 3, 3, 3), {"padding": "same"}),
+    ("conv3d", (1, 2, 5, 6, 4), (3, 2, 3, 3, 3), {"padding": (1, 0, 2), "stride": (1, 2, 1)}),
+])
+def test_convolution_functions_take_pytorch_arguments(name, x_shape, w_shape, kwargs):
+    x, w = RNG.standard_normal(x_shape).astype(np.float32), RNG.standard_normal(w_shape).astype(np.float32)
+    b = RNG.standard_normal(w_shape[0]).astype(np.float32)
+    got = getattr(F, name)(ms.Tensor(x), ms.Tensor(w), ms.Tensor(b), **kwargs).asnumpy()
+    want = getattr(torch.nn.functional, name)(torch.from_numpy(x), torch.from_numpy(w), torch.from_numpy(b),
+                                              **kwargs).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+    assert ms.mint.conv2d is F.conv2d

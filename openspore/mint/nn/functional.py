@@ -10,7 +10,7 @@ from ... import ops as _ops
 _SHARED = ["relu", "relu6", "sigmoid", "silu", "tanh", "elu", "leaky_relu", "logsigmoid", "prelu", "glu", "one_hot",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "cosine_embedding_loss", "kl_div",
            "soft_margin_loss", "interpolate", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
-           "adaptive_max_pool1d", "adaptive_max_pool2d", "conv1d", "conv2d", "conv_transpose2d", "pixel_shuffle",
+           "adaptive_max_pool1d", "adaptive_max_pool2d", "conv_transpose2d", "pixel_shuffle",
            "fold", "unfold", "dropout", "dropout2d", "hardtanh", "threshold", "embedding", "nll_loss",
            "cross_entropy", "mse_loss", "layer_norm", "group_norm", "batch_norm", "adaptive_avg_pool3d",
            "grid_sample", "max_unpool2d"]
@@ -96,3 +96,26 @@ def hardtanh_(input, min_val=-1.0, max_val=1.0):
 def threshold_(input, threshold, value):
     """threshold (input where input > threshold, else value), in place."""
     return input.copy_(_ops.threshold(input, threshold, value))
+
+
+# PyTorch's convolution arguments: padding is per spatial axis (both sides alike) or 'same'/'valid'; ops.conv*d
+# take MindSpore's pad_mode before padding.
+def _conv(fn, input, weight, bias, stride, padding, dilation, groups):
+    if isinstance(padding, str):
+        return fn(input, weight, bias, stride, padding, 0, dilation, groups)
+    return fn(input, weight, bias, stride, "pad", padding, dilation, groups)
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """1-D convolution (PyTorch's arguments)."""
+    return _conv(_ops.conv1d, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """2-D convolution (PyTorch's arguments)."""
+    return _conv(_ops.conv2d, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """3-D convolution (PyTorch's arguments)."""
+    return _conv(_ops.conv3d, input, weight, bias, stride, padding, dilation, groups)
