@@ -176,7 +176,7 @@ def _endless_recursion(fn, key, first_tracer):
     name = getattr(fn, "__qualname__", fn)
     # Stopped by a tensor's value: the call is inside a branch (a subgraph) traced since the first call began, and
     # has tensor inputs (key[3]); a call on the same level would recur for ever, in Python too.
-    if type(fn) is types.FunctionType and key[3] and current_tracer().has_ancestor(first_tracer):
+    if type(fn) is not types.MethodType and key[3] and current_tracer().has_ancestor(first_tracer):
         err = RuntimeError(located(
             f"Exceed function call depth: '{name}' calls itself with inputs of the same shapes, dtypes and Python "
             f"values: a recursion stopped by a tensor's value, which needs a recursive graph (the function runs "
