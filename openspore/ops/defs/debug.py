@@ -14,7 +14,7 @@ The two layouts are MindSpore 2.10's (checked against it):
   1.23457e+08), a tuple of numbers as `(1, 2)`.
 
 >>> import numpy as np, openspore as ms
->>> ms.ops.Print()("x:", ms.Tensor(np.array([1, 2], np.int32)), 3)
+>>> _ = ms.ops.Print()("x:", ms.Tensor(np.array([1, 2], np.int32)), 3)
 x:
 Tensor(shape=[2], dtype=Int32, value= [1, 2])
 3
