@@ -128,3 +128,16 @@ def test_pynative_print_uses_the_tensor_repr(capsys):
     ops.Print()("v:", 2, False, _t(2.5), (1, 2))
     assert capsys.readouterr().out.splitlines() == [
         "v:", "2", "False", "Tensor(shape=[], dtype=Float32, value= 2.5)", "(1, 2)"]
+
+
+def test_export_leaves_print_out(graph_mode, tmp_path, capsys):
+    class Net(nn.Cell):
+        def construct(self, x):
+            print("x", x)
+            return x * 2
+
+    ms.export(Net(), _t([1.0, 2.0]), file_name=str(tmp_path / "net"), file_format="MINDIR")
+    loaded = nn.GraphCell(ms.load(str(tmp_path / "net.mindir")))
+    capsys.readouterr()
+    np.testing.assert_allclose(loaded(_t([1.0, 2.0])).asnumpy(), [2.0, 4.0])
+    assert capsys.readouterr().out == ""
