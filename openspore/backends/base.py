@@ -35,7 +35,7 @@ class Backend:
             fn = getattr(cls, self.name, None)
             if fn is None:
                 raise NotImplementedError(f"Primitive '{prim.name}' has no kernel for the {self.name} backend.")
-            if getattr(cls, "side_effect", False):
+            if getattr(cls, "side_effect", False) and getattr(cls, "writes_input", True):
                 fn = _counting_writes(fn)
             self._kernels[cls] = fn
         return fn

@@ -67,6 +67,7 @@ class Primitive:
     differentiable = True       # False → set `nondiff_reason`
     nondiff_reason = None
     side_effect = False         # writes into an input (Assign, optimizer updates): never reordered or dropped
+    writes_input = True         # with side_effect: False for an effect outside the graph's values (Print)
     random = False              # consumes the RNG stream
     promote = None              # indices of inputs that take part in implicit dtype promotion, or "all"
     none_cotangents = False     # bprop takes None for outputs nobody differentiated (else zeros are made for them)

@@ -50,19 +50,20 @@ def _shown(arr):
     return arr
 
 
-def format_values(arr):
-    """The bracketed value part of a Tensor's repr for a numpy array of rank >= 1."""
+def format_values(arr, sep=", "):
+    """The bracketed value part of a Tensor's repr for a numpy array of rank >= 1. `sep` goes between items (a
+    graph's Print separates them by a space, with no comma at the ends of rows)."""
     fmt = _item_formatter(_shown(arr))
     per_line = 24 if arr.dtype.kind in "iu" else 12
 
     def row(vec, summarise):
         head, tail = _kept(vec.shape[0], summarise)
         if tail:
-            return ("[" + ", ".join(fmt(vec[i]) for i in head) + " ... "
-                    + ", ".join(fmt(vec[i]) for i in tail) + "]")
+            return ("[" + sep.join(fmt(vec[i]) for i in head) + " ... "
+                    + sep.join(fmt(vec[i]) for i in tail) + "]")
         items = [fmt(vec[i]) for i in head]
-        lines = [", ".join(items[k:k + per_line]) for k in range(0, len(items), per_line)]
-        return "[" + ", \n ".join(lines) + "]"
+        lines = [sep.join(items[k:k + per_line]) for k in range(0, len(items), per_line)]
+        return "[" + (sep + "\n ").join(lines) + "]"
 
     def block(sub, depth):
         if sub.ndim == 1:
@@ -75,7 +76,7 @@ def format_values(arr):
         text = ""
         for k, part in enumerate(parts):
             if k:
-                text += ("\n" if parts[k - 1] == "..." else ",\n") + indent
+                text += ("\n" if parts[k - 1] == "..." else sep.rstrip() + "\n") + indent
             text += part
         return "[" + text + "]"
 

@@ -1,6 +1,6 @@
-"""More MindSpore Primitive classes computed as composites (the pattern of composite_primitives.py): printing and
-placement, Python-function primitives (PyFunc, Custom "pyfunc", Morph), 3-D resizing/pooling/unpooling, small
-math and bookkeeping ops (histograms, bit packing, ragged ranges, confusion matrices, n-gram bans).
+"""More MindSpore Primitive classes computed as composites (the pattern of composite_primitives.py): placement,
+Python-function primitives (PyFunc, Custom "pyfunc", Morph), 3-D resizing/pooling/unpooling, small math and
+bookkeeping ops (histograms, bit packing, ragged ranges, confusion matrices, n-gram bans).
 
 >>> import numpy as np, openspore as ms
 >>> from openspore import ops
@@ -31,9 +31,7 @@ def _int(name, op, value):
     return int(value.reshape(-1)[0])
 
 
-# ---- printing, placement ----------------------------------------------------------------------------------------------
-Print = _primitive("Print", lambda self, *inputs: F.print_(*inputs),
-                   doc="Print()(*inputs): prints each input (Tensors by value) on its own line.")
+# ---- placement (Print is a primitive of the table: ops/defs/debug.py) ----------------------------------------------
 MoveTo = _primitive("MoveTo", lambda self, x, to="CPU", blocking=True: F.move_to(x, to, blocking),
                     doc="MoveTo()(x, to='CPU', blocking=True): a copy of x placed on device `to`.")
 LogSoftmaxExt = _primitive(

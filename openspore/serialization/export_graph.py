@@ -94,7 +94,9 @@ def prepare(graph):
     output = get(graph.output)
     live = {output.id}
     for n in reversed(nodes):
-        if n.id in live or n.has_side_effect:
+        # a Print (side effect outside the graph's values: `writes_input` False) is debugging output, not
+        # computation: an exported file leaves it out unless its result is used
+        if n.id in live or (n.has_side_effect and getattr(n.op, "writes_input", True)):
             live.add(n.id)
             live.update(i.id for i in n.inputs)
     return Graph(graph.name, graph.inputs, [n for n in nodes if n.id in live], output, graph.flags)

@@ -206,12 +206,13 @@ def test_recursion_bounded_by_python_values_is_unrolled(graph_mode):
     assert _countdown(Tensor(2), 3).asnumpy().item() == 0
 
 
-def test_recursion_on_a_tensor_condition_stops_at_the_call_depth_limit(graph_mode):
+def test_recursion_on_a_tensor_condition_runs_as_in_mindspore(graph_mode):
+    # MindSpore 2.10 compiles a function's recursion stopped by a tensor into a recursive graph: 0 here, whatever
+    # the call depth limit (openspore runs it op by op); a method's is refused (test_graph_python_semantics.py)
     old = context.get_context("max_call_depth")
     context.set_context(max_call_depth=40)
     try:
-        with pytest.raises(RuntimeError, match="infinite recursion or loop"):
-            _endless(Tensor(3))
+        assert _endless(Tensor(3)).asnumpy().item() == 0
     finally:
         context.set_context(max_call_depth=old)
 

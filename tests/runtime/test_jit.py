@@ -185,7 +185,9 @@ def test_ms_jit_0_runs_python(monkeypatch):
     monkeypatch.delenv("MS_JIT")
     f(_t(2))
     f(_t(2))
-    assert len(calls) == 4 and _entries(f) == 1  # traced once, then the graph runs
+    # traced once, then the graph runs; the list the trace appended to keeps its contents (MindSpore 2.10's graphs
+    # do not change a Python list outside them either)
+    assert len(calls) == 3 and _entries(f) == 1
 
 
 def test_save_graphs_writes_ir_after_each_pass(tmp_path):

@@ -21,9 +21,11 @@ from ...core import dispatch
 from ...core.primitive import AbstractTensor
 from ...ir.node import Graph
 from .ast_transform import convert
+from . import control_flow
 from .control_flow import check_defined
 from .scope import ScopeStack, is_cell
-from .spec import TENSOR, flatten, static_key, unflatten
+from .spec import TENSOR, Same, flatten, static_key, unflatten
+from .symbolic import SymbolicTensor
 from .tracer import Tracer, _Shared
 
 
@@ -94,6 +96,35 @@ def _graph_name_error(err):
     return NameError(f"The name '{name}' is not defined, or not supported in graph mode.", name=name)
 
 
+def _globals_of(fn):
+    """The module globals of the user's function being traced (a construct, a @jit function), or {}."""
+    while type(fn) is functools.partial:
+        fn = fn.func
+    fn = getattr(fn, "__func__", fn)
+    fn = getattr(fn, "fn", fn)  # a JitFunction (runtime/jit.py) holds the function as `fn`
+    fn = getattr(fn, "__func__", fn)
+    return getattr(fn, "__globals__", None) or {}
+
+
+def _same_globals(out, module_globals, mutated=()):
+    """MindSpore returns a module's global list (or dict) from a graph as that very object, when the graph computed
+    nothing into it: `return GLOBAL_LIST` gives `GLOBAL_LIST` itself (at the top of the result, or as an item of
+    a returned tuple), so the caller's identity checks and later reads see the global."""
+    if not module_globals:
+        return out
+
+    def same(value):
+        if type(value) in (list, dict) and any(value is g for g in module_globals.values()) \
+                and not any(value is m for m in mutated):  # changed by the graph: its value, not the global
+            leaves, _ = flatten(value)
+            if not any(isinstance(t, SymbolicTensor) for t in leaves):
+                return Same(value)
+        return value
+    if type(out) is tuple:
+        return tuple(same(v) for v in out)
+    return same(out)
+
+
 def trace(fn, args, kwargs=None, name=None):
     """Trace `fn(*args, **kwargs)` into a graph: one `input` per Tensor leaf of args/kwargs (flattened in order),
     Python values baked in as constants (they are part of `static_key`)."""
@@ -108,6 +139,14 @@ def trace(fn, args, kwargs=None, name=None):
     symbolic = [tracer.add_input(n, AbstractTensor(t.shape, t.dtype)) for n, t in zip(names, leaves)]
     s_args, s_kwargs = unflatten(in_spec, symbolic)
     run = convert(func)
+    mark = len(control_flow.MUTATED)
+    try:
+        return _run_traced(tracer, run, s_args, s_kwargs, signature_of, gname, in_spec, mark)
+    finally:
+        control_flow.undo_mutations(mark)
+
+
+def _run_traced(tracer, run, s_args, s_kwargs, signature_of, gname, in_spec, mark):
     dispatch.push_tracer(tracer)
     # A graph call level takes several Python frames (call wrapper, rewritten function, branch helpers): give
     # Python's stack room for max_call_depth levels, so that the limit that stops a deep recursion is
@@ -127,6 +166,8 @@ def trace(fn, args, kwargs=None, name=None):
         sys.setrecursionlimit(python_limit)
         dispatch.pop_tracer(tracer)
     check_defined(out, "the return value")
+    mutated = [obj for obj, _ in control_flow.MUTATED[mark:]]
+    out = _same_globals(out, _globals_of(signature_of), mutated)
     out_leaves, out_spec = flatten(out)
     nodes = [tracer.node_of(t) for t in out_leaves]
     output = nodes[0] if out_spec == TENSOR else tracer.make_tuple(nodes)

@@ -154,8 +154,11 @@ def _rewrite(fn):
     ControlLowering(counter, mangle).scope(fdef)
     holder = fdef
     if owner or _names_itself(fdef):
-        # a class body around the def: its name inside it (a recursion) stays a global, not a factory local
-        holder = ast.ClassDef(name=owner or "_os_holder", bases=[], keywords=[], body=[fdef], decorator_list=[])
+        # a class body around the def: Python mangles `__name`s by it as by the owner (leading underscores do not
+        # count), and a name of its own keeps the owner's name (`Net.helper(x)` in Net's construct) and the
+        # function's (a recursion) globals, not factory locals, which would make the rewrite give up
+        holder = ast.ClassDef(name="___" + owner if owner else "_os_holder", bases=[], keywords=[], body=[fdef],
+                              decorator_list=[])
     params = sorted(set(code.co_freevars) | {"_os_cf"})
     factory = ast.FunctionDef(
         name="_os_factory", args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=p) for p in params], vararg=None,

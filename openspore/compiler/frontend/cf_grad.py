@@ -136,7 +136,8 @@ def _parameter_use(graph, params, writes, cond_reads, in_cond=False):
             if in_cond:
                 cond_reads.add(id(n.value))
         elif n.is_primitive and n.inputs and n.inputs[0].id in params and (
-                getattr(n.op, "side_effect", False) or getattr(n.op, "nondiff_reason", None) is _NONDIFF_WRITE):
+                (getattr(n.op, "side_effect", False) and getattr(n.op, "writes_input", True))
+                or getattr(n.op, "nondiff_reason", None) is _NONDIFF_WRITE):
             # an in-place write (Assign has a backward by MindSpore's convention, so its nondiff mark is gone)
             writes.add(params[n.inputs[0].id])
         for k, (sub, outer) in enumerate(_subgraph_inputs(n)):

@@ -11,6 +11,7 @@ of those still read afterwards. A variable not yet defined is passed as `UNDEFIN
 name that comes back `UNDEFINED`, so reading it later fails as in Python.
 """
 import builtins
+import inspect
 import types
 
 from ... import context
@@ -147,25 +148,78 @@ def callee(fn):
             or current_tracer() is None:
         return target
 
+    if kind is types.MethodType and isinstance(fn.__self__, type) and _user_code(fn.__func__):
+        return _classmethod_call(fn)
+
     def counted(*args, **kwargs):
         key = _call_key(fn, args, kwargs)
         if key is not None and key in _ACTIVE_CALLS:
-            # the same function on the same abstract inputs again: tracing would unroll it without end (a
-            # recursion decided by tensor values needs a recursive graph, which is not supported)
-            raise RuntimeError(located(
-                f"Exceed function call depth: '{getattr(fn, '__qualname__', fn)}' calls itself with inputs of the "
-                f"same shapes, dtypes and Python values, so compiling it would recurse without end (an infinite "
-                f"recursion or loop). Graph mode unrolls calls while compiling: bound the recursion by Python "
-                f"values, write it as a `while` loop, or run it in PYNATIVE_MODE."))
+            raise _endless_recursion(fn, key, _ACTIVE_CALLS[key])
         if key is not None:
-            _ACTIVE_CALLS.add(key)
+            _ACTIVE_CALLS[key] = current_tracer()
         try:
             with CALL_DEPTH:
                 return target(*args, **kwargs)
         finally:
             if key is not None:
-                _ACTIVE_CALLS.discard(key)
+                _ACTIVE_CALLS.pop(key, None)
     return counted
+
+
+def _endless_recursion(fn, key, first_tracer):
+    """The error for a call of `fn` on the same abstract inputs as a call of it still being traced: tracing would
+    unroll it without end. MindSpore 2.10 compiles such a recursion of a plain function (stopped by a tensor
+    condition) into a recursive graph and runs it; openspore has no recursive graphs, so the function runs op by
+    op instead (runtime/jit.py reads `needed_by_library`: at every syntax level, as MindSpore runs it at every
+    level). A method's recursion MindSpore refuses at its call depth limit, and so does openspore, with its words."""
+    limit = context.get_context("max_call_depth")
+    name = getattr(fn, "__qualname__", fn)
+    # Stopped by a tensor's value: the call is inside a branch (a subgraph) traced since the first call began, and
+    # has tensor inputs (key[3]); a call on the same level would recur for ever, in Python too.
+    if type(fn) is not types.MethodType and key[3] and current_tracer().has_ancestor(first_tracer):
+        err = RuntimeError(located(
+            f"Exceed function call depth: '{name}' calls itself with inputs of the same shapes, dtypes and Python "
+            f"values: a recursion stopped by a tensor's value, which needs a recursive graph (the function runs "
+            f"op by op instead)."))
+        err.needed_by_library = True
+        return err
+    return RuntimeError(located(
+        f"Exceed function call depth limit {limit}, (function call depth: {limit + 1}, simulate call depth: "
+        f"{limit // 2 + 1}). '{name}' calls itself with inputs of the same shapes, dtypes and Python values, so "
+        f"compiling it would recurse without end (an infinite recursion, or a method's recursion stopped by a "
+        f"tensor's value, which MindSpore refuses too). Bound the recursion by Python values, write it as a "
+        f"`while` loop, or run it in PYNATIVE_MODE."))
+
+
+def _user_code(func):
+    code = getattr(func, "__code__", None)
+    return code is not None and is_user_file(code.co_filename)
+
+
+def _classmethod_call(fn):
+    """A classmethod called in graph code. MindSpore's graph compiler does not bind its class: the call's arguments
+    go to the function's parameters from the first one (`cls`) on, so a count that does not match is its
+    TypeError, and a parameter left without a value (keywords filled the others) its RuntimeError."""
+    func = fn.__func__
+    signature = inspect.signature(func)
+    params = list(signature.parameters.values())
+
+    def run(*args, **kwargs):
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError:
+            positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+            missing = [p.name for p in positional[len(args):] if p.name not in kwargs and p.default is p.empty]
+            if kwargs and missing:
+                raise RuntimeError(located(f"Miss argument input for parameter:{missing[0]}")) from None
+            raise TypeError(located(
+                f"The parameters number of the function is {len(params)}, but the number of provided arguments "
+                f"is {len(args) + len(kwargs)}. (In graph mode a classmethod is called without its class: "
+                f"'{fn.__qualname__}' gets the call's arguments from its first parameter on; make it a "
+                f"staticmethod or a plain function.)")) from None
+        bound.apply_defaults()
+        return callee(func)(*bound.args, **bound.kwargs)
+    return run
 
 
 def method(obj, name):
@@ -176,14 +230,40 @@ def method(obj, name):
         special = _DICT_METHODS.get(name)
         if special is not None:
             return lambda *args: special(obj, *args)
+    if name in _MUTATORS.get(type(obj), ()) and current_tracer() is not None:
+        _note_mutation(obj)
     return callee(getattr(obj, name))
+
+
+# A list or dict changed by a method call while a graph is traced (`GLOBAL_LIST.append(x)`): in MindSpore the graph
+# works on its own value of it, and the Python object keeps what it held. The frontend notes each one's contents
+# before the first change and puts them back once the trace has taken its result (api.trace, `undo_mutations`).
+_MUTATORS = {list: frozenset({"append", "extend", "insert", "pop", "remove", "reverse", "sort", "clear"}),
+             dict: frozenset({"update", "pop", "popitem", "clear", "setdefault"})}
+MUTATED = []  # [(object, its contents before the trace changed it)]
+
+
+def _note_mutation(obj):
+    if not any(o is obj for o, _ in MUTATED):
+        MUTATED.append((obj, list(obj) if type(obj) is list else dict(obj)))
+
+
+def undo_mutations(mark):
+    """Give the lists and dicts noted since `len(MUTATED)` was `mark` their contents back."""
+    while len(MUTATED) > mark:
+        obj, before = MUTATED.pop()
+        if type(obj) is list:
+            obj[:] = before
+        else:
+            obj.clear()
+            obj.update(before)
 
 
 _DICT_METHODS = {"keys": lambda d: tuple(d.keys()), "values": lambda d: tuple(d.values()),
                  "items": lambda d: list(d.items()), "has_key": lambda d, key: key in d}
 
 
-_ACTIVE_CALLS = set()  # keys of the user-function calls being traced now (see `_call_key`)
+_ACTIVE_CALLS = {}  # keys of the user-function calls being traced now (see `_call_key`) -> the tracer they began in
 
 
 def _call_key(fn, args, kwargs):

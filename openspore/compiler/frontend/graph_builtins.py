@@ -8,8 +8,9 @@ keeps Python's builtins. What differs in a graph:
   `isinstance(p, type(x))` and `type(x) == Tensor` read as they do on real tensors;
 * `round(x)` of a tensor rounds it element-wise (`ops.round`); `round(x, n)` of a tensor is refused with
   MindSpore's TypeError;
-* `print(...)` formats all its values before writing (a traced tensor's value is printed when the function
-  runs: symbolic.py);
+* `print(...)` is a `Print` node of the graph (ops/defs/debug.py): the values are written each time the graph
+  runs, in program order and in MindSpore's graph layout, one per line (a tuple or list holding more than
+  numbers item by item, a dict by its values); keywords (`sep`, `end`...) are refused as MindSpore refuses them;
 * `map(...)` and `filter(...)` give tuples: a graph has no lazy iterators (and a tuple returned from a graph
   stays readable call after call, where an iterator would be used up); over numpy arrays (values MindSpore's
   JIT fallback keeps as Python objects) they stay Python's.
@@ -25,7 +26,9 @@ import builtins
 
 import numpy as np
 
+from ...core.dispatch import current_tracer
 from ...core.tensor import Tensor
+from ...ops.defs.debug import Print, graph_value_text
 from .errors import located
 from .symbolic import SymbolicTensor
 
@@ -68,11 +71,37 @@ def graph_filter(function, iterable):
     return tuple(builtins.filter(function, iterable))
 
 
+def _print_items(value, out):
+    """The Print inputs for one value of `print(...)`: tensors as they are, tuples/lists of numbers as one text,
+    other tuples/lists and dicts item by item, everything else (strings, numbers, dtypes, None, numpy arrays) as the
+    text MindSpore prints for it, fixed when the graph is compiled."""
+    if isinstance(value, Tensor):
+        out.append(value)
+    elif isinstance(value, dict):
+        _print_items(tuple(value.values()), out)
+    elif isinstance(value, (tuple, list)) and not all(_number(v) for v in value):
+        for v in value:
+            _print_items(v, out)
+    else:
+        out.append(graph_value_text(value))
+
+
+def _number(value):
+    return isinstance(value, (bool, int, float, np.bool_, np.integer, np.floating))
+
+
 def graph_print(*values, **kwargs):
-    """`print(...)`: every value is turned into text before anything is written, so that a traced tensor's
-    value (asked for by `str`, which sends the function to run in Python: symbolic.py) leaves no half-printed
-    line behind."""
-    builtins.print(*[v if isinstance(v, str) else str(v) for v in values], **kwargs)
+    """`print(...)` in graph code: a `Print` node while tracing (Python's print otherwise)."""
+    if current_tracer() is None:
+        return builtins.print(*values, **kwargs)
+    if kwargs:
+        raise RuntimeError(located(f"Got an unexpected keyword argument '{next(iter(kwargs))}'"))
+    items = []
+    for value in values:
+        _print_items(value, items)
+    if items:
+        Print()(*items)
+    return None
 
 
 BUILTINS = {builtins.print: graph_print, builtins.type: graph_type, builtins.round: graph_round, builtins.map: graph_map,

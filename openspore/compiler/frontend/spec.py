@@ -3,12 +3,23 @@
 A spec is a nested tuple: `("T",)` a tensor leaf (taken in order), `("C", value)` a Python value kept as it is,
 `("tuple", specs)`, `("list", specs)`, `("dict", keys, specs)`, `("ntuple", type, specs)` (namedtuples).
 `static_key(spec)` is a hashable form for compile caches: Python values are part of it, tensors are not.
+A value wrapped in `Same` is kept as it is (`("C", value)`) however it is built: a module's global list returned from
+a graph is that list itself in MindSpore, not a copy.
 """
 import numpy as np
 
 from ...core.tensor import Tensor
 
 TENSOR = ("T",)
+
+
+class Same:
+    """`Same(value)`: flattened as the object itself (no leaves), so that unflatten gives back `value`."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
 
 
 def flatten(value):
@@ -22,6 +33,8 @@ def _flatten(value, leaves):
         leaves.append(value)
         return TENSOR
     kind = type(value)
+    if kind is Same:
+        return ("C", value.value)
     if kind is tuple:
         return ("tuple", tuple(_flatten(v, leaves) for v in value))
     if kind is list:

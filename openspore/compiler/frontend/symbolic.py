@@ -154,9 +154,9 @@ class SymbolicTensor(Tensor):
         return f"SymbolicTensor(shape={list(self.shape)}, dtype={self.dtype}, node={self.node!r})"
 
     def __str__(self):
-        # print(x) / str(x) in the user's graph code wants the value: MindSpore prints it when the graph runs, so
-        # the function runs in Python (JIT fallback) and prints each call's values. openspore's own messages
-        # (and code with no source file) get the symbolic description.
+        # str(x) / an f-string in the user's graph code wants the value (print(x) does not: it is a Print node,
+        # graph_builtins.py): MindSpore formats it when the graph runs, so the function runs in Python (JIT
+        # fallback). openspore's own messages (and code with no source file) get the symbolic description.
         if _asked_by_user_code(2):
             raise _no_value("printing or formatting a traced tensor's value")
         return repr(self)

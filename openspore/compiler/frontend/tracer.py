@@ -156,6 +156,9 @@ class Tracer:
 
     # ---- the dispatch protocol -----------------------------------------------------------------
     def bind(self, prim, args):
+        graph_form = getattr(prim, "graph_form", None)
+        if graph_form is not None:  # a primitive that behaves differently in a graph (Print's layout)
+            prim = graph_form()
         try:
             abstract = prim.infer(*args)
         except (ValueError, TypeError, IndexError) as exc:

@@ -27,6 +27,7 @@ from . import linalg  # noqa: F401
 from . import math_bitwise  # noqa: F401
 from . import comm  # noqa: F401
 from . import summary  # noqa: F401
+from . import debug  # noqa: F401
 from . import array_scatter_reduce  # noqa: F401
 from . import math_special  # noqa: F401
 from . import linalg_det  # noqa: F401

@@ -18,6 +18,7 @@ import numpy as np
 
 from ...common import dtype as mstype
 from ...core.dispatch import current_tracer
+from ...core.registry import prim
 from ...core.tensor import Tensor
 from .. import function as F
 
@@ -217,28 +218,15 @@ def inplace_sigmoid(input):
 
 
 def print_(*input_x):
-    """Print the inputs (Tensors as their values, strings as they are) on one line each, like ops.Print.
-
-    In a graph being compiled the values are not known yet: MindSpore prints them when the graph runs, so the
-    function is marked to run in Python instead (the JIT fallback of runtime/jit.py), printing each call's values.
+    """Print the inputs, one a line, like ops.Print (the `Print` primitive: ops/defs/debug.py): in PyNative Tensors
+    as their repr and the rest as `str`; in a compiled graph when the graph runs, in MindSpore's graph layout.
 
     >>> import openspore as ms
-    >>> print_("x:", ms.Tensor([1, 2]))
+    >>> _ = print_("x:", ms.Tensor([1, 2]))
     x:
-    [1 2]
+    Tensor(shape=[2], dtype=Int64, value= [1, 2])
     """
-    lines = []
-    for value in input_x:
-        if isinstance(value, Tensor):
-            try:
-                array = value.asnumpy()
-            except RuntimeError as exc:  # a traced tensor (GraphCaptureError): print when the function runs
-                exc.runs_in_python = True
-                raise
-            value = array if not value.shape else value
-        lines.append(value)
-    for line in lines:
-        print(line)
+    return prim("Print")(*input_x)
 
 
 # ---- fused norms and rotary embedding (CPU references of the Ascend fusions) ------------------------------------
