@@ -26,6 +26,14 @@ def check_float_dtype(dtype, owner, what="dtype"):
         raise TypeError(f"For '{owner}', the '{what}' should be one of {list(FLOAT_TYPES)}, but got {dtype}.")
 
 
+def check_numeric_dtype(dtype, owner):
+    """Discrete distributions sample integers or floats (never bools)."""
+    if not isinstance(dtype, mstype.Type) or dtype == mstype.bool_ or not (
+            is_float_dtype(dtype) or dtype in (mstype.int8, mstype.int16, mstype.int32, mstype.int64,
+                                               mstype.uint8, mstype.uint16, mstype.uint32, mstype.uint64)):
+        raise TypeError(f"For '{owner}', the 'dtype' should be an int or float dtype, but got {dtype}.")
+
+
 def check_seed(seed, owner):
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise TypeError(f"For '{owner}', the 'seed' should be an int, but got {type(seed).__name__}.")

@@ -15,7 +15,7 @@ import math
 from .... import ops
 from ....common import dtype as mstype
 from ....core.tensor import Tensor
-from .._checks import check_prob, check_sum_to_one
+from .._checks import check_numeric_dtype, check_prob, check_sum_to_one
 from .distribution import Distribution
 
 __all__ = ["Bernoulli", "Geometric", "Categorical"]
@@ -27,6 +27,7 @@ def _entropy_terms(p):
 
 class _OneProb(Distribution):
     def __init__(self, probs, seed, dtype, name):
+        check_numeric_dtype(dtype, type(self).__name__)
         param = {"probs": probs, "seed": seed, "dtype": dtype, "name": name, "param_dict": {"probs": probs}}
         super().__init__(seed, dtype, name, param)
         self._probs = self._add_parameter(probs, "probs")
@@ -136,6 +137,7 @@ class Categorical(Distribution):
     _dist_type = "Categorical"
 
     def __init__(self, probs=None, seed=None, dtype=mstype.int32, name="Categorical"):
+        check_numeric_dtype(dtype, "Categorical")
         param = {"probs": probs, "seed": seed, "dtype": dtype, "name": name, "param_dict": {"probs": probs}}
         super().__init__(seed, dtype, name, param)
         self._probs = self._add_parameter(probs, "probs")
