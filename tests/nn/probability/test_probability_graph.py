@@ -92,3 +92,28 @@ def test_unimplemented_functions_raise_in_both_modes(func, graph_mode):
         ms.set_context(mode=mode)
         with pytest.raises(NotImplementedError, match=f"{func} is not implemented for Unimplemented"):
             Net()(value)
+
+
+def test_get_dist_args_feed_another_distribution(graph_mode):
+    """MindSpore's scenario: one distribution's (possibly overridden) parameters passed on to another's functions."""
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.free = msd.Exponential()
+            self.one = msd.Exponential(1.0)
+            self.two = msd.Exponential(2.0)
+
+        def construct(self, value, rate):
+            via_args = self.one.prob(value, *self.free.get_dist_args(rate))
+            own = self.two.prob(value, *self.free.get_dist_args())  # (None,): two keeps its own rate
+            kl = self.two.kl_loss(self.one.get_dist_type(), *self.one.get_dist_args())
+            return via_args, own, kl
+
+    value = np.array([-2.0, 0.5, 2.0], np.float32)
+    via_args, own, kl = Net()(Tensor(value), Tensor(2.0))
+    np.testing.assert_allclose(via_args.asnumpy(), own.asnumpy(), rtol=1e-6)
+    np.testing.assert_allclose(own.asnumpy(), stats.expon(scale=0.5).pdf(value), rtol=1e-5)
+    np.testing.assert_allclose(kl.asnumpy(), np.log(2.0) + 0.5 - 1.0, rtol=1e-5)  # KL(Exp(2) || Exp(1))
+    assert msd.Normal().get_dist_args() == (None, None)
+    with pytest.raises(NotImplementedError, match="get_dist_args is not implemented for HalfNormal"):
+        msd.HalfNormal(0.0, 1.0).get_dist_args()

@@ -34,8 +34,6 @@ class _OneProb(Distribution):
         if self._probs is not None:
             check_prob(self._probs)
 
-    def _get_dist_args(self, probs=None):
-        return self._check_param_type(probs)
 
     def _p(self, probs):
         return self._check_param_type(probs)[0]
@@ -152,8 +150,6 @@ class Categorical(Distribution):
             return ""
         return f"probs = {self._probs.asnumpy()}" if self._probs.ndim == 1 else f"batch_shape = {self.batch_shape}"
 
-    def _get_dist_args(self, probs=None):
-        return self._check_param_type(probs)
 
     def _p(self, probs):
         return self._check_param_type(probs)[0]

@@ -146,9 +146,22 @@ class Distribution(Cell):
 
     # ---- public functions ------------------------------------------------------------------------
     def get_dist_args(self, *args, **kwargs):
-        if not self._has("_get_dist_args"):
+        """The parameters, each the one given here or else the constructor's (None where neither is)."""
+        if self._dist_type is None:  # as MindSpore 2.10's HalfNormal, Laplace and StudentT
             raise self._not_implemented("get_dist_args")
-        return self._get_dist_args(*args, **kwargs)
+        given = list(args) + [None] * (len(self.parameter_names) - len(args))
+        for key, value in kwargs.items():
+            if key not in self.parameter_names:
+                raise TypeError(f"For '{self._name}', get_dist_args got an unexpected parameter '{key}'; "
+                                f"expected one of {self.parameter_names}.")
+            given[self.parameter_names.index(key)] = value
+        out = []
+        for arg, default in zip(given, self.default_parameters):
+            arg = default if arg is None else arg
+            if isinstance(arg, Tensor) and arg.dtype != self.parameter_type:
+                arg = ops.cast(arg, self.parameter_type)
+            out.append(arg)
+        return tuple(out)
 
     def get_dist_type(self):
         if self._dist_type is None:

@@ -43,8 +43,6 @@ class _Positive(Distribution):
                 check_greater_zero(tensor, pname)
             self._values.append(tensor)
 
-    def _get_dist_args(self, *params):
-        return self._check_param_type(*(params + (None,) * (len(self._names) - len(params))))
 
     def _full_noise_shape(self, shape, param):
         return self._check_sample_shape(shape) + tuple(param.shape)
@@ -111,8 +109,6 @@ class Uniform(Distribution):
         if self._low is not None and self._high is not None:
             check_greater(self._low, self._high, "low", "high")
 
-    def _get_dist_args(self, low=None, high=None):
-        return self._check_param_type(low, high)
 
     def _prob(self, value, low=None, high=None):
         value, low, high = self._prep(value, low, high)

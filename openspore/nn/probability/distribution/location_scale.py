@@ -172,8 +172,6 @@ class Cauchy(_Standardised):
 class Laplace(_LocScale):
     """Laplace(mean, sd) with sd the scale b: MindSpore 2.10 gives it prob/log_prob only."""
 
-    _get_dist_args = None
-
     def __init__(self, mean=None, sd=None, seed=None, dtype=mstype.float32, name="Laplace"):
         super().__init__(mean, sd, seed, dtype, name)
 

@@ -50,8 +50,6 @@ class _LocScale(Distribution):
         if self._scale is not None:
             check_greater_zero(self._scale, self._scale_label)
 
-    def _get_dist_args(self, loc=None, scale=None):
-        return self._check_param_type(loc, scale)
 
     def _noise_shape(self, shape, loc):
         return self._check_sample_shape(shape) + tuple(loc.shape)
@@ -156,8 +154,6 @@ class HalfNormal(_LocScale):
 
     def __init__(self, mean=None, sd=None, seed=None, dtype=mstype.float32, name="HalfNormal"):
         super().__init__(mean, sd, seed, dtype, name)
-
-    _get_dist_args = None
 
     def extend_repr(self):
         return ""

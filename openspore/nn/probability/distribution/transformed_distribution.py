@@ -50,7 +50,7 @@ class TransformedDistribution(Distribution):
     def extend_repr(self):
         return ""
 
-    def _get_dist_args(self, *args, **kwargs):
+    def get_dist_args(self, *args, **kwargs):
         return self._distribution.get_dist_args(*args, **kwargs)
 
     def _log_prob(self, value, *args, **kwargs):
