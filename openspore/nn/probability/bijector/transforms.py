@@ -181,7 +181,8 @@ class Invert(Bijector):
 
     def __init__(self, bijector, name=""):
         if not isinstance(bijector, Bijector):
-            raise TypeError(f"For 'Invert', the 'bijector' should be a Bijector, but got {type(bijector).__name__}.")
+            raise TypeError(f"For 'Invert', the type of 'bijector' should be 'Bijector', "
+                            f"but got type '{type(bijector).__name__}'.")
         name = name or "Invert" + bijector.name
         param = {"bijector": bijector, "name": name, "param_dict": {}}
         super().__init__(is_constant_jacobian=bijector.is_constant_jacobian, is_injective=bijector.is_injective,

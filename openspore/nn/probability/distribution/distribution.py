@@ -271,10 +271,11 @@ class Distribution(Cell):
         return getattr(self, "_" + func)(*args, **kwargs)
 
     def _check_sample_shape(self, shape):
-        if isinstance(shape, list):
-            shape = tuple(shape)
-        if not isinstance(shape, tuple) or not all(isinstance(s, int) and not isinstance(s, bool) for s in shape):
-            raise TypeError(f"For '{self._name}', the sample 'shape' should be a tuple of ints, but got {shape!r}.")
+        if not isinstance(shape, tuple):
+            raise TypeError(f"For shape, input type must be a tuple (sampling '{self._name}'), "
+                            f"but got {type(shape).__name__}.")
+        if not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in shape):
+            raise TypeError(f"For '{self._name}', the sample shape should hold non-negative ints, but got {shape}.")
         return shape
 
     def _standard_normal(self, shape):
@@ -291,8 +292,8 @@ class Distribution(Cell):
     def construct(self, name, *args, **kwargs):
         """`dist('prob', value, ...)`: the function named `name`."""
         if name not in _FUNCTIONS:
-            raise ValueError(f"For '{self._name}', '{name}' is not a distribution function; expected one of "
-                             f"{list(_FUNCTIONS)}.")
+            raise NotImplementedError(f"{name} is not implemented for {self._name} distribution (the functions "
+                                      f"are {list(_FUNCTIONS)}).")
         return getattr(self, name)(*args, **kwargs)
 
     def extend_repr(self):

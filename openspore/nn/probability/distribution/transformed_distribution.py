@@ -21,10 +21,11 @@ class TransformedDistribution(Distribution):
 
     def __init__(self, bijector, distribution, seed=None, name="transformed_distribution"):
         if not isinstance(bijector, Bijector):
-            raise TypeError(f"For '{name}', 'bijector' should be a Bijector, but got {type(bijector).__name__}.")
+            raise TypeError("For 'TransformedDistribution', the type of 'bijector' should be 'Bijector', "
+                            f"but got type '{type(bijector).__name__}'.")
         if not isinstance(distribution, Distribution):
-            raise TypeError(f"For '{name}', 'distribution' should be a Distribution, "
-                            f"but got {type(distribution).__name__}.")
+            raise TypeError("For 'TransformedDistribution', the type of 'distribution' should be 'Distribution', "
+                            f"but got type '{type(distribution).__name__}'.")
         param = {"bijector": bijector, "distribution": distribution, "seed": seed, "name": name,
                  "param_dict": dict(distribution.parameters.get("param_dict", {}))}
         super().__init__(distribution.seed if seed is None else seed, distribution.dtype, name, param)
