@@ -19,7 +19,6 @@ import sys
 MINDSPORE_MODULES = frozenset({
     "boost", "device_context", "scipy.fft", "scipy.sparse",
     "parallel.auto_parallel", "utils", "runtime_api",
-    "nn.probability.bnn_layers",
     "nn.extend", "numpy.fft", "mint.distributed", "mint.optim", "mint.special", "mint.linalg",
     "experimental.es",
 })
