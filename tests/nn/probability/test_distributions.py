@@ -244,3 +244,13 @@ def test_value_dtypes_follow_mindspore():
     out = msd.Normal(0.0, 1.0, dtype=ms.float64).prob(Tensor(np.array([1.0])))
     assert out.dtype == ms.float64
     np.testing.assert_allclose(out.asnumpy(), [stats.norm.pdf(1.0)], rtol=1e-12)
+
+
+def test_poisson_samples_an_int_dtype():
+    poisson = msd.Poisson(np.array([2.0], np.float32), dtype=ms.int32)
+    draws = poisson.sample((1000,))
+    assert draws.dtype == ms.int32 and draws.shape == (1000, 1)
+    assert poisson.mean().dtype == ms.float32
+    np.testing.assert_allclose(poisson.prob(Tensor(np.array([1], np.int32))).asnumpy(), [2 * math.exp(-2)], rtol=1e-5)
+    with pytest.raises(TypeError):
+        msd.Exponential(0.5, dtype=ms.int32)

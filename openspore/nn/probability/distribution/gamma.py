@@ -12,7 +12,8 @@ import math
 
 from .... import ops
 from ....common import dtype as mstype
-from .._checks import check_float_dtype, check_greater, check_greater_zero, check_not_scalar
+from .._checks import (check_float_dtype, check_greater, check_greater_zero, check_not_scalar,
+                       check_numeric_dtype)
 from .distribution import Distribution
 
 __all__ = ["Exponential", "Uniform", "Gamma", "Beta", "Poisson"]
@@ -27,9 +28,13 @@ class _Positive(Distribution):
 
     _names = ()
     _scalars_allowed = True
+    _integer_samples = False  # Poisson may sample an int dtype; the others are continuous
 
     def __init__(self, values, seed, dtype, name):
-        check_float_dtype(dtype, type(self).__name__)
+        if self._integer_samples:
+            check_numeric_dtype(dtype, type(self).__name__)
+        else:
+            check_float_dtype(dtype, type(self).__name__)
         if not self._scalars_allowed:
             for value, pname in zip(values, self._names):
                 check_not_scalar(value, pname)
@@ -247,11 +252,12 @@ class Beta(_Positive):
 
 
 class Poisson(_Positive):
-    """Poisson(rate) over 0, 1, 2, ... (values and samples are floats, as in MindSpore)."""
+    """Poisson(rate) over 0, 1, 2, ...: probabilities in float32; samples of `dtype` (float32 unless given)."""
 
     _dist_type = "Poisson"
     _names = ("rate",)
     _scalars_allowed = False
+    _integer_samples = True
 
     def __init__(self, rate=None, seed=None, dtype=mstype.float32, name="Poisson"):
         super().__init__((rate,), seed, dtype, name)
@@ -285,4 +291,4 @@ class Poisson(_Positive):
     def _sample(self, shape=(), rate=None):
         (rate,) = self._check_param_type(rate)
         draws = ops.random_poisson(self._check_sample_shape(shape), rate, seed=self.seed)
-        return ops.cast(draws, self.parameter_type)
+        return ops.cast(draws, self.dtype)
