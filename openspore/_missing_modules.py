@@ -19,7 +19,6 @@ import sys
 MINDSPORE_MODULES = frozenset({
     "boost", "device_context", "scipy.sparse",
     "parallel.auto_parallel", "utils", "runtime_api",
-    "nn.probability", "nn.probability.distribution", "nn.probability.bijector", "nn.probability.bnn_layers",
     "nn.extend", "experimental.es",
 })
 
