@@ -199,3 +199,34 @@ def test_bad_close_mode_is_refused(tmp_path, monkeypatch):
     monkeypatch.setenv("OPENSPORE_SUMMARY_CLOSE", "later")
     with pytest.raises(ValueError, match="OPENSPORE_SUMMARY_CLOSE should be 'wait' or 'background'"):
         ms.SummaryRecord(str(tmp_path))
+
+
+def test_a_record_closed_before_its_writer_process_started_is_written_here_and_the_writer_kept(
+        tmp_path, monkeypatch):
+    from openspore.train.summary import _writer_client
+    monkeypatch.setenv("OPENSPORE_SUMMARY_WRITER", "process")
+    _writer_client._stop_idle()
+    writer = _writer_client.WriterProcess()
+    os.kill(writer.pid, signal.SIGSTOP)  # microseconds after exec: long before its imports are done
+    try:
+        assert not writer.ready.is_set()
+        _writer_client.release(writer)  # the idle writer the next record takes
+        with ms.SummaryRecord(str(tmp_path / "a")) as record:
+            assert record._summary.writer_process() is writer.popen
+            _write_steps(record, [1, 2, 3])
+        # close() did not wait for the stopped writer: this process packed the held records, slots included
+        assert [e.step for e in _events(tmp_path / "a")[1:]] == [1, 2, 3]
+        assert [v.tag for v in _events(tmp_path / "a")[2].summary.value] == ["loss", "w", "x"]
+        assert writer.ring.in_use() == 0
+        assert _writer_client._idle["writer"] is writer and writer.alive()
+        os.kill(writer.pid, signal.SIGCONT)
+        with ms.SummaryRecord(str(tmp_path / "b")) as record:  # the same writer, started now, writes this one
+            assert record._summary.writer_process() is writer.popen
+            _write_steps(record, [1, 2])
+            record.flush()
+            assert writer.ready.is_set() and [e.step for e in _events(tmp_path / "b")[1:]] == [1, 2]
+        assert _strip_times(_events(tmp_path / "b")) == _strip_times(_events(tmp_path / "a"))[:3]
+    finally:
+        if writer.alive():
+            os.kill(writer.pid, signal.SIGCONT)
+        _writer_client._stop_idle()

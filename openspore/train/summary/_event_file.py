@@ -181,7 +181,10 @@ class EventWriter:
         self.on_error = on_error
         self._first = first_payload
         self._file = None      # RecordFile, thread backend (or after the process died)
-        self._child = None     # the WriterProcess (process backend), taken by the writer thread
+        self._proc = None      # the WriterProcess (process backend), taken by the writer thread ...
+        self._child = None     # ... and once it has started and was told of this file
+        self._first_pending = True
+        self._slots_ring = None  # the ring this file's slots are in, released here when packed here
         self._backend = backend
         self._started = threading.Event()
         self._boost = threading.Event()  # set when interpreter exit waits for a background close
@@ -229,8 +232,8 @@ class EventWriter:
     def writer_process(self):
         """The writer process (a `subprocess.Popen`), or None (thread backend, or it died); waits for its start."""
         self._started.wait()
-        child = self._child
-        return None if child is None else child.popen
+        proc = self._proc
+        return None if proc is None else proc.popen
 
     def close(self, wait=True):
         """Drain the queue and close the file: everything submitted is in the file (closed, read-only) when this
@@ -252,50 +255,90 @@ class EventWriter:
         # training thread nothing, and the first records simply wait in the queue meanwhile
         if self._backend == "process":
             try:
-                child = _writer_client.acquire()
-                child.on_error = self.on_error
-                self._child = child
-                self._send(("open", self.path, self.max_file_size))
+                self._proc = _writer_client.acquire()
+                self._slots_ring = self._proc.ring
             except OSError as exc:  # no process: this thread writes the file itself
                 if self.on_error is not None:
                     self.on_error(RuntimeError(f"the summary writer process could not start ({exc}); "
                                                "the file is written by a thread"))
         self._started.set()
-        first = True
+        held = self._wait_for_start()
+        for kind, item in held:
+            if self._do(kind, item):
+                return
         while True:
-            kind, item = self._queue.get()
+            if self._do(*self._queue.get()):
+                return
+
+    def _wait_for_start(self):
+        """While a new writer process imports its modules (~0.3 s of CPU at nice 19: seconds on a busy machine),
+        hold what comes; once it is ready, name the file to it and return what was held, for it. A close that
+        comes first (a short run) is not made to wait for that start: the held records are packed here (a
+        collection is ~1 ms), and the process, never told of this file, goes to `_writer_client`'s idle slot
+        for the next record."""
+        held = []
+        proc = self._proc
+        while proc is not None:
+            if proc.ready.is_set() or not proc.alive():
+                if proc.ready.is_set():
+                    self._child = proc
+                    proc.on_error = self.on_error
+                    self._send(("open", self.path, self.max_file_size))
+                else:  # it died while starting: everything is written here
+                    self._proc = None
+                    proc.kill()
+                    if self.on_error is not None:
+                        self.on_error(RuntimeError(f"the summary writer process for {self.path} stopped while "
+                                                   "starting; this process writes the file itself"))
+                return held
             try:
-                if first and kind in ("write", "event"):
-                    first = False
-                    if self._first is not None:
-                        self._write(self._first())
-                if kind == "write":
-                    self._write(item())
-                elif kind == "event":
-                    self._event(*item)
-                elif kind == "flush":
-                    # written records are flushed to the OS (readers see them); no fsync: it cost several ms per
-                    # file at each epoch end, and MindSpore's flush does not promise durability either
-                    self._wait_child("flush")
-                    item.set()
-                else:
-                    if self._child is not None:
-                        self._wait_child("close", boost=item or self._boost.is_set())
-                    if self._file is not None:
-                        self._file.close()
-                    with _closing_lock:  # a background close is done: nothing left for interpreter exit
-                        if self in _closing:
-                            _closing.remove(self)
-                    return
-            except Exception as exc:  # a failed record must not kill the writer (or the training)
-                if kind == "flush":
-                    item.set()
-                if self.on_error is not None:
-                    self.on_error(exc)
-            finally:
-                with self._order:
-                    self._queued -= 1
-                self._direct = not first and self._child is not None
+                kind, item = self._queue.get(timeout=0.05)
+            except queue.Empty:
+                continue
+            held.append((kind, item))
+            if kind == "close":  # (a flush waits for the start: it is held with the records before it)
+                self._proc = None
+                for kind, item in held[:-1]:
+                    self._do(kind, item)
+                _writer_client.release(proc)
+                return held[-1:]
+        return held
+
+    def _do(self, kind, item):
+        """Handle one queued item; True once the file is closed (the thread ends)."""
+        try:
+            if self._first_pending and kind in ("write", "event"):
+                self._first_pending = False
+                if self._first is not None:
+                    self._write(self._first())
+            if kind == "write":
+                self._write(item())
+            elif kind == "event":
+                self._event(*item)
+            elif kind == "flush":
+                # written records are flushed to the OS (readers see them); no fsync: it cost several ms per
+                # file at each epoch end, and MindSpore's flush does not promise durability either
+                self._wait_child("flush")
+                item.set()
+            else:
+                if self._child is not None:
+                    self._wait_child("close", boost=item or self._boost.is_set())
+                if self._file is not None:
+                    self._file.close()
+                with _closing_lock:  # a background close is done: nothing left for interpreter exit
+                    if self in _closing:
+                        _closing.remove(self)
+                return True
+        except Exception as exc:  # a failed record must not kill the writer (or the training)
+            if kind == "flush":
+                item.set()
+            if self.on_error is not None:
+                self.on_error(exc)
+        finally:
+            with self._order:
+                self._queued -= 1
+            self._direct = not self._first_pending and self._child is not None
+        return False
 
     def _event(self, step, wall_time, data):
         message = _event_message(step, wall_time, data, small_only=False)
@@ -304,12 +347,15 @@ class EventWriter:
         from ._pack import event_bytes  # no writer process (or it died): pack here, from the ring's pages too
         local = [(p, t, v.view if type(v) is RingSlot else v) for p, t, v in data]
         self._local().append(event_bytes(step, local, wall_time))
+        end = max((v.end for _, _, v in data if type(v) is RingSlot), default=0)
+        if end:  # no process reads these slots (it never started, or died): they may be reused
+            self._slots_ring.release(end)
 
     def ring(self):
         """The writer process's shared ring (`_ring.SharedRing`) to copy step values into, or None (thread
         backend, the process not started yet, or gone): then values are copied and pickled."""
-        child = self._child
-        return None if child is None else child.ring
+        proc = self._proc  # while it starts too: the slots wait for it (or are packed here at close)
+        return None if proc is None else proc.ring
 
     def _local(self):
         if self._file is None:
@@ -340,12 +386,12 @@ class EventWriter:
             self._child_died()
             return
         if what == "close":  # the file is closed (the writer answers after closing it)
-            self._child = None
+            self._child = self._proc = None
             _writer_client.release(child)
 
     def _child_died(self):
         with self._order:  # no message is posted to the dead process from now on
-            child, self._child = self._child, None
+            child, self._child, self._proc = self._child, None, None
         if child is None:
             return
         child.kill()

@@ -77,6 +77,7 @@ class WriterProcess:
         self._write_lock = threading.Lock()
         self._stopped = False
         self.on_error = None
+        self.ready = threading.Event()  # its imports are done: it handles messages at once from now on
         self._acks = {}
         self._lock = threading.Lock()
         self._count = 0
@@ -192,7 +193,9 @@ class WriterProcess:
     def _read_answers(self):
         for line in self.popen.stdout:
             word, _, rest = line.decode("utf-8", "replace").rstrip("\n").partition(" ")
-            if word == "done":
+            if word == "ready":
+                self.ready.set()
+            elif word == "done":
                 with self._lock:
                     event = self._acks.pop(int(rest), None)
                 if event is not None:
@@ -269,5 +272,5 @@ def _stop_idle():
         _idle["writer"] = _idle["timer"] = None
     if timer is not None:
         timer.cancel()
-    if writer is not None:
-        writer.stop(wait=5.0)
+    if writer is not None:  # one still starting has nothing to write: not waited for
+        writer.stop(wait=5.0 if writer.ready.is_set() else 0)

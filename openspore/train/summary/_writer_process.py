@@ -20,7 +20,8 @@ While a file is open the writer also polls the ring every `POLL_SECONDS` for pos
     ("raw", payload)                                            append bytes the parent built (graph, version)
     ("flush", n)                                                answer "done n" once everything before is written
     ("close", n)                                                close the file (read-only), answer "done n"
-Errors go to stdout as "error <message>" lines. End of stdin (the parent is done with it, or died) closes the
+It writes "ready" to stdout once its modules are imported (the parent holds a new file's records until then),
+errors as "error <message>" lines. End of stdin (the parent is done with it, or died) closes the
 file and exits.
 """
 import os
@@ -45,6 +46,8 @@ def _read_exact(stream, n):
 
 
 def main(ring_fd=-1, ring_size=0):
+    from ._event_file import RecordFile  # noqa: F401  (imported before "ready": the parent holds records
+    from ._pack import event_bytes  # noqa: F401  until then, and packs them itself if it closes first)
     from ._ring import AttachedRing
     ring = AttachedRing(ring_fd, ring_size) if ring_fd >= 0 else None
     if ring_fd >= 0:
@@ -52,6 +55,8 @@ def main(ring_fd=-1, ring_size=0):
     # unbuffered: `select` then tells the truth about what is left to read
     stdin, stdout = sys.stdin.buffer.raw, sys.stdout.buffer
     writer = _Writer(ring, stdout)
+    stdout.write(b"ready\n")
+    stdout.flush()
     try:
         while True:
             if ring is not None and writer.path is not None:
