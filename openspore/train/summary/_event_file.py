@@ -185,6 +185,7 @@ class EventWriter:
         self._child = None     # ... and once it has started and was told of this file
         self._first_pending = True
         self._slots_ring = None  # the ring this file's slots are in, released here when packed here
+        self._held = [] if backend == "process" else None  # queued items while the writer process starts
         self._backend = backend
         self._started = threading.Event()
         self._boost = threading.Event()  # set when interpreter exit waits for a background close
@@ -201,7 +202,13 @@ class EventWriter:
     def _put(self, kind, item):
         with self._order:
             self._queued += 1
-        self._queue.put((kind, item))
+            held = self._held
+            if held is not None:  # the writer process is starting (`_wait_for_start`)
+                held.append((kind, item))
+        if held is None:
+            self._queue.put((kind, item))
+        elif kind == "close":
+            self._wake()
 
     def submit(self, make_payload):
         self._put("write", make_payload)
@@ -272,40 +279,52 @@ class EventWriter:
 
     def _wait_for_start(self):
         """While a new writer process imports its modules (~0.3 s of CPU at nice 19: seconds on a busy machine),
-        hold what comes; once it is ready, name the file to it and return what was held, for it. A close that
-        comes first (a short run) is not made to wait for that start: the held records are packed here (a
-        collection is ~1 ms), and the process, never told of this file, goes to `_writer_client`'s idle slot
-        for the next record."""
-        held = []
+        `_put` holds what comes in `_held` (no wake-up of this thread per record); once the process is ready,
+        name the file to it and return what was held, for it. A close that comes first (a short run) is not made
+        to wait for that start: the held records are packed here (a collection is ~1 ms), and the process, never
+        told of this file, goes to `_writer_client`'s idle slot for the next record. (A flush is held with the
+        records before it: it waits for the start.)"""
         proc = self._proc
-        while proc is not None:
-            if proc.ready.is_set() or not proc.alive():
-                if proc.ready.is_set():
-                    self._child = proc
-                    proc.on_error = self.on_error
-                    self._send(("open", self.path, self.max_file_size))
-                else:  # it died while starting: everything is written here
-                    self._proc = None
-                    proc.kill()
-                    if self.on_error is not None:
-                        self.on_error(RuntimeError(f"the summary writer process for {self.path} stopped while "
-                                                   "starting; this process writes the file itself"))
-                return held
-            try:
-                kind, item = self._queue.get(timeout=0.05)
-            except queue.Empty:
-                continue
-            held.append((kind, item))
-            if kind == "close":  # (a flush waits for the start: it is held with the records before it)
-                self._proc = None
+        if proc is not None:
+            proc.on_ready = self._wake
+        while proc is not None and not proc.ready.is_set() and proc.alive():
+            with self._order:
+                closing = bool(self._held) and self._held[-1][0] == "close"
+            if closing:
+                proc.on_ready = None
+                with self._order:
+                    self._proc, held, self._held = None, self._held, None
                 for kind, item in held[:-1]:
                     self._do(kind, item)
                 _writer_client.release(proc)
                 return held[-1:]
-        return held
+            try:  # woken by the process's "ready" (or its end) and by a close; the timeout is a safety net
+                self._queue.get(timeout=1.0)
+            except queue.Empty:
+                pass
+        if proc is not None:
+            proc.on_ready = None
+            if proc.ready.is_set():
+                self._child = proc
+                proc.on_error = self.on_error
+                self._send(("open", self.path, self.max_file_size))
+            else:  # it died while starting: everything is written here
+                self._proc = None
+                proc.kill()
+                if self.on_error is not None:
+                    self.on_error(RuntimeError(f"the summary writer process for {self.path} stopped while "
+                                               "starting; this process writes the file itself"))
+        with self._order:
+            held, self._held = self._held, None
+        return held or []
+
+    def _wake(self):
+        self._queue.put(("wake", None))
 
     def _do(self, kind, item):
         """Handle one queued item; True once the file is closed (the thread ends)."""
+        if kind == "wake":  # a late wake-up from `_wait_for_start`'s wait: nothing to do
+            return False
         try:
             if self._first_pending and kind in ("write", "event"):
                 self._first_pending = False

@@ -78,6 +78,7 @@ class WriterProcess:
         self._stopped = False
         self.on_error = None
         self.ready = threading.Event()  # its imports are done: it handles messages at once from now on
+        self.on_ready = None  # called when it is ready, or gone before that
         self._acks = {}
         self._lock = threading.Lock()
         self._count = 0
@@ -195,6 +196,7 @@ class WriterProcess:
             word, _, rest = line.decode("utf-8", "replace").rstrip("\n").partition(" ")
             if word == "ready":
                 self.ready.set()
+                _call(self.on_ready)
             elif word == "done":
                 with self._lock:
                     event = self._acks.pop(int(rest), None)
@@ -202,6 +204,14 @@ class WriterProcess:
                     event.set()
             elif word == "error" and self.on_error is not None:
                 self.on_error(RuntimeError(rest))
+        if not self.ready.is_set():  # it ended before it was ready: whoever waits for that learns it now
+            self.popen.wait()
+            _call(self.on_ready)
+
+
+def _call(callback):
+    if callback is not None:
+        callback()
 
 
 def _widen_pipe(stream, size=1 << 20):
