@@ -10,6 +10,7 @@ with the TFRecord mask `((crc >> 15) | (crc << 17)) + 0xA282EAD8` (fact sheet §
     >>> hex(crc32c(b"123456789"))   # the standard CRC-32C check value
     '0xe3069283'
 """
+import _thread
 import atexit
 import logging
 import os
@@ -195,9 +196,12 @@ class EventWriter:
         self._order = threading.Lock()
         self._queued = 0
         self._direct = False
-        self._thread = threading.Thread(target=self._run, name=f"summary-writer:{os.path.basename(path)}",
-                                        daemon=True)
-        self._thread.start()
+        self._done = threading.Event()  # the file is closed (or the thread ended otherwise)
+        self._close_queued = False
+        self._handback = None  # a writer process that never started on this file, for `_writer_client`
+        # not `threading.Thread.start()`, which waits until the new thread runs: on a busy machine that wait (a
+        # scheduling delay, up to tens of ms) was most of what opening a SummaryRecord cost the training thread
+        _thread.start_new_thread(self._main, ())
 
     def _put(self, kind, item):
         with self._order:
@@ -247,16 +251,34 @@ class EventWriter:
         returns. The writer process is kept for the next file (`_writer_client.release`). With `wait=False` it
         returns at once and the writer finishes meanwhile, at its low priority; interpreter exit waits for it
         (`_finish_background_closes`)."""
-        if not self._thread.is_alive():
-            return
+        self.begin_close(wait)
+        if wait:
+            self.wait_closed()
+
+    def begin_close(self, wait=True):
+        """Queue the close (once) without waiting for it: `wait_closed()` then waits. Several writers closed
+        this way finish side by side (SummaryRecord's data and lineage files). `wait=False`: nothing will wait
+        for it but interpreter exit."""
+        with self._order:
+            if self._close_queued or self._done.is_set():
+                return
+            self._close_queued = True
         if not wait:
             with _closing_lock:
                 _closing.append(self)
         self._put("close", wait)
-        if wait:
-            self._thread.join()
+
+    def wait_closed(self, timeout=None):
+        """Block until the file is closed; False when `timeout` (seconds) passed first."""
+        return self._done.wait(timeout)
 
     # ---- the writer thread ------------------------------------------------------------------------
+    def _main(self):
+        try:
+            self._run()
+        finally:
+            self._done.set()
+
     def _run(self):
         # the writer process is taken (or started: fork and exec) here, not on the caller's thread: it costs the
         # training thread nothing, and the first records simply wait in the queue meanwhile
@@ -296,7 +318,7 @@ class EventWriter:
                     self._proc, held, self._held = None, self._held, None
                 for kind, item in held[:-1]:
                     self._do(kind, item)
-                _writer_client.release(proc)
+                self._handback = proc  # once the file is closed
                 return held[-1:]
             try:  # woken by the process's "ready" (or its end) and by a close; the timeout is a safety net
                 self._queue.get(timeout=1.0)
@@ -340,13 +362,17 @@ class EventWriter:
                 self._wait_child("flush")
                 item.set()
             else:
+                child = self._handback
                 if self._child is not None:
-                    self._wait_child("close", boost=item or self._boost.is_set())
+                    child = self._wait_child("close", boost=item or self._boost.is_set())
                 if self._file is not None:
                     self._file.close()
                 with _closing_lock:  # a background close is done: nothing left for interpreter exit
                     if self in _closing:
                         _closing.remove(self)
+                self._done.set()  # the file is complete: close() returns while the process is handed back
+                if child is not None:
+                    _writer_client.release(child)
                 return True
         except Exception as exc:  # a failed record must not kill the writer (or the training)
             if kind == "flush":
@@ -395,7 +421,8 @@ class EventWriter:
         return False
 
     def _wait_child(self, what, boost=False):
-        """Send a flush (or close) to the writer process and wait until it has done everything before it."""
+        """Send a flush (or close) to the writer process and wait until it has done everything before it. A close
+        returns the process (its file closed) for the caller to hand back (`_writer_client.release`), or None."""
         child = self._child
         if child is None:
             return
@@ -406,7 +433,8 @@ class EventWriter:
             return
         if what == "close":  # the file is closed (the writer answers after closing it)
             self._child = self._proc = None
-            _writer_client.release(child)
+            return child
+        return None
 
     def _child_died(self):
         with self._order:  # no message is posted to the dead process from now on
@@ -446,8 +474,7 @@ def _finish_background_closes():
         if child is not None:
             child.set_priority(os.getpriority(os.PRIO_PROCESS, 0))
     for writer in writers:
-        writer._thread.join(max(0.0, deadline - time.monotonic()))
-        if writer._thread.is_alive():
+        if not writer.wait_closed(max(0.0, deadline - time.monotonic())):
             logging.getLogger("openspore.summary").error(
                 "summary file %s: the writer did not finish within %.0f s of interpreter exit; its last records "
                 "are missing", writer.path, BACKGROUND_CLOSE_WAIT)
