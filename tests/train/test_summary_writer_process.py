@@ -230,3 +230,31 @@ def test_a_record_closed_before_its_writer_process_started_is_written_here_and_t
         if writer.alive():
             os.kill(writer.pid, signal.SIGCONT)
         _writer_client._stop_idle()
+
+
+def test_records_held_for_a_slow_starting_writer_raise_its_priority_then_it_writes_them(tmp_path, monkeypatch):
+    from openspore.train.summary import _event_file, _writer_client
+    monkeypatch.setenv("OPENSPORE_SUMMARY_WRITER", "process")
+    monkeypatch.setattr(_event_file, "START_PATIENCE", 0.2)
+    _writer_client._stop_idle()
+    writer = _writer_client.WriterProcess()
+    os.kill(writer.pid, signal.SIGSTOP)  # still importing: it cannot start within the patience
+    try:
+        _writer_client.release(writer)
+        with ms.SummaryRecord(str(tmp_path)) as record:
+            _write_steps(record, [1, 2])
+            deadline = time.monotonic() + 30
+            while _nice(writer.pid) == 19 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            if os.geteuid() == 0:  # raising a priority needs root (or CAP_SYS_NICE); otherwise it stays at 19
+                assert _nice(writer.pid) == os.getpriority(os.PRIO_PROCESS, 0)
+            os.kill(writer.pid, signal.SIGCONT)
+            assert writer.ready.wait(60)
+            record.flush()  # the writer process, started now, wrote the held records
+            assert [e.step for e in _events(tmp_path)[1:]] == [1, 2]
+            assert _nice(writer.pid) == 19  # it lowered itself once started
+            assert record._summary.writer_process() is writer.popen and record._summary._child is writer
+    finally:
+        if writer.alive():
+            os.kill(writer.pid, signal.SIGCONT)
+        _writer_client._stop_idle()

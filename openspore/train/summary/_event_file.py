@@ -309,9 +309,15 @@ class EventWriter:
         proc = self._proc
         if proc is not None:
             proc.on_ready = self._wake
+        patience = time.monotonic() + START_PATIENCE
         while proc is not None and not proc.ready.is_set() and proc.alive():
             with self._order:
                 closing = bool(self._held) and self._held[-1][0] == "close"
+            if patience is not None and time.monotonic() > patience:
+                # a long run on a busy machine, where nice 19 gets next to no CPU: records must not pile up here
+                # all run long; it lowers itself again once started
+                patience = None
+                proc.set_priority(os.getpriority(os.PRIO_PROCESS, 0))
             if closing:
                 proc.on_ready = None
                 with self._order:
@@ -370,9 +376,9 @@ class EventWriter:
                 with _closing_lock:  # a background close is done: nothing left for interpreter exit
                     if self in _closing:
                         _closing.remove(self)
-                self._done.set()  # the file is complete: close() returns while the process is handed back
-                if child is not None:
+                if child is not None:  # handed back before close() returns: the next record finds it
                     _writer_client.release(child)
+                self._done.set()
                 return True
         except Exception as exc:  # a failed record must not kill the writer (or the training)
             if kind == "flush":
@@ -457,6 +463,7 @@ class EventWriter:
 
 _closing = []
 _closing_lock = threading.Lock()
+START_PATIENCE = 5.0  # seconds records are held for a starting writer process before its priority is raised
 BACKGROUND_CLOSE_WAIT = 60.0
 
 

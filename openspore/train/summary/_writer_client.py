@@ -16,6 +16,7 @@ process dies, whatever the cause.
     >>> os.path.getsize(path)    # 8 length + 4 CRC + 3 payload + 4 CRC
     19
 """
+import _thread
 import atexit
 import os
 import pickle
@@ -242,7 +243,7 @@ def acquire():
         writer, timer = _idle["writer"], _idle["timer"]
         _idle["writer"] = _idle["timer"] = None
     if timer is not None:
-        timer.cancel()
+        timer.set()
     if writer is not None and writer.alive():
         return writer
     if writer is not None:
@@ -258,18 +259,19 @@ def release(writer):
     with _idle_lock:
         keep = _idle["writer"] is None and writer.alive()
         if keep:
-            timer = threading.Timer(IDLE_SECONDS, _expire, args=(writer,))
-            timer.daemon = True
-            _idle["writer"], _idle["timer"] = writer, timer
-    if keep:
-        timer.start()
+            cancel = threading.Event()  # set when the writer is taken again (or stopped) before its time is up
+            _idle["writer"], _idle["timer"] = writer, cancel
+    if keep:  # (not a threading.Timer: its start waits for the new thread to run, and the caller waits on this)
+        _thread.start_new_thread(_expire_after, (writer, cancel, IDLE_SECONDS))
     else:
         writer.stop()
 
 
-def _expire(writer):
+def _expire_after(writer, cancel, seconds):
+    if cancel.wait(seconds):
+        return
     with _idle_lock:
-        if _idle["writer"] is not writer:
+        if _idle["timer"] is not cancel:
             return
         _idle["writer"] = _idle["timer"] = None
     writer.stop()
@@ -281,6 +283,6 @@ def _stop_idle():
         writer, timer = _idle["writer"], _idle["timer"]
         _idle["writer"] = _idle["timer"] = None
     if timer is not None:
-        timer.cancel()
+        timer.set()
     if writer is not None:  # one still starting has nothing to write: not waited for
         writer.stop(wait=5.0 if writer.ready.is_set() else 0)

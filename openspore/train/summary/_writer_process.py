@@ -55,6 +55,10 @@ def main(ring_fd=-1, ring_size=0):
     # unbuffered: `select` then tells the truth about what is left to read
     stdin, stdout = sys.stdin.buffer.raw, sys.stdout.buffer
     writer = _Writer(ring, stdout)
+    try:  # back to the lowest priority, should the parent have raised it to get this start done
+        os.setpriority(os.PRIO_PROCESS, 0, 19)
+    except (AttributeError, OSError):
+        pass
     stdout.write(b"ready\n")
     stdout.flush()
     try:
