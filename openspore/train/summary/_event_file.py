@@ -309,7 +309,7 @@ class EventWriter:
         proc = self._proc
         if proc is not None:
             proc.on_ready = self._wake
-        patience = time.monotonic() + START_PATIENCE
+        patience = None if proc is None else proc.created + START_PATIENCE  # its whole start, over records
         while proc is not None and not proc.ready.is_set() and proc.alive():
             with self._order:
                 closing = bool(self._held) and self._held[-1][0] == "close"
@@ -463,7 +463,7 @@ class EventWriter:
 
 _closing = []
 _closing_lock = threading.Lock()
-START_PATIENCE = 5.0  # seconds records are held for a starting writer process before its priority is raised
+START_PATIENCE = 5.0  # seconds a writer process may take to start before its priority is raised
 BACKGROUND_CLOSE_WAIT = 60.0
 
 

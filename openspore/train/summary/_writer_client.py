@@ -24,6 +24,7 @@ import struct
 import subprocess
 import sys
 import threading
+import time
 
 from ._ring import SharedRing
 
@@ -79,6 +80,7 @@ class WriterProcess:
         self._stopped = False
         self.on_error = None
         self.ready = threading.Event()  # its imports are done: it handles messages at once from now on
+        self.created = time.monotonic()
         self.on_ready = None  # called when it is ready, or gone before that
         self._acks = {}
         self._lock = threading.Lock()
