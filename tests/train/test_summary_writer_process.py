@@ -13,7 +13,7 @@ import pytest
 
 import openspore as ms
 from openspore.train.summary import summary_pb2
-from openspore.train.summary._event_file import read_records
+from openspore.train.summary._records import read_records
 
 
 def _events(directory):

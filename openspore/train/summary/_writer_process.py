@@ -3,7 +3,7 @@
 Packing a collection (histograms, the PNG of the input images, protobuf, CRCs) is a few ms of Python. On a thread of
 the training process it holds the GIL the training loop needs; here, in a process at the lowest CPU priority (nice 19
 rather than SCHED_IDLE: it still gets a small share of a saturated machine), it uses what training leaves idle.
-`EventWriter(..., backend="process")` starts it from its writer thread (see `_event_file._BOOTSTRAP`, which lowers
+`EventWriter(..., backend="process")` starts it from its writer thread (see `_writer_client._BOOTSTRAP`, which lowers
 the priority before any import); `close()` gives it the parent's priority back where the OS allows, since the
 parent then waits for it.
 
@@ -46,7 +46,7 @@ def _read_exact(stream, n):
 
 
 def main(ring_fd=-1, ring_size=0):
-    from ._event_file import RecordFile  # noqa: F401  (imported before "ready": the parent holds records
+    from ._records import RecordFile  # noqa: F401  (imported before "ready": the parent holds records
     from ._pack import event_bytes  # noqa: F401  until then, and packs them itself if it closes first)
     from ._ring import AttachedRing
     ring = AttachedRing(ring_fd, ring_size) if ring_fd >= 0 else None
@@ -93,7 +93,7 @@ class _Writer:
         self.records, self.path, self.max_file_size = None, None, None
 
     def handle(self, message):
-        from ._event_file import RecordFile
+        from ._records import RecordFile
         from ._pack import event_bytes
         kind, ring = message[0], self.ring
         try:
