@@ -142,7 +142,7 @@ def _median(values):
 def writer_cpu_ms_per_collection():
     """CPU ms the writer spends on one default collection of this LeNet (loss, lr, five weight histograms, the
     32-image input batch): packing, PNG, protobuf and CRCs, measured with thread_time (load-independent)."""
-    from openspore.train.summary._event_file import frame
+    from openspore.train.summary._records import frame
     from openspore.train.summary._pack import event_bytes as _event_bytes
     net = nets.LeNet()
     rng = np.random.default_rng(0)

@@ -23,7 +23,7 @@ import re
 import threading
 
 from ..train.summary import anf_ir_pb2, lineage_pb2, summary_pb2
-from ..train.summary._event_file import read_records
+from ..train.summary._records import read_records
 
 _SUMMARY_FILE = re.compile(r"summary\.(\d+)")
 

@@ -84,7 +84,7 @@ def test_reader_tails_new_records_and_refuses_escaping_ids(tmp_path):
     path = os.path.join(base, "live", [n for n in os.listdir(base / "live") if n.endswith("_MS")][0])
     os.chmod(path, 0o600)
     from openspore.train.summary import summary_pb2
-    from openspore.train.summary._event_file import frame
+    from openspore.train.summary._records import frame
     event = summary_pb2.Event(wall_time=1.0, step=3)
     event.summary.value.add(tag="loss", scalar_value=0.25)
     record = frame(event.SerializeToString())

@@ -11,7 +11,7 @@ import pytest
 import openspore as ms
 from openspore import nn, ops
 from openspore.train.summary import anf_ir_pb2, summary_pb2
-from openspore.train.summary._event_file import CorruptRecord, frame, masked_crc, read_records
+from openspore.train.summary._records import CorruptRecord, frame, masked_crc, read_records
 
 
 def _events(path):
@@ -65,7 +65,7 @@ def test_crc_is_checked_and_partial_records_wait():
 
 
 def test_c_crc_matches_the_python_table_and_the_check_value():
-    from openspore.train.summary._event_file import crc32c, crc32c_python
+    from openspore.train.summary._records import crc32c, crc32c_python
     rng = np.random.default_rng(0)
     for n in (0, 1, 7, 8, 9, 63, 1000, 65537):
         data = rng.bytes(n)

@@ -13,7 +13,7 @@ import pytest
 
 import openspore as ms
 from openspore.train.summary import summary_pb2
-from openspore.train.summary._event_file import read_records
+from openspore.train.summary._records import read_records
 
 
 def _events(directory):
@@ -199,3 +199,62 @@ def test_bad_close_mode_is_refused(tmp_path, monkeypatch):
     monkeypatch.setenv("OPENSPORE_SUMMARY_CLOSE", "later")
     with pytest.raises(ValueError, match="OPENSPORE_SUMMARY_CLOSE should be 'wait' or 'background'"):
         ms.SummaryRecord(str(tmp_path))
+
+
+def test_a_record_closed_before_its_writer_process_started_is_written_here_and_the_writer_kept(
+        tmp_path, monkeypatch):
+    from openspore.train.summary import _writer_client
+    monkeypatch.setenv("OPENSPORE_SUMMARY_WRITER", "process")
+    _writer_client._stop_idle()
+    writer = _writer_client.WriterProcess()
+    os.kill(writer.pid, signal.SIGSTOP)  # microseconds after exec: long before its imports are done
+    try:
+        assert not writer.ready.is_set()
+        _writer_client.release(writer)  # the idle writer the next record takes
+        with ms.SummaryRecord(str(tmp_path / "a")) as record:
+            assert record._summary.writer_process() is writer.popen
+            _write_steps(record, [1, 2, 3])
+        # close() did not wait for the stopped writer: this process packed the held records, slots included
+        assert [e.step for e in _events(tmp_path / "a")[1:]] == [1, 2, 3]
+        assert [v.tag for v in _events(tmp_path / "a")[2].summary.value] == ["loss", "w", "x"]
+        assert writer.ring.in_use() == 0
+        assert _writer_client._idle["writer"] is writer and writer.alive()
+        os.kill(writer.pid, signal.SIGCONT)
+        with ms.SummaryRecord(str(tmp_path / "b")) as record:  # the same writer, started now, writes this one
+            assert record._summary.writer_process() is writer.popen
+            _write_steps(record, [1, 2])
+            record.flush()
+            assert writer.ready.is_set() and [e.step for e in _events(tmp_path / "b")[1:]] == [1, 2]
+        assert _strip_times(_events(tmp_path / "b")) == _strip_times(_events(tmp_path / "a"))[:3]
+    finally:
+        if writer.alive():
+            os.kill(writer.pid, signal.SIGCONT)
+        _writer_client._stop_idle()
+
+
+def test_records_held_for_a_slow_starting_writer_raise_its_priority_then_it_writes_them(tmp_path, monkeypatch):
+    from openspore.train.summary import _event_file, _writer_client
+    monkeypatch.setenv("OPENSPORE_SUMMARY_WRITER", "process")
+    monkeypatch.setattr(_event_file, "START_PATIENCE", 0.2)
+    _writer_client._stop_idle()
+    writer = _writer_client.WriterProcess()
+    os.kill(writer.pid, signal.SIGSTOP)  # still importing: it cannot start within the patience
+    try:
+        _writer_client.release(writer)
+        with ms.SummaryRecord(str(tmp_path)) as record:
+            _write_steps(record, [1, 2])
+            deadline = time.monotonic() + 30
+            while _nice(writer.pid) == 19 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            if os.geteuid() == 0:  # raising a priority needs root (or CAP_SYS_NICE); otherwise it stays at 19
+                assert _nice(writer.pid) == os.getpriority(os.PRIO_PROCESS, 0)
+            os.kill(writer.pid, signal.SIGCONT)
+            assert writer.ready.wait(60)
+            record.flush()  # the writer process, started now, wrote the held records
+            assert [e.step for e in _events(tmp_path)[1:]] == [1, 2]
+            assert _nice(writer.pid) == 19  # it lowered itself once started
+            assert record._summary.writer_process() is writer.popen and record._summary._child is writer
+    finally:
+        if writer.alive():
+            os.kill(writer.pid, signal.SIGCONT)
+        _writer_client._stop_idle()

@@ -1,71 +1,18 @@
-"""MindSpore's summary record framing and an asynchronous event-file writer.
-
-A record is `uint64 length (LE) | masked CRC-32C of those 8 bytes | payload | masked CRC-32C of the payload`,
-with the TFRecord mask `((crc >> 15) | (crc << 17)) + 0xA282EAD8` (fact sheet §3.2). There is no file header.
-
-    >>> frame(b"abc")[:8] == (3).to_bytes(8, "little")
-    True
-    >>> [r for r in read_records(frame(b"abc") + frame(b"de"))]
-    [b'abc', b'de']
-    >>> hex(crc32c(b"123456789"))   # the standard CRC-32C check value
-    '0xe3069283'
+"""An asynchronous event-file writer (`EventWriter`): records reach the file in order without a training step
+waiting for them, packed and written by the writer process (`_writer_process.py`) or a thread. The record framing
+is `_records.py`.
 """
+import _thread
 import atexit
 import logging
 import os
 import queue
-import struct
 import threading
 import time
 
 from . import _writer_client
+from ._records import RecordFile
 from ._ring import RingSlot
-
-_POLY = 0x82F63B78  # CRC-32C (Castagnoli), reflected
-
-
-def _table():
-    table = []
-    for n in range(256):
-        c = n
-        for _ in range(8):
-            c = (c >> 1) ^ _POLY if c & 1 else c >> 1
-        table.append(c)
-    return table
-
-
-_TABLE = _table()
-
-
-def crc32c_python(data):
-    """CRC-32C of `data` (bytes): table-driven, one byte per lookup (the fallback where google-crc32c is missing).
-
-    >>> hex(crc32c_python(b"123456789"))
-    '0xe3069283'
-    """
-    crc = 0xFFFFFFFF
-    table = _TABLE
-    for b in data:
-        crc = table[(crc ^ b) & 0xFF] ^ (crc >> 8)
-    return crc ^ 0xFFFFFFFF
-
-
-try:  # a C (SSE4.2) CRC-32C: the pure-Python loop was most of the writer thread's CPU and held the GIL
-    from google_crc32c import value as crc32c
-except ImportError:  # pragma: no cover - google-crc32c is a base dependency; a bare install still writes files
-    crc32c = crc32c_python
-
-
-def masked_crc(data):
-    crc = crc32c(data)
-    return ((((crc >> 15) | (crc << 17)) & 0xFFFFFFFF) + 0xA282EAD8) & 0xFFFFFFFF
-
-
-def frame(payload):
-    """One record: length, its masked CRC, payload, its masked CRC."""
-    header = struct.pack("<Q", len(payload))
-    return b"".join((header, struct.pack("<I", masked_crc(header)), payload, struct.pack("<I", masked_crc(payload))))
-
 
 def _event_message(step, wall_time, data, small_only=True):
     """The writer process's "event" message. Values are RingSlots (already in its shared memory: only where they
@@ -80,67 +27,6 @@ def _event_message(step, wall_time, data, small_only=True):
             return None
         values.append((plugin, tag, value))
     return ("event", step, wall_time, values, end)
-
-
-class CorruptRecord(ValueError):
-    """A record whose CRC does not match its bytes."""
-
-
-def read_records(data, offset=0, check_crc=True, stop_at=None):
-    """Yield the payloads of the complete records in `data` from `offset`; a trailing partial record (a file
-    still being written) is left for later. With `stop_at` (a list), its first element becomes the offset
-    just past the last complete record."""
-    end = len(data)
-    while offset + 12 <= end:
-        header = data[offset:offset + 8]
-        (length,) = struct.unpack("<Q", header)
-        if offset + 12 + length + 4 > end:
-            break
-        if check_crc and struct.unpack("<I", data[offset + 8:offset + 12])[0] != masked_crc(header):
-            raise CorruptRecord(f"summary record at byte {offset}: the length's CRC does not match")
-        payload = data[offset + 12:offset + 12 + length]
-        if check_crc and struct.unpack("<I", data[offset + 12 + length:offset + 16 + length])[0] != \
-                masked_crc(payload):
-            raise CorruptRecord(f"summary record at byte {offset}: the payload's CRC does not match")
-        offset += 16 + length
-        if stop_at is not None:
-            stop_at[:] = [offset]
-        yield payload
-    if stop_at is not None and not stop_at:
-        stop_at[:] = [offset]
-
-
-class RecordFile:
-    """One event file being appended to: each record framed, written with one `write` and flushed, so a reader
-    tailing the file sees whole records or a partial last one it waits for. `max_file_size` drops records (with a
-    warning) once the next one would not fit, counting 16 framing bytes per record. `close()` leaves the file
-    read-only (0400), as MindSpore does."""
-
-    def __init__(self, path, max_file_size=None):
-        self.path = path
-        self.max_file_size = max_file_size
-        self._file = open(path, "ab")
-        self._size = self._file.tell()
-        self._full = False
-
-    def append(self, payload):
-        if payload is None:
-            return
-        if self.max_file_size is not None and self._size + len(payload) + 16 > self.max_file_size:
-            if not self._full:
-                self._full = True
-                logging.getLogger("openspore.summary").warning(
-                    "summary file %s reached max_file_size=%d bytes: later records are dropped",
-                    self.path, self.max_file_size)
-            return
-        self._file.write(frame(payload))
-        self._file.flush()
-        self._size += len(payload) + 16
-
-    def close(self):
-        if not self._file.closed:
-            self._file.close()
-            os.chmod(self.path, 0o400)
 
 
 def writer_backend():
@@ -181,7 +67,11 @@ class EventWriter:
         self.on_error = on_error
         self._first = first_payload
         self._file = None      # RecordFile, thread backend (or after the process died)
-        self._child = None     # the WriterProcess (process backend), taken by the writer thread
+        self._proc = None      # the WriterProcess (process backend), taken by the writer thread ...
+        self._child = None     # ... and once it has started and was told of this file
+        self._first_pending = True
+        self._slots_ring = None  # the ring this file's slots are in, released here when packed here
+        self._held = [] if backend == "process" else None  # queued items while the writer process starts
         self._backend = backend
         self._started = threading.Event()
         self._boost = threading.Event()  # set when interpreter exit waits for a background close
@@ -191,14 +81,23 @@ class EventWriter:
         self._order = threading.Lock()
         self._queued = 0
         self._direct = False
-        self._thread = threading.Thread(target=self._run, name=f"summary-writer:{os.path.basename(path)}",
-                                        daemon=True)
-        self._thread.start()
+        self._done = threading.Event()  # the file is closed (or the thread ended otherwise)
+        self._close_queued = False
+        self._handback = None  # a writer process that never started on this file, for `_writer_client`
+        # not `threading.Thread.start()`, which waits until the new thread runs: on a busy machine that wait (a
+        # scheduling delay, up to tens of ms) was most of what opening a SummaryRecord cost the training thread
+        _thread.start_new_thread(self._main, ())
 
     def _put(self, kind, item):
         with self._order:
             self._queued += 1
-        self._queue.put((kind, item))
+            held = self._held
+            if held is not None:  # the writer process is starting (`_wait_for_start`)
+                held.append((kind, item))
+        if held is None:
+            self._queue.put((kind, item))
+        elif kind == "close":
+            self._wake()
 
     def submit(self, make_payload):
         self._put("write", make_payload)
@@ -229,73 +128,153 @@ class EventWriter:
     def writer_process(self):
         """The writer process (a `subprocess.Popen`), or None (thread backend, or it died); waits for its start."""
         self._started.wait()
-        child = self._child
-        return None if child is None else child.popen
+        proc = self._proc
+        return None if proc is None else proc.popen
 
     def close(self, wait=True):
         """Drain the queue and close the file: everything submitted is in the file (closed, read-only) when this
         returns. The writer process is kept for the next file (`_writer_client.release`). With `wait=False` it
         returns at once and the writer finishes meanwhile, at its low priority; interpreter exit waits for it
         (`_finish_background_closes`)."""
-        if not self._thread.is_alive():
-            return
+        self.begin_close(wait)
+        if wait:
+            self.wait_closed()
+
+    def begin_close(self, wait=True):
+        """Queue the close (once) without waiting for it: `wait_closed()` then waits. Several writers closed
+        this way finish side by side (SummaryRecord's data and lineage files). `wait=False`: nothing will wait
+        for it but interpreter exit."""
+        with self._order:
+            if self._close_queued or self._done.is_set():
+                return
+            self._close_queued = True
         if not wait:
             with _closing_lock:
                 _closing.append(self)
         self._put("close", wait)
-        if wait:
-            self._thread.join()
+
+    def wait_closed(self, timeout=None):
+        """Block until the file is closed; False when `timeout` (seconds) passed first."""
+        return self._done.wait(timeout)
 
     # ---- the writer thread ------------------------------------------------------------------------
+    def _main(self):
+        try:
+            self._run()
+        finally:
+            self._done.set()
+
     def _run(self):
         # the writer process is taken (or started: fork and exec) here, not on the caller's thread: it costs the
         # training thread nothing, and the first records simply wait in the queue meanwhile
         if self._backend == "process":
             try:
-                child = _writer_client.acquire()
-                child.on_error = self.on_error
-                self._child = child
-                self._send(("open", self.path, self.max_file_size))
+                self._proc = _writer_client.acquire()
+                self._slots_ring = self._proc.ring
             except OSError as exc:  # no process: this thread writes the file itself
                 if self.on_error is not None:
                     self.on_error(RuntimeError(f"the summary writer process could not start ({exc}); "
                                                "the file is written by a thread"))
         self._started.set()
-        first = True
+        held = self._wait_for_start()
+        for kind, item in held:
+            if self._do(kind, item):
+                return
         while True:
-            kind, item = self._queue.get()
-            try:
-                if first and kind in ("write", "event"):
-                    first = False
-                    if self._first is not None:
-                        self._write(self._first())
-                if kind == "write":
-                    self._write(item())
-                elif kind == "event":
-                    self._event(*item)
-                elif kind == "flush":
-                    # written records are flushed to the OS (readers see them); no fsync: it cost several ms per
-                    # file at each epoch end, and MindSpore's flush does not promise durability either
-                    self._wait_child("flush")
-                    item.set()
-                else:
-                    if self._child is not None:
-                        self._wait_child("close", boost=item or self._boost.is_set())
-                    if self._file is not None:
-                        self._file.close()
-                    with _closing_lock:  # a background close is done: nothing left for interpreter exit
-                        if self in _closing:
-                            _closing.remove(self)
-                    return
-            except Exception as exc:  # a failed record must not kill the writer (or the training)
-                if kind == "flush":
-                    item.set()
-                if self.on_error is not None:
-                    self.on_error(exc)
-            finally:
+            if self._do(*self._queue.get()):
+                return
+
+    def _wait_for_start(self):
+        """While a new writer process imports its modules (~0.3 s of CPU at nice 19: seconds on a busy machine),
+        `_put` holds what comes in `_held` (no wake-up of this thread per record); once the process is ready,
+        name the file to it and return what was held, for it. A close that comes first (a short run) is not made
+        to wait for that start: the held records are packed here (a collection is ~1 ms), and the process, never
+        told of this file, goes to `_writer_client`'s idle slot for the next record. (A flush is held with the
+        records before it: it waits for the start.)"""
+        proc = self._proc
+        if proc is not None:
+            proc.on_ready = self._wake
+        patience = None if proc is None else proc.created + START_PATIENCE  # its whole start, over records
+        while proc is not None and not proc.ready.is_set() and proc.alive():
+            with self._order:
+                closing = bool(self._held) and self._held[-1][0] == "close"
+            if patience is not None and time.monotonic() > patience:
+                # a long run on a busy machine, where nice 19 gets next to no CPU: records must not pile up here
+                # all run long; it lowers itself again once started
+                patience = None
+                proc.set_priority(os.getpriority(os.PRIO_PROCESS, 0))
+            if closing:
+                proc.on_ready = None
                 with self._order:
-                    self._queued -= 1
-                self._direct = not first and self._child is not None
+                    self._proc, held, self._held = None, self._held, None
+                for kind, item in held[:-1]:
+                    self._do(kind, item)
+                self._handback = proc  # once the file is closed
+                return held[-1:]
+            try:  # woken by the process's "ready" (or its end) and by a close; the timeout is a safety net
+                self._queue.get(timeout=1.0)
+            except queue.Empty:
+                pass
+        if proc is not None:
+            proc.on_ready = None
+            if proc.ready.is_set():
+                self._child = proc
+                proc.on_error = self.on_error
+                self._send(("open", self.path, self.max_file_size))
+            else:  # it died while starting: everything is written here
+                self._proc = None
+                proc.kill()
+                if self.on_error is not None:
+                    self.on_error(RuntimeError(f"the summary writer process for {self.path} stopped while "
+                                               "starting; this process writes the file itself"))
+        with self._order:
+            held, self._held = self._held, None
+        return held or []
+
+    def _wake(self):
+        self._queue.put(("wake", None))
+
+    def _do(self, kind, item):
+        """Handle one queued item; True once the file is closed (the thread ends)."""
+        if kind == "wake":  # a late wake-up from `_wait_for_start`'s wait: nothing to do
+            return False
+        try:
+            if self._first_pending and kind in ("write", "event"):
+                self._first_pending = False
+                if self._first is not None:
+                    self._write(self._first())
+            if kind == "write":
+                self._write(item())
+            elif kind == "event":
+                self._event(*item)
+            elif kind == "flush":
+                # written records are flushed to the OS (readers see them); no fsync: it cost several ms per
+                # file at each epoch end, and MindSpore's flush does not promise durability either
+                self._wait_child("flush")
+                item.set()
+            else:
+                child = self._handback
+                if self._child is not None:
+                    child = self._wait_child("close", boost=item or self._boost.is_set())
+                if self._file is not None:
+                    self._file.close()
+                with _closing_lock:  # a background close is done: nothing left for interpreter exit
+                    if self in _closing:
+                        _closing.remove(self)
+                if child is not None:  # handed back before close() returns: the next record finds it
+                    _writer_client.release(child)
+                self._done.set()
+                return True
+        except Exception as exc:  # a failed record must not kill the writer (or the training)
+            if kind == "flush":
+                item.set()
+            if self.on_error is not None:
+                self.on_error(exc)
+        finally:
+            with self._order:
+                self._queued -= 1
+            self._direct = not self._first_pending and self._child is not None
+        return False
 
     def _event(self, step, wall_time, data):
         message = _event_message(step, wall_time, data, small_only=False)
@@ -304,12 +283,15 @@ class EventWriter:
         from ._pack import event_bytes  # no writer process (or it died): pack here, from the ring's pages too
         local = [(p, t, v.view if type(v) is RingSlot else v) for p, t, v in data]
         self._local().append(event_bytes(step, local, wall_time))
+        end = max((v.end for _, _, v in data if type(v) is RingSlot), default=0)
+        if end:  # no process reads these slots (it never started, or died): they may be reused
+            self._slots_ring.release(end)
 
     def ring(self):
         """The writer process's shared ring (`_ring.SharedRing`) to copy step values into, or None (thread
         backend, the process not started yet, or gone): then values are copied and pickled."""
-        child = self._child
-        return None if child is None else child.ring
+        proc = self._proc  # while it starts too: the slots wait for it (or are packed here at close)
+        return None if proc is None else proc.ring
 
     def _local(self):
         if self._file is None:
@@ -330,7 +312,8 @@ class EventWriter:
         return False
 
     def _wait_child(self, what, boost=False):
-        """Send a flush (or close) to the writer process and wait until it has done everything before it."""
+        """Send a flush (or close) to the writer process and wait until it has done everything before it. A close
+        returns the process (its file closed) for the caller to hand back (`_writer_client.release`), or None."""
         child = self._child
         if child is None:
             return
@@ -340,12 +323,13 @@ class EventWriter:
             self._child_died()
             return
         if what == "close":  # the file is closed (the writer answers after closing it)
-            self._child = None
-            _writer_client.release(child)
+            self._child = self._proc = None
+            return child
+        return None
 
     def _child_died(self):
         with self._order:  # no message is posted to the dead process from now on
-            child, self._child = self._child, None
+            child, self._child, self._proc = self._child, None, None
         if child is None:
             return
         child.kill()
@@ -364,6 +348,7 @@ class EventWriter:
 
 _closing = []
 _closing_lock = threading.Lock()
+START_PATIENCE = 5.0  # seconds a writer process may take to start before its priority is raised
 BACKGROUND_CLOSE_WAIT = 60.0
 
 
@@ -381,8 +366,7 @@ def _finish_background_closes():
         if child is not None:
             child.set_priority(os.getpriority(os.PRIO_PROCESS, 0))
     for writer in writers:
-        writer._thread.join(max(0.0, deadline - time.monotonic()))
-        if writer._thread.is_alive():
+        if not writer.wait_closed(max(0.0, deadline - time.monotonic())):
             logging.getLogger("openspore.summary").error(
                 "summary file %s: the writer did not finish within %.0f s of interpreter exit; its last records "
                 "are missing", writer.path, BACKGROUND_CLOSE_WAIT)

@@ -142,6 +142,11 @@ class SharedRing:
             taken, self._counters[3] = self._counters[3], self._posted
             return [_slot_bytes(self._map, _HEADER + self._capacity, seq) for seq in range(taken, self._posted)]
 
+    def release(self, end):
+        """Slots up to `end` were packed by this process (their writer never started, or died): reuse them."""
+        if end > self._counters[0]:
+            self._counters[0] = end
+
     def view(self, message):
         """This process's view of the array a `RingSlot.message()` names."""
         _, offset, dtype, shape = message

@@ -16,6 +16,7 @@ process dies, whatever the cause.
     >>> os.path.getsize(path)    # 8 length + 4 CRC + 3 payload + 4 CRC
     19
 """
+import _thread
 import atexit
 import os
 import pickle
@@ -23,6 +24,7 @@ import struct
 import subprocess
 import sys
 import threading
+import time
 
 from ._ring import SharedRing
 
@@ -77,6 +79,9 @@ class WriterProcess:
         self._write_lock = threading.Lock()
         self._stopped = False
         self.on_error = None
+        self.ready = threading.Event()  # its imports are done: it handles messages at once from now on
+        self.created = time.monotonic()
+        self.on_ready = None  # called when it is ready, or gone before that
         self._acks = {}
         self._lock = threading.Lock()
         self._count = 0
@@ -192,13 +197,24 @@ class WriterProcess:
     def _read_answers(self):
         for line in self.popen.stdout:
             word, _, rest = line.decode("utf-8", "replace").rstrip("\n").partition(" ")
-            if word == "done":
+            if word == "ready":
+                self.ready.set()
+                _call(self.on_ready)
+            elif word == "done":
                 with self._lock:
                     event = self._acks.pop(int(rest), None)
                 if event is not None:
                     event.set()
             elif word == "error" and self.on_error is not None:
                 self.on_error(RuntimeError(rest))
+        if not self.ready.is_set():  # it ended before it was ready: whoever waits for that learns it now
+            self.popen.wait()
+            _call(self.on_ready)
+
+
+def _call(callback):
+    if callback is not None:
+        callback()
 
 
 def _widen_pipe(stream, size=1 << 20):
@@ -229,7 +245,7 @@ def acquire():
         writer, timer = _idle["writer"], _idle["timer"]
         _idle["writer"] = _idle["timer"] = None
     if timer is not None:
-        timer.cancel()
+        timer.set()
     if writer is not None and writer.alive():
         return writer
     if writer is not None:
@@ -245,18 +261,19 @@ def release(writer):
     with _idle_lock:
         keep = _idle["writer"] is None and writer.alive()
         if keep:
-            timer = threading.Timer(IDLE_SECONDS, _expire, args=(writer,))
-            timer.daemon = True
-            _idle["writer"], _idle["timer"] = writer, timer
-    if keep:
-        timer.start()
+            cancel = threading.Event()  # set when the writer is taken again (or stopped) before its time is up
+            _idle["writer"], _idle["timer"] = writer, cancel
+    if keep:  # (not a threading.Timer: its start waits for the new thread to run, and the caller waits on this)
+        _thread.start_new_thread(_expire_after, (writer, cancel, IDLE_SECONDS))
     else:
         writer.stop()
 
 
-def _expire(writer):
+def _expire_after(writer, cancel, seconds):
+    if cancel.wait(seconds):
+        return
     with _idle_lock:
-        if _idle["writer"] is not writer:
+        if _idle["timer"] is not cancel:
             return
         _idle["writer"] = _idle["timer"] = None
     writer.stop()
@@ -268,6 +285,6 @@ def _stop_idle():
         writer, timer = _idle["writer"], _idle["timer"]
         _idle["writer"] = _idle["timer"] = None
     if timer is not None:
-        timer.cancel()
-    if writer is not None:
-        writer.stop(wait=5.0)
+        timer.set()
+    if writer is not None:  # one still starting has nothing to write: not waited for
+        writer.stop(wait=5.0 if writer.ready.is_set() else 0)

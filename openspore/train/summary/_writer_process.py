@@ -3,7 +3,7 @@
 Packing a collection (histograms, the PNG of the input images, protobuf, CRCs) is a few ms of Python. On a thread of
 the training process it holds the GIL the training loop needs; here, in a process at the lowest CPU priority (nice 19
 rather than SCHED_IDLE: it still gets a small share of a saturated machine), it uses what training leaves idle.
-`EventWriter(..., backend="process")` starts it from its writer thread (see `_event_file._BOOTSTRAP`, which lowers
+`EventWriter(..., backend="process")` starts it from its writer thread (see `_writer_client._BOOTSTRAP`, which lowers
 the priority before any import); `close()` gives it the parent's priority back where the OS allows, since the
 parent then waits for it.
 
@@ -20,7 +20,8 @@ While a file is open the writer also polls the ring every `POLL_SECONDS` for pos
     ("raw", payload)                                            append bytes the parent built (graph, version)
     ("flush", n)                                                answer "done n" once everything before is written
     ("close", n)                                                close the file (read-only), answer "done n"
-Errors go to stdout as "error <message>" lines. End of stdin (the parent is done with it, or died) closes the
+It writes "ready" to stdout once its modules are imported (the parent holds a new file's records until then),
+errors as "error <message>" lines. End of stdin (the parent is done with it, or died) closes the
 file and exits.
 """
 import os
@@ -45,6 +46,8 @@ def _read_exact(stream, n):
 
 
 def main(ring_fd=-1, ring_size=0):
+    from ._records import RecordFile  # noqa: F401  (imported before "ready": the parent holds records
+    from ._pack import event_bytes  # noqa: F401  until then, and packs them itself if it closes first)
     from ._ring import AttachedRing
     ring = AttachedRing(ring_fd, ring_size) if ring_fd >= 0 else None
     if ring_fd >= 0:
@@ -52,6 +55,12 @@ def main(ring_fd=-1, ring_size=0):
     # unbuffered: `select` then tells the truth about what is left to read
     stdin, stdout = sys.stdin.buffer.raw, sys.stdout.buffer
     writer = _Writer(ring, stdout)
+    try:  # back to the lowest priority, should the parent have raised it to get this start done
+        os.setpriority(os.PRIO_PROCESS, 0, 19)
+    except (AttributeError, OSError):
+        pass
+    stdout.write(b"ready\n")
+    stdout.flush()
     try:
         while True:
             if ring is not None and writer.path is not None:
@@ -84,7 +93,7 @@ class _Writer:
         self.records, self.path, self.max_file_size = None, None, None
 
     def handle(self, message):
-        from ._event_file import RecordFile
+        from ._records import RecordFile
         from ._pack import event_bytes
         kind, ring = message[0], self.ring
         try:

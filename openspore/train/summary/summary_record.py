@@ -202,9 +202,12 @@ class SummaryRecord:
         if self._closed:
             return
         self._closed = True
-        self._summary.close(self._close_waits)
-        if self._lineage is not None:
-            self._lineage.close(self._close_waits)
+        writers = [w for w in (self._summary, self._lineage) if w is not None]
+        for writer in writers:  # both files finish side by side
+            writer.begin_close(self._close_waits)
+        if self._close_waits:
+            for writer in writers:
+                writer.wait_closed()
         summary_ops.close_cache()
         with _instances_lock:
             _instances["count"] = max(0, _instances["count"] - 1)
