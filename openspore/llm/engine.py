@@ -294,6 +294,8 @@ class LLMEngine:
         old = {s: self.pool.length(s) for s in seq_ids}
         self.pool.reserve({s: n + 1 for s, n in old.items()})
         try:
+            if len(seq_ids) <= self.max_batch_size:   # one call: its rows are the result, no concatenation
+                return self._run_decode(seq_ids, tokens)
             out = []
             for at in range(0, len(seq_ids), self.max_batch_size):
                 out.append(self._run_decode(seq_ids[at:at + self.max_batch_size],
@@ -304,40 +306,42 @@ class LLMEngine:
             raise
 
     def _run_decode(self, seq_ids, tokens):
-        longest = max(len(self.pool.table(s)) for s in seq_ids)
+        tables = [self.pool.table(s) for s in seq_ids]
+        longest = max(len(t) for t in tables)
         blocks = next(b for b in self.decode_buckets if b >= longest)
         rows = next(r for r in self.decode_row_buckets if r >= len(seq_ids))
-        inputs = self._decode_inputs(rows, blocks, seq_ids, tokens)
+        inputs = self._decode_inputs(rows, blocks, seq_ids, tokens, tables)
         return self._run_graph(self._decode, self._decode_cell, inputs)[:len(seq_ids)]
 
-    def _decode_inputs(self, rows, blocks, seq_ids, tokens):
+    def _decode_inputs(self, rows, blocks, seq_ids, tokens, tables=None):
         """The decode graph's arrays for `rows` rows, each sequence's table `blocks` wide; padding rows write into
-        (and attend to) the scratch block."""
+        (and attend to) the scratch block. `tables`: the sequences' block tables, if the caller has them."""
         bs = self.block_size
         scratch = self.pool.scratch_block
+        b = len(seq_ids)
+        if tables is None:
+            tables = [self.pool.table(s) for s in seq_ids]
+        # built as whole arrays from Python lists (a step of 16 sequences: a few numpy calls, not ~100 element
+        # writes); padding rows: token 0 at position 0, a table of scratch blocks, length 1 (slot 0 of the scratch)
+        lengths = np.ones(rows, np.int64)
+        lengths[:b] = [self.pool.length(s) for s in seq_ids]   # already counts this token
         ids = np.zeros(rows, np.int32)
-        positions = np.zeros(rows, np.int32)
-        slots = np.full(rows, scratch * bs, np.int64)
-        tables = np.full((rows, blocks), scratch, np.int64)
-        lengths = np.ones(rows, np.int64)   # a padding row sees slot 0 of its table: the scratch block
-        own = []
-        for row, (s, t) in enumerate(zip(seq_ids, tokens)):
-            n = self.pool.length(s)  # already counts this token
-            table = self.pool.table(s)
-            ids[row], positions[row], lengths[row] = t, n - 1, n
-            tables[row, :len(table)] = table
-            slots[row] = table[(n - 1) // bs] * bs + (n - 1) % bs
-            if self.decode_over_pool:
-                own.append(self._slots(s, n))
+        ids[:b] = tokens
+        positions = (lengths - 1).astype(np.int32)
+        table_arr = np.full((rows, blocks), scratch, np.int64)
+        for row, table in enumerate(tables):
+            table_arr[row, :len(table)] = table
+        last = lengths - 1
+        slots = table_arr[np.arange(rows), last // bs] * bs + last % bs
         if self.decode_over_pool:
             mask_add = np.full((rows, self.pool.num_slots), _NEG, self._mask_dtype)
-            for row, slots_of_row in enumerate(own):
-                mask_add[row, slots_of_row] = 0.0
-            mask_add[len(own):, scratch * bs] = 0.0
+            for row, s in enumerate(seq_ids):
+                mask_add[row, self._slots(s, int(lengths[row]))] = 0.0
+            mask_add[b:, scratch * bs] = 0.0
         else:
             open_ = np.arange(blocks * bs)[None, :] < lengths[:, None]
             mask_add = np.where(open_, 0.0, _NEG).astype(self._mask_dtype)[:, None, :]   # [B, 1, L]
-        return ids, positions, self.pool.rows(slots), mask_add, tables.reshape(-1)
+        return ids, positions, self.pool.rows(slots), mask_add, table_arr.reshape(-1)
 
 
 def _entries(bound, cell):
