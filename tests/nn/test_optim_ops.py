@@ -272,6 +272,7 @@ def test_momentum_one_pass_is_the_three_kernel_update_and_skips_strided_tensors(
     for got, want in zip(params + accums, want_p + want_a):
         np.testing.assert_array_max_ulp(got.numpy(), want.numpy(), maxulp=1)
     assert not momentum_one_pass(torch, params, accums, grads, torch.tensor(0.05), 0.9)  # tensor scalars: no
+    assert not momentum_one_pass(torch, params, accums, grads, 0.05, 0.0)  # the kernel refuses momentum 0
 
     p, a = torch.from_numpy(rng.standard_normal((4, 3)).astype(np.float32)), torch.zeros(4, 3)
     g = torch.from_numpy(rng.standard_normal((3, 4)).astype(np.float32)).t()
