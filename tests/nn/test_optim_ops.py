@@ -268,7 +268,9 @@ def test_momentum_one_pass_is_the_three_kernel_update_and_skips_strided_tensors(
     torch._foreach_mul_(want_a, 0.9)
     torch._foreach_add_(want_a, grads)
     torch._foreach_add_(want_p, want_a, alpha=-0.05)
+    versions = [t._version for t in params + accums]
     assert momentum_one_pass(torch, params, accums, grads, 0.05, 0.9)
+    assert all(t._version > v for t, v in zip(params + accums, versions))  # written, as in-place ops tell
     for got, want in zip(params + accums, want_p + want_a):
         np.testing.assert_array_max_ulp(got.numpy(), want.numpy(), maxulp=1)
     assert not momentum_one_pass(torch, params, accums, grads, torch.tensor(0.05), 0.9)  # tensor scalars: no

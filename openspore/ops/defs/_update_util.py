@@ -70,6 +70,10 @@ def momentum_one_pass(torch, variables, accums, grads, lr, momentum):
         for t in group:
             if t.device.type != "cpu" or t.dtype not in dtypes or not t.is_contiguous():
                 return False
-    fused(list(variables), list(grads), list(accums), weight_decay=0.0, momentum=momentum, lr=lr, dampening=0.0,
+    variables, accums = list(variables), list(accums)
+    fused(variables, list(grads), accums, weight_decay=0.0, momentum=momentum, lr=lr, dampening=0.0,
           nesterov=False, maximize=False, is_first_step=False)
+    # the fused kernel leaves the tensors' version counters as they were (torch 2.13), which tell a frozen
+    # inference graph (runtime/inference.py) that a Parameter was written: counted here as an in-place op would
+    torch.autograd.graph.increment_version(variables + accums)
     return True
