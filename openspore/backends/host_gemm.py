@@ -12,7 +12,11 @@ thread, fastest of 300 interleaved calls, the GPT benchmark's shapes): dWeight =
 
 Dense's forward product with its bias (`linear`) was level on OpenBLAS (it needs a second pass for the bias) but
 faster on oneDNN, torch's other CPU library (its AVX-512 kernels are chosen by CPU feature, not by vendor):
-GPT's four forward shapes, fastest of 400 calls, summed per step, 8.8 ms against 9.5 ms on MKL's addmm.
+GPT's four forward shapes, fastest of 400 calls, summed per step, 8.8 ms against 9.5 ms on MKL's addmm. That
+holds where torch finds AVX-512 (`torch.backends.cpu.get_cpu_capability()`): on an AVX2-only AMD EPYC (Zen 3,
+family 25 model 1), MKL's addmm was the faster one at every shape measured (GPT's, 512x128 by 384/128/512 and
+512x512 by 128, 10-25%; the MLP's 128x784 by 512 and 128x512 by 512, 9-14%; interleaved calls, CPU time, a
+loaded machine) and the benchmark MLP's whole training step 2-10% faster, so there Dense keeps torch's `linear`.
 
 The products run on these libraries only where they were measured faster: float products of `MIN_WORK`
 multiply-adds and up, at one thread. OpenBLAS only with one thread on both sides (`torch.get_num_threads() == 1` and OpenBLAS's own count 1, which it reads
@@ -96,9 +100,9 @@ def matmul(torch, a, b, out=None):
 
 def linear(torch, x, weight, bias=None):
     """x @ weight.T + bias (Dense's forward) by oneDNN for float32 CPU tensors, contiguous, at one thread, of
-    `MIN_WORK` multiply-adds and up; None otherwise (the caller runs torch's `linear`)."""
+    `MIN_WORK` multiply-adds and up, on a CPU with AVX-512; None otherwise (the caller runs torch's `linear`)."""
     if x.dim() < 2 or not worth_it(x.numel() // x.shape[-1], weight.shape[0], weight.shape[1]) \
-            or torch.get_num_threads() != 1 or not _onednn_ready(torch):
+            or torch.get_num_threads() != 1 or not _onednn_ready(torch) or not _onednn_faster(torch):
         return None
     f32 = torch.float32
     for t in (x, weight) if bias is None else (x, weight, bias):
@@ -114,6 +118,15 @@ def _onednn_ready(torch):
         ready = _STATE["onednn"] = bool(torch.backends.mkldnn.is_available()) \
             and hasattr(torch.ops.mkldnn, "_linear_pointwise")
     return ready
+
+
+def _onednn_faster(torch):
+    """Whether oneDNN's linear was measured the faster here: on CPUs with AVX-512 (see the module docstring)."""
+    faster = _STATE.get("onednn_faster")
+    if faster is None:
+        capability = getattr(torch.backends.cpu, "get_cpu_capability", lambda: "")()
+        faster = _STATE["onednn_faster"] = capability.startswith("AVX512")
+    return faster
 
 
 _DTYPES = []

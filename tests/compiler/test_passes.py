@@ -285,6 +285,29 @@ def test_arithmetic_identities():
         """)
 
 
+def test_mul_by_ones_like_is_the_other_factor():
+    """A training step's loss-gradient seed, Mul(g, OnesLike(loss)), is g; a broadcasting product stays."""
+    check(algebraic_simplify, """
+        graph @main(%0 g: f32[2,3], %1 loss: f32[]) {
+          %2 = OnesLike(%1) : f32[]
+          %3 = Mul(%0, %2) : f32[2,3]
+          %4 = OnesLike(%0) : f32[2,3]
+          %5 = Mul(%4, %1) : f32[2,3]
+          %6 = Mul(%2, %1) : f32[]
+          %7 = make_tuple(%3, %5, %6) : (f32[2,3], f32[2,3], f32[])
+          return %7
+        }
+        """, """
+        graph @main(%0 g: f32[2,3], %1 loss: f32[]) {
+          %2 = OnesLike(%1) : f32[]
+          %3 = OnesLike(%0) : f32[2,3]
+          %4 = Mul(%3, %1) : f32[2,3]
+          %5 = make_tuple(%0, %4, %1) : (f32[2,3], f32[2,3], f32[])
+          return %5
+        }
+        """)
+
+
 def test_identities_that_change_the_abstract_or_nan_semantics_stay():
     text = """
         graph @main(%0 x: f32[3], %1 i: i32[3]) {

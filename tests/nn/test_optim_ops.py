@@ -254,6 +254,37 @@ def test_foreach_momentum_matches_the_per_parameter_update_bit_for_bit(backend, 
         np.testing.assert_array_equal(a1.asnumpy(), a2.asnumpy())
 
 
+def test_momentum_one_pass_is_the_three_kernel_update_and_skips_strided_tensors():
+    """The fused momentum kernel (_update_util.momentum_one_pass) runs where it may and gives the multi-tensor
+    update's values (bit for bit in the vectorised body, within a bit at the tails); a transposed gradient view,
+    which torch's fused kernel would read in the wrong order, takes the multi-tensor path and is exact."""
+    torch = pytest.importorskip("torch")
+    from openspore.ops.defs._update_util import momentum_one_pass
+    rng = np.random.default_rng(5)
+    shapes = [(40, 33), (37,)]
+    make = lambda: [torch.from_numpy(rng.standard_normal(s).astype(np.float32)) for s in shapes]  # noqa: E731
+    params, accums, grads = make(), make(), make()
+    want_p, want_a = [p.clone() for p in params], [a.clone() for a in accums]
+    torch._foreach_mul_(want_a, 0.9)
+    torch._foreach_add_(want_a, grads)
+    torch._foreach_add_(want_p, want_a, alpha=-0.05)
+    versions = [t._version for t in params + accums]
+    assert momentum_one_pass(torch, params, accums, grads, 0.05, 0.9)
+    assert all(t._version > v for t, v in zip(params + accums, versions))  # written, as in-place ops tell
+    for got, want in zip(params + accums, want_p + want_a):
+        np.testing.assert_array_max_ulp(got.numpy(), want.numpy(), maxulp=1)
+    assert not momentum_one_pass(torch, params, accums, grads, torch.tensor(0.05), 0.9)  # tensor scalars: no
+    assert not momentum_one_pass(torch, params, accums, grads, 0.05, 0.0)  # the kernel refuses momentum 0
+
+    p, a = torch.from_numpy(rng.standard_normal((4, 3)).astype(np.float32)), torch.zeros(4, 3)
+    g = torch.from_numpy(rng.standard_normal((3, 4)).astype(np.float32)).t()
+    assert not momentum_one_pass(torch, [p], [a], [g], 0.05, 0.9)
+    expect = p.numpy() - np.float32(0.05) * g.numpy()
+    ops.ForeachApplyMomentum().torch(torch, (p,), (a,), 0.05, (g,), 0.9)
+    np.testing.assert_allclose(a.numpy(), g.numpy(), rtol=0, atol=0)
+    np.testing.assert_allclose(p.numpy(), expect, rtol=1e-6, atol=1e-7)
+
+
 def test_foreach_adam_matches_the_per_parameter_update_bit_for_bit(backend):
     rng = np.random.default_rng(4)
     shapes = [(5, 3), (6,)]

@@ -5,6 +5,7 @@
     transpose(x, identity) → x    transpose(transpose(x, p), q) → transpose(x, p∘q)
     tuple_get_item(make_tuple(a, b, ...), i) → the i-th element
 
+The 1 of `x * 1` is a constant or an OnesLike (whatever its input holds).
 A rule replaces a node by a value only when that value's abstract (shape and dtype) is exactly the node's:
 `x * ones((3, 4))` with x of shape (4,) broadcasts, so it stays. `x * 0` stays (NaN and inf give NaN).
 In a graph that writes state (Assign and other in-place updates), a rule never replaces a node by a weight or a
@@ -41,13 +42,22 @@ def _python_const(node):
     return node.value if node.op == "const" and node.abstract is None else None
 
 
+def _all_equal(node, number):
+    """`node` is known to hold `number` everywhere: a constant, or OnesLike for 1 (its value never depends on its
+    input's: a training step's loss gradient seed, `Mul(dloss, OnesLike(loss))`, is one in every graph)."""
+    if is_const_all(node, number):
+        return True
+    return number == 1 and node.op_name == "OnesLike" and getattr(node.abstract, "shape", None) is not None \
+        and all(d > 0 for d in node.abstract.shape)
+
+
 def _neutral_element(identity):
     """The rule of a commutative op whose neutral element is `identity`: x op e → x and e op x → x."""
     def rule(n):
         x, y = n.inputs
-        if is_const_all(y, identity) and _if_same(n, x):
+        if _all_equal(y, identity) and _if_same(n, x):
             return x
-        if is_const_all(x, identity):
+        if _all_equal(x, identity):
             return _if_same(n, y)
         return None
     return rule

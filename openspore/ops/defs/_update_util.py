@@ -48,3 +48,32 @@ def t_moments_(torch, m, v, grad, beta1, beta2):
     v += (g^2 - v)*(1-beta2) (one `lerp_` pass each)."""
     m.lerp_(grad, 1 - beta1)
     v.lerp_(grad * grad, 1 - beta2)
+
+
+def momentum_one_pass(torch, variables, accums, grads, lr, momentum):
+    """ApplyMomentum without Nesterov (accum = accum * momentum + grad; var -= lr * accum) over lists of tensors in
+    one pass over each (variable, accumulation, gradient) by torch's fused SGD kernel (dampening 0, no weight
+    decay): the multi-tensor form (`_foreach_mul_`, `_foreach_add_` twice) reads and writes memory three times,
+    a third of the benchmark MLP's update time. Returns False, having done nothing, where the kernel may not run:
+    number hyper-parameters only (`t_num` on a CPU scalar), a non-zero momentum, CPU float32/float64 tensors, all
+    contiguous (its CPU kernel walks each tensor's memory in order: a transposed gradient view came out wrong in
+    torch 2.13).
+
+    Its vectorised body rounds as mul_ then add_ do; the few elements past the last full vector may differ in the
+    last bit (it is one rounding there), so ApplyMomentum and ForeachApplyMomentum both update through it and
+    agree bit for bit."""
+    fused = getattr(torch, "_fused_sgd_", None)
+    if fused is None or isinstance(lr, torch.Tensor) or isinstance(momentum, torch.Tensor) or momentum == 0:
+        return False  # momentum 0: the kernel then expects no accumulations (plain SGD) and refuses them
+    dtypes = (torch.float32, torch.float64)
+    for group in (variables, accums, grads):
+        for t in group:
+            if t.device.type != "cpu" or t.dtype not in dtypes or not t.is_contiguous():
+                return False
+    variables, accums = list(variables), list(accums)
+    fused(variables, list(grads), accums, weight_decay=0.0, momentum=momentum, lr=lr, dampening=0.0,
+          nesterov=False, maximize=False, is_first_step=False)
+    # the fused kernel leaves the tensors' version counters as they were (torch 2.13), which tell a frozen
+    # inference graph (runtime/inference.py) that a Parameter was written: counted here as an in-place op would
+    torch.autograd.graph.increment_version(variables + accums)
+    return True

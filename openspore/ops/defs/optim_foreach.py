@@ -10,7 +10,7 @@ import numpy as np
 
 from ...core.primitive import AbstractTensor, Primitive, Sample, register
 from ._util import check_dtype, check_tensor, rand_float, rand_positive
-from ._update_util import t_num
+from ._update_util import momentum_one_pass, t_num
 from .side_effect import Adam, ApplyMomentum, _check_like, _check_scalar, _NONDIFF_WRITE
 
 
@@ -97,6 +97,8 @@ class ForeachApplyMomentum(_Foreach):
                 torch._foreach_add_(variables, torch._foreach_mul(accums, -lr))
             return tuple(variables)
         lr, momentum = numbers
+        if not self.use_nesterov and momentum_one_pass(torch, variables, accums, grads, lr, momentum):
+            return tuple(variables)  # one pass over memory instead of the three below (_update_util.py)
         torch._foreach_mul_(accums, momentum)
         torch._foreach_add_(accums, grads)
         if self.use_nesterov:

@@ -14,7 +14,7 @@ from . import _onnx
 from ._mindir import Arg, mindir, norm_bool
 from ._export import NO_MINDIR, ORDERING, STATEFUL, UPDATE, not_exportable
 from ._util import check_dtype, check_tensor, prim, rand_float, rand_positive, same_as
-from ._update_util import t_add_, t_addcdiv_, t_moments_, t_num
+from ._update_util import momentum_one_pass, t_add_, t_addcdiv_, t_moments_, t_num
 
 _NONDIFF_WRITE = "an in-place update: it overwrites its variable, so there is no function of the inputs to differentiate"
 
@@ -290,6 +290,8 @@ class ApplyMomentum(Primitive):
         lr, momentum = t_num(torch, lr, var), t_num(torch, momentum, var)
         if self.gradient_scale != 1.0:
             grad = grad * self.gradient_scale
+        if not self.use_nesterov and momentum_one_pass(torch, (var,), (accum,), (grad,), lr, momentum):
+            return var  # the kernel ForeachApplyMomentum runs too (_update_util.py): the same bits
         accum.mul_(momentum).add_(grad)
         if self.use_nesterov:
             t_add_(torch, var, grad, -lr)
