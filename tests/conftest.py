@@ -39,6 +39,15 @@ def backend(request):
 
 
 @pytest.fixture
+def graph_mode():
+    """GRAPH_MODE for one test, the previous mode restored after it."""
+    old = ms.get_context("mode")
+    ms.set_context(mode=ms.GRAPH_MODE)
+    yield
+    ms.set_context(mode=old)
+
+
+@pytest.fixture
 def fixtures_dir():
     if not os.path.isdir(FIXTURES):
         pytest.skip(f"MindSpore fixtures not found at {FIXTURES}")

@@ -13,14 +13,6 @@ from openspore.compiler.frontend import trace
 jit_runtime = importlib.import_module("openspore.runtime.jit")
 
 
-@pytest.fixture
-def graph_mode():
-    old = ms.get_context("mode")
-    ms.set_context(mode=ms.GRAPH_MODE)
-    yield
-    ms.set_context(mode=old)
-
-
 def _t(values, dtype=np.float32):
     return ms.Tensor(np.array(values, dtype))
 

@@ -12,14 +12,6 @@ from openspore import nn
 jit_runtime = importlib.import_module("openspore.runtime.jit")
 
 
-@pytest.fixture
-def graph_mode():
-    old = ms.get_context("mode")
-    ms.set_context(mode=ms.GRAPH_MODE)
-    yield
-    ms.set_context(mode=old)
-
-
 # ---- recursion on a tensor condition ---------------------------------------------------------------------------
 def _count_down(x):
     if x > 0:

@@ -30,14 +30,6 @@ def _inputs():
             Tensor(np.array([2.0], np.float32)))
 
 
-@pytest.fixture
-def graph_mode():
-    old = ms.get_context("mode")
-    ms.set_context(mode=ms.GRAPH_MODE)
-    yield
-    ms.set_context(mode=old)
-
-
 def test_graph_mode_matches_pynative_with_gradients(graph_mode):
     net = _Net()
     out_graph = net(*_inputs()).asnumpy()
