@@ -289,3 +289,5 @@ from . import nn  # noqa: E402,F401  (mint.nn and mint.nn.functional)
 conv2d = nn.functional.conv2d
 from ._tensor_ops import *  # noqa: E402,F401,F403
 from . import distributed, linalg, optim, special  # noqa: E402,F401  (mint's submodules, as MindSpore imports them)
+from ._random import *  # noqa: E402,F401,F403
+from ._norm_stats import *  # noqa: E402,F401,F403

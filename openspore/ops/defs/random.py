@@ -73,6 +73,9 @@ class RandomOp(Primitive):
                 raise TypeError(f"For '{self.name}', '{name}' must be an int, but got {type(value).__name__}.")
 
     def generator(self):
+        source = self.__dict__.get("_source")
+        if source is not None:  # an instance bound to an `ms.Generator` (bound_to): that generator's stream
+            return source.numpy()
         seed, seed2 = (int(self.attrs.get(n, 0)) for n in self.seed_names)
         if seed < 0 or (seed == 0 and seed2 == 0):
             return host_random.default_generator()
@@ -81,6 +84,18 @@ class RandomOp(Primitive):
             stream = (_SEED_EPOCH[0], host_random.generator_for(seed, max(seed2, 0)))
             self.__dict__["_stream"] = stream
         return stream[1]
+
+
+def bound_to(cls, generator, **attrs):
+    """A new instance of random primitive `cls` drawing from `generator` (an `ms.Generator`): each run of its
+    kernel, eager or in a compiled graph, advances that generator's stream. The binding is not an attribute, so
+    the IR prints as for the global stream; it is kept off the shared instances of `registry.prim`."""
+    if not callable(getattr(generator, "numpy", None)) or not isinstance(generator.numpy(), np.random.Generator):
+        raise TypeError(f"For '{cls.name}', 'generator' must be a mindspore Generator, but got "
+                        f"{type(generator).__name__}.")
+    op = cls(**attrs)
+    op.__dict__["_source"] = generator
+    return op
 
 
 class _ShapeOp(RandomOp):
