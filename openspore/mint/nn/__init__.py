@@ -13,7 +13,7 @@ from ._torch_layers import *  # noqa: F401,F403
 _SHARED = ["ReLU", "ReLU6", "Sigmoid", "Tanh", "GELU", "SiLU", "ELU", "SELU", "Mish", "LogSigmoid", "Hardsigmoid",
            "Hardswish", "Hardtanh", "PReLU", "Softmax", "LogSoftmax", "Identity", "Flatten", "MSELoss", "L1Loss",
            "SmoothL1Loss", "BCELoss", "BCEWithLogitsLoss", "KLDivLoss", "SoftMarginLoss", "CosineEmbeddingLoss",
-           "GroupNorm", "PixelShuffle", "Fold", "Unfold", "Upsample", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
+           "GroupNorm", "PixelShuffle", "Unfold", "Upsample", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
            "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AvgPool1d", "AvgPool2d", "Threshold", "Hardshrink",
            "ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d",
            "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",

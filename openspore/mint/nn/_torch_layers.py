@@ -1,4 +1,4 @@
-"""mint.nn's convolutions and batch norms: PyTorch's constructor arguments (`padding` per spatial axis or
+"""mint.nn's convolutions, batch norms and Fold: PyTorch's constructor arguments (`padding` per spatial axis or
 'same'/'valid', `groups`, `bias=True`, `momentum=0.1`, `track_running_stats`) mapped onto openspore.nn's layers,
 which take MindSpore's (`pad_mode`, per-side `padding`, `group`, `has_bias=False`, `momentum=0.9`).
 
@@ -8,8 +8,10 @@ which take MindSpore's (`pad_mode`, per-side `padding`, `group`, `has_bias=False
 (1, 4, 5, 5)
 """
 from ... import nn as _nn
+from ... import ops as _ops
 
-__all__ = ["Conv1d", "Conv2d", "Conv3d", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "ConvTranspose2d", "Fold",
+           "SyncBatchNorm"]
 
 
 def _conv_args(name, dims, padding, padding_mode, groups, bias):
@@ -88,3 +90,69 @@ class BatchNorm3d(_nn.BatchNorm3d):
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, dtype=None):
         super().__init__(num_features, eps, **_bn_args(momentum, affine, track_running_stats, dtype))
+
+
+def _pair(name, label, value):
+    pair = (value, value) if isinstance(value, int) and not isinstance(value, bool) else tuple(value)
+    if len(pair) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in pair):
+        raise ValueError(f"For '{name}', '{label}' must be a non-negative int or two of them, but got {value!r}.")
+    return pair
+
+
+class ConvTranspose2d(_nn.Conv2dTranspose):
+    """`ConvTranspose2d(in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+    bias=True, dilation=1, padding_mode='zeros', dtype=None)`: weight (in, out/groups, kh, kw); output size per
+    axis (in − 1)·stride − 2·padding + dilation·(k − 1) + output_padding + 1."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                 bias=True, dilation=1, padding_mode="zeros", dtype=None):
+        if padding_mode != "zeros":
+            raise ValueError(f"For 'ConvTranspose2d', padding_mode {padding_mode!r} is not supported; only 'zeros'.")
+        ph, pw = _pair("ConvTranspose2d", "padding", padding)
+        super().__init__(in_channels, out_channels, kernel_size, stride, pad_mode="pad", padding=(ph, ph, pw, pw),
+                         output_padding=_pair("ConvTranspose2d", "output_padding", output_padding),
+                         dilation=dilation, group=groups, has_bias=bias, **_dtype(dtype))
+
+
+class Fold(_nn.Cell):
+    """`Fold(output_size, kernel_size, dilation=1, padding=0, stride=1)`: sums sliding-window columns (N, C·kh·kw,
+    L), or unbatched (C·kh·kw, L), back into (N, C, H, W) — the adjoint of Unfold."""
+
+    def __init__(self, output_size, kernel_size, dilation=1, padding=0, stride=1):
+        super().__init__()
+        self.output_size = _pair("Fold", "output_size", output_size)
+        self.kernel_size, self.dilation = kernel_size, dilation
+        self.padding, self.stride = padding, stride
+
+    def construct(self, input):
+        if len(input.shape) not in (2, 3):
+            raise ValueError(f"For 'Fold', the input must be (N, C*kh*kw, L) or (C*kh*kw, L), but got shape "
+                             f"{list(input.shape)}.")
+        batched = input if len(input.shape) == 3 else _ops.expand_dims(input, 0)
+        out = _ops.fold(batched, self.output_size, self.kernel_size, self.dilation, self.padding, self.stride)
+        return out if len(input.shape) == 3 else _ops.squeeze(out, 0)
+
+
+class SyncBatchNorm(_nn.SyncBatchNorm):
+    """`SyncBatchNorm(num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
+    process_group=None, dtype=None)`: batch norm of (N, C, ...) inputs whose statistics span the devices of
+    `process_group` (a communication group name; None: the world). On one process it is BatchNorm."""
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
+                 process_group=None, dtype=None):
+        if process_group is not None and not isinstance(process_group, str):
+            raise TypeError(f"For 'SyncBatchNorm', 'process_group' must be a group name (str) or None, but got "
+                            f"{type(process_group).__name__}.")
+        super().__init__(num_features, eps, **_bn_args(momentum, affine, track_running_stats, dtype))
+        self.process_group = process_group
+
+    def construct(self, x):
+        shape = tuple(x.shape)
+        if len(shape) < 2:
+            raise ValueError(f"For 'SyncBatchNorm', the input must be (N, C, ...), but got shape {list(shape)}.")
+        # per-channel statistics only need axis 1 kept: fold the other axes into the 4-D layout BatchNorm2d takes
+        rest = 1
+        for s in shape[2:-1]:
+            rest *= s
+        four = (shape[0], shape[1], rest, shape[-1]) if len(shape) > 2 else shape + (1, 1)
+        return _ops.reshape(super().construct(_ops.reshape(x, four)), shape)
