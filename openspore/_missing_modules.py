@@ -18,7 +18,7 @@ import sys
 # package; submodules of a listed module are covered too.
 MINDSPORE_MODULES = frozenset({
     "boost", "device_context", "scipy.sparse",
-    "parallel.auto_parallel", "utils", "runtime_api",
+    "parallel.auto_parallel", "runtime_api",
     "nn.extend", "experimental.es",
 })
 

@@ -152,6 +152,15 @@ def jit_disabled():
     return os.environ.get("MS_JIT", "1") == "0"
 
 
+def simulation_level():
+    """MindSpore's dry-run level `MS_SIMULATION_LEVEL` (0: off), read at call time (utils.dryrun.mock)."""
+    value = os.environ.get("MS_SIMULATION_LEVEL", "0").strip() or "0"
+    try:
+        return int(value)
+    except ValueError:
+        raise ValueError(f"MS_SIMULATION_LEVEL must be an integer, but got {value!r}.") from None
+
+
 def graph_kernel_env_flags():
     """The graph-kernel flags MindSpore takes from the environment, read at call time: `MS_GRAPH_KERNEL_FLAGS`
     (1.x) then `MS_DEV_GRAPH_KERNEL_FLAGS` (2.x; later in the string, so it wins on a conflict)."""
