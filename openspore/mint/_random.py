@@ -11,10 +11,10 @@ openspore has one global device.
 >>> g = ms.Generator().manual_seed(3)
 >>> a = mint.rand(2, 3, generator=g)
 >>> _ = g.manual_seed(3)
->>> bool((mint.rand((2, 3), generator=g) == a).all()), a.shape, a.dtype
-(True, (2, 3), Float32)
->>> mint.randint(10, (4,)).dtype, mint.randperm(5).shape
-(Int64, (5,))
+>>> print(bool((mint.rand((2, 3), generator=g) == a).all()), a.shape, a.dtype)
+True (2, 3) Float32
+>>> print(mint.randint(10, (4,)).dtype, mint.randperm(5).shape)
+Int64 (5,)
 """
 import numpy as np
 

@@ -8,8 +8,8 @@ tensor it wraps; the numpy backend: its array); `from_dlpack` takes a capsule, o
 >>> from openspore.utils import to_dlpack, from_dlpack
 >>> x = ms.Tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
 >>> y = from_dlpack(to_dlpack(x))
->>> y.shape, y.dtype, y.asnumpy().tolist()
-((2, 3), Float32, [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]])
+>>> print(y.shape, y.dtype, y.asnumpy().tolist())
+(2, 3) Float32 [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
 """
 import numpy as np
 
