@@ -29,6 +29,46 @@ def set_layout_hook(fn, outputs=None):
     _layout_hook, _output_hook = fn, outputs
 
 
+# Dispatch modes (utils.MsDispatchMode): user objects that receive every eager op call instead of the kernel,
+# innermost last. Empty unless a mode is entered, so a call pays one truthiness test.
+_dispatch_modes = []
+
+
+def push_dispatch_mode(mode):
+    _dispatch_modes.append(mode)
+
+
+def pop_dispatch_mode(mode):
+    if not _dispatch_modes or _dispatch_modes[-1] is not mode:
+        raise RuntimeError("MsDispatchMode contexts must be exited in the reverse order they were entered.")
+    _dispatch_modes.pop()
+
+
+class OpFunc:
+    """What a dispatch mode receives: the op's primitive `name`, and a call that runs the op itself."""
+
+    def __init__(self, prim):
+        self.prim = prim
+        self.name = prim.name
+
+    def __call__(self, *args, **kwargs):
+        return bind(self.prim, *args, **kwargs)
+
+    def __repr__(self):
+        return f"OpFunc({self.name})"
+
+
+def _to_dispatch_mode(prim, args):
+    """Hand the call to the innermost mode. While its handler runs no mode sees ops, so `func(*args)` runs the
+    op itself and the handler's own ops are not intercepted (MindSpore's behaviour)."""
+    modes = _dispatch_modes[:]
+    _dispatch_modes.clear()
+    try:
+        return modes[-1].__ms_dispatch__(OpFunc(prim), args)
+    finally:
+        _dispatch_modes[:] = modes
+
+
 def push_tracer(tracer):
     _tracers.append(tracer)
 
@@ -51,6 +91,8 @@ def bind(prim, *args, **kwargs):
     """
     if kwargs:
         args = prim.positional_inputs(args, kwargs)
+    if _dispatch_modes and not _tracers:  # eager calls only: a graph being traced runs no ops now
+        return _to_dispatch_mode(prim, args)
     if _layout_hook is not None:
         out = _layout_hook(prim, args)
         if out is not NOT_HANDLED:

@@ -1,4 +1,5 @@
-"""`mindspore.utils`: DLPack exchange (`to_dlpack`, `from_dlpack`) and the dry-run helpers (`dryrun`).
+"""`mindspore.utils`: DLPack exchange (`to_dlpack`, `from_dlpack`), the dry-run helpers (`dryrun`) and
+`MsDispatchMode`, which intercepts eager op calls.
 
 MindSpore's other names here are left out because they have no meaning off Ascend clusters: the resilience
 hooks (`ExitByRequest`, `TFTCommValue`, `RSCPluginHandle`), silent-data-corruption and stress checks
@@ -11,6 +12,7 @@ checks (`comm_exec_order_check`, `runtime_execution_order_check`).
 [1, 2]
 """
 from . import dlpack, dryrun
+from .dispatch_mode import MsDispatchMode
 from .dlpack import from_dlpack, to_dlpack
 
-__all__ = ["dlpack", "dryrun", "from_dlpack", "to_dlpack"]
+__all__ = ["MsDispatchMode", "dlpack", "dryrun", "from_dlpack", "to_dlpack"]
