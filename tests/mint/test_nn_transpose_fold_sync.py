@@ -70,5 +70,17 @@ def test_sync_batch_norm_arguments():
     with pytest.raises(TypeError, match="process_group"):
         mnn.SyncBatchNorm(3, process_group=[0, 1])
     assert mnn.SyncBatchNorm(3, process_group="world").process_group == "world"
-    with pytest.raises(ValueError, match="\\(N, C, ...\\)"):
+    with pytest.raises(ValueError, match="2 or 3"):
         mnn.SyncBatchNorm(3)(ms.Tensor(np.ones(3, np.float32)))
+
+
+def test_sync_batch_norm_parameter_names_and_graph_mode(graph_mode):
+    ours, theirs = mnn.SyncBatchNorm(3), torch.nn.BatchNorm2d(3)
+    assert sorted(ours.parameters_dict()) == sorted(theirs.state_dict())  # MindSpore mint's names are torch's
+    ours.set_train(True)
+    for _ in range(2):
+        x = RNG.standard_normal((2, 3, 4, 5)).astype(np.float32)
+        np.testing.assert_allclose(ours(ms.Tensor(x)).asnumpy(), theirs(torch.from_numpy(x)).detach().numpy(),
+                                   rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(ours.running_var.asnumpy(), theirs.running_var.numpy(), rtol=1e-5)
+    assert int(ours.num_batches_tracked.asnumpy()) == 2

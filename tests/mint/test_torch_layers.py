@@ -49,7 +49,8 @@ def test_convolution_options_openspore_lacks_are_refused():
 @pytest.mark.parametrize("name,shape,kwargs", [("BatchNorm1d", (6, 3), {}), ("BatchNorm1d", (4, 3, 5), {"momentum": 0.3}),
                                                ("BatchNorm2d", (4, 3, 2, 5), {"eps": 1e-3}),
                                                ("BatchNorm3d", (2, 3, 2, 2, 3), {"affine": False}),
-                                               ("BatchNorm2d", (4, 3, 2, 5), {"track_running_stats": False})])
+                                               ("BatchNorm2d", (4, 3, 2, 5), {"track_running_stats": False}),
+                                               ("BatchNorm1d", (5, 3), {"momentum": None})])
 def test_batch_norms_match_torch_in_training_and_evaluation(name, shape, kwargs):
     theirs = getattr(torch.nn, name)(3, **kwargs)
     ours = getattr(mnn, name)(3, **kwargs)
@@ -57,16 +58,19 @@ def test_batch_norms_match_torch_in_training_and_evaluation(name, shape, kwargs)
         with torch.no_grad():
             theirs.weight.copy_(torch.from_numpy(RNG.uniform(0.5, 1.5, 3).astype(np.float32)))
             theirs.bias.copy_(torch.from_numpy(RNG.standard_normal(3).astype(np.float32)))
-        ours.gamma.set_data(ms.Tensor(theirs.weight.detach().numpy()))
-        ours.beta.set_data(ms.Tensor(theirs.bias.detach().numpy()))
+        ours.weight.set_data(ms.Tensor(theirs.weight.detach().numpy()))
+        ours.bias.set_data(ms.Tensor(theirs.bias.detach().numpy()))
+    # MindSpore mint's parameter names (those of its checkpoints), which are PyTorch's
+    assert sorted(ours.parameters_dict()) == sorted(name for name, _ in theirs.state_dict().items())
     ours.set_train(True)
     for _ in range(3):
         x = (RNG.standard_normal(shape) * 2 + 1).astype(np.float32)
         want = theirs(torch.from_numpy(x)).detach().numpy()
         np.testing.assert_allclose(ours(ms.Tensor(x)).asnumpy(), want, rtol=1e-4, atol=1e-4)
     if kwargs.get("track_running_stats", True):
-        np.testing.assert_allclose(ours.moving_mean.asnumpy(), theirs.running_mean.numpy(), rtol=1e-5, atol=1e-6)
-        np.testing.assert_allclose(ours.moving_variance.asnumpy(), theirs.running_var.numpy(), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(ours.running_mean.asnumpy(), theirs.running_mean.numpy(), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(ours.running_var.asnumpy(), theirs.running_var.numpy(), rtol=1e-5, atol=1e-6)
+        assert int(ours.num_batches_tracked.asnumpy()) == int(theirs.num_batches_tracked) == 3
     ours.set_train(False)
     theirs.eval()
     x = RNG.standard_normal(shape).astype(np.float32)

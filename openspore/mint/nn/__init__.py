@@ -8,6 +8,7 @@ Dense with PyTorch's argument names.
 """
 from ... import nn as _nn
 from . import functional  # noqa: F401
+from ._batch_norm import *  # noqa: F401,F403
 from ._torch_layers import *  # noqa: F401,F403
 
 _SHARED = ["ReLU", "ReLU6", "Sigmoid", "Tanh", "GELU", "SiLU", "ELU", "SELU", "Mish", "LogSigmoid", "Hardsigmoid",

@@ -1,6 +1,6 @@
-"""mint.nn's convolutions, batch norms and Fold: PyTorch's constructor arguments (`padding` per spatial axis or
-'same'/'valid', `groups`, `bias=True`, `momentum=0.1`, `track_running_stats`) mapped onto openspore.nn's layers,
-which take MindSpore's (`pad_mode`, per-side `padding`, `group`, `has_bias=False`, `momentum=0.9`).
+"""mint.nn's convolutions and Fold: PyTorch's constructor arguments (`padding` per spatial axis or 'same'/'valid',
+`groups`, `bias=True`) mapped onto openspore.nn's layers, which take MindSpore's (`pad_mode`, per-side `padding`,
+`group`, `has_bias=False`).
 
 >>> import openspore as ms
 >>> from openspore.mint import nn
@@ -10,8 +10,7 @@ which take MindSpore's (`pad_mode`, per-side `padding`, `group`, `has_bias=False
 from ... import nn as _nn
 from ... import ops as _ops
 
-__all__ = ["Conv1d", "Conv2d", "Conv3d", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "ConvTranspose2d", "Fold",
-           "SyncBatchNorm"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose2d", "Fold"]
 
 
 def _conv_args(name, dims, padding, padding_mode, groups, bias):
@@ -64,34 +63,6 @@ class Conv3d(_nn.Conv3d):
                          **_conv_args("Conv3d", 3, padding, padding_mode, groups, bias))
 
 
-def _bn_args(momentum, affine, track_running_stats, dtype):
-    # PyTorch's running = (1 - momentum)·running + momentum·batch is MindSpore's with momentum 1 - momentum;
-    # without running statistics the batch's are used in training and evaluation alike
-    return dict(momentum=1.0 - momentum, affine=affine,
-                use_batch_statistics=None if track_running_stats else True, **_dtype(dtype))
-
-
-class BatchNorm1d(_nn.BatchNorm1d):
-    """`BatchNorm1d(num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, dtype=None)`."""
-
-    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, dtype=None):
-        super().__init__(num_features, eps, **_bn_args(momentum, affine, track_running_stats, dtype))
-
-
-class BatchNorm2d(_nn.BatchNorm2d):
-    """`BatchNorm2d(num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, dtype=None)`."""
-
-    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, dtype=None):
-        super().__init__(num_features, eps, **_bn_args(momentum, affine, track_running_stats, dtype))
-
-
-class BatchNorm3d(_nn.BatchNorm3d):
-    """`BatchNorm3d(num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, dtype=None)`."""
-
-    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, dtype=None):
-        super().__init__(num_features, eps, **_bn_args(momentum, affine, track_running_stats, dtype))
-
-
 def _pair(name, label, value):
     pair = (value, value) if isinstance(value, int) and not isinstance(value, bool) else tuple(value)
     if len(pair) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in pair):
@@ -131,28 +102,3 @@ class Fold(_nn.Cell):
         batched = input if len(input.shape) == 3 else _ops.expand_dims(input, 0)
         out = _ops.fold(batched, self.output_size, self.kernel_size, self.dilation, self.padding, self.stride)
         return out if len(input.shape) == 3 else _ops.squeeze(out, 0)
-
-
-class SyncBatchNorm(_nn.SyncBatchNorm):
-    """`SyncBatchNorm(num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
-    process_group=None, dtype=None)`: batch norm of (N, C, ...) inputs whose statistics span the devices of
-    `process_group` (a communication group name; None: the world). On one process it is BatchNorm."""
-
-    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
-                 process_group=None, dtype=None):
-        if process_group is not None and not isinstance(process_group, str):
-            raise TypeError(f"For 'SyncBatchNorm', 'process_group' must be a group name (str) or None, but got "
-                            f"{type(process_group).__name__}.")
-        super().__init__(num_features, eps, **_bn_args(momentum, affine, track_running_stats, dtype))
-        self.process_group = process_group
-
-    def construct(self, x):
-        shape = tuple(x.shape)
-        if len(shape) < 2:
-            raise ValueError(f"For 'SyncBatchNorm', the input must be (N, C, ...), but got shape {list(shape)}.")
-        # per-channel statistics only need axis 1 kept: fold the other axes into the 4-D layout BatchNorm2d takes
-        rest = 1
-        for s in shape[2:-1]:
-            rest *= s
-        four = (shape[0], shape[1], rest, shape[-1]) if len(shape) > 2 else shape + (1, 1)
-        return _ops.reshape(super().construct(_ops.reshape(x, four)), shape)
