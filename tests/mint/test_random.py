@@ -83,6 +83,10 @@ def test_shapes_and_dtypes():
     assert mint.rand(2, 3).shape == (2, 3) and mint.rand(2, 3).dtype == ms.float32
     assert mint.rand([4]).shape == (4,) and mint.randn(2, dtype=ms.float64).dtype == ms.float64
     assert mint.randint(5, (2, 2)).dtype == ms.int64
+
+
+def test_an_empty_size_is_a_0_d_draw_on_both_backends(backend):
+    assert mint.rand().shape == () and mint.randn(()).shape == () and mint.randint(0, 3, ()).shape == ()
     assert mint.randint(0, 5, (3,), dtype=ms.int32).dtype == ms.int32
     x = ms.Tensor(np.zeros((3, 2), np.float16))
     assert mint.rand_like(x).dtype == ms.float16 and mint.randn_like(x, dtype=ms.float32).dtype == ms.float32

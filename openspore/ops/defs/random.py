@@ -55,7 +55,7 @@ def static_shape(op, shape, name="shape"):
 
 
 def host_to_torch(torch, array, like=None):
-    t = torch.from_numpy(np.ascontiguousarray(array))
+    t = torch.from_numpy(np.asarray(array, order="C"))  # not ascontiguousarray: it makes a 0-d draw 1-d
     return t.to(like.device) if like is not None and like.device.type != "cpu" else t
 
 
