@@ -66,14 +66,13 @@ class TimedCollector(ms.SummaryCollector):
         try:
             return method(self, run_context)
         finally:
-            spent = time.perf_counter() - t0
+            spent, cpu = time.perf_counter() - t0, time.thread_time() - cpu0  # before this bookkeeping's own reads
             self.own += spent
             if step:
                 self.own_step_max = max(self.own_step_max, spent)
-                n = run_context.original_args().cur_step_num
+                n = run_context.original_args()["cur_step_num"]
                 if n > 1:  # step 1 records the graph too
-                    self.step_cpu["other" if n % self.collect_freq else "collecting"].append(
-                        time.thread_time() - cpu0)
+                    self.step_cpu["other" if n % self.collect_freq else "collecting"].append(cpu)
 
     def __enter__(self):
         t0 = time.perf_counter()

@@ -26,6 +26,7 @@ import re
 import numpy as np
 
 from ... import backends
+from ...common.generations import CHANGES
 from ...core.tensor import Tensor
 from ._callback import Callback
 
@@ -75,6 +76,7 @@ class SummaryCollector(Callback):
         self._graph_written = False
         self._last_loss = None
         self._input_checked = False
+        self._lr_source = None  # (optimizer, CHANGES generation, _HostView of a fixed rate or None): `_lr`
         self._tensor_freq = collect_tensor_freq or collect_freq
 
     # ---- constructor checks -----------------------------------------------------------------------------
@@ -170,7 +172,10 @@ class SummaryCollector(Callback):
 
     def step_end(self, run_context):
         cb = run_context.original_args()
-        step = cb.cur_step_num
+        # an item, not `cb.cur_step_num`: cb_params' __getattr__ is reached only through a failed attribute
+        # lookup, an AttributeError raised and caught, which after a training step (code and data out of the
+        # cache) cost ~20 us: most of what the collector cost a step that collects nothing
+        step = cb["cur_step_num"]
         if step % self.collect_freq and step != 1:
             # most steps: a few attribute reads, unless summary ops in `construct` left values to write
             if self._record._has_pending():
@@ -235,7 +240,7 @@ class SummaryCollector(Callback):
             if loss is not None:
                 self._last_loss = loss
                 scalars.append(("loss/auto", loss))
-        lr = _learning_rate(cb.get("optimizer"), step)
+        lr = self._lr(cb.get("optimizer"), step)
         if lr is not None:
             scalars.append(("learning_rate/auto", lr))
         arrays = []
@@ -273,7 +278,23 @@ class SummaryCollector(Callback):
                                "channels; 'collect_input_data' is turned off.")
             self.collect_specified_data["collect_input_data"] = False
             return
-        arrays.append(("image", "input_data/auto", first.asnumpy()))
+        arrays.append(("image", "input_data/auto", _host_array(first)))
+
+    def _lr(self, optimizer, step):
+        """`_learning_rate(optimizer, step)`; a fixed rate (a scalar Parameter: schedulers assign to it in place)
+        is read through a host view kept while no Cell attribute changed (`CHANGES`): each collection then makes
+        no attribute lookup through `Cell.__getattr__` (an exception raised and caught) and no torch call, which
+        after a training step, their code out of the cache, cost it tens of microseconds."""
+        if optimizer is None:
+            return None
+        source = self._lr_source
+        if source is None or source[0] is not optimizer or source[1] != CHANGES[0]:
+            lr = getattr(optimizer, "learning_rate", None)
+            view = _HostView(lr, "learning_rate") if isinstance(lr, Tensor) and lr.shape == () else None
+            source = self._lr_source = (optimizer, CHANGES[0], view)
+        if source[2] is None:
+            return _learning_rate(optimizer, step)
+        return float(source[2].host())
 
     def _params_for_histograms(self, optimizer, network):
         if self._histogram_params is None:
@@ -380,6 +401,16 @@ class _HostView:
         if str(getattr(backend, "device", "cpu")) == "cpu":  # a view of the live buffer: reusable
             self._data, self._view = data, view
         return view
+
+
+def _host_array(tensor):
+    """`tensor.asnumpy()` with one torch call where it can: a CPU tensor that needs no grad gives its buffer
+    (`asnumpy` first detaches and moves it, two more calls); anything else goes the general way."""
+    data = tensor.data_ref()
+    try:
+        return data.numpy()
+    except (AttributeError, RuntimeError, TypeError):  # not torch, needs grad, on a device, or bfloat16
+        return tensor.asnumpy()
 
 
 def _first_output(outputs):
