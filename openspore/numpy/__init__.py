@@ -15,6 +15,9 @@ from .random import *  # noqa: F401,F403
 from .bitwise_ops import *  # noqa: F401,F403
 from .nan_ops import *  # noqa: F401,F403
 from .polynomial import *  # noqa: F401,F403
+from .index_ops import *  # noqa: F401,F403
+from .apply_ops import *  # noqa: F401,F403
+from .histograms import *  # noqa: F401,F403
 from . import math_ops as _math_ops
 
 int_, float_ = int64, float64
