@@ -147,8 +147,7 @@ def histogramdd(sample, bins=10, range=None, weights=None, density=False):  # no
 
 def histogram2d(x, y, bins=10, range=None, weights=None, density=False):  # noqa: A002 (NumPy's name)
     """(counts, x edges, y edges) of the points (x[i], y[i])."""
-    if not isinstance(bins, int) and not (len(bins) == 2 and not isinstance(bins[0], (int, float))) \
-            and not (len(bins) == 2 and all(isinstance(b, int) for b in bins)):
-        bins = [bins, bins]  # one sequence of edges, used for both axes
+    if not isinstance(bins, int) and len(bins) not in (1, 2):
+        bins = [bins, bins]  # one sequence of edges, used for both axes (NumPy's rule)
     hist, edges = histogramdd([x, y], bins, range, weights, density)
     return hist, edges[0], edges[1]

@@ -116,10 +116,15 @@ def test_histograms():
     with pytest.raises(ValueError, match="larger"):
         mnp.histogram(T(x), bins=3, range=(4, 0))
     xs, ys = np.array([1.0, 2.0, 1.0, 4.0], np.float32), np.array([0.0, 3.0, 1.0, 2.0], np.float32)
-    for kwargs in ({"bins": 2}, {"bins": [2, 3], "range": [[0, 4], [0, 3]]}, {"bins": 2, "density": True}):
+    for kwargs in ({"bins": 2}, {"bins": [2, 3], "range": [[0, 4], [0, 3]]}, {"bins": 2, "density": True},
+                   {"bins": [3, [0, 1, 2, 3]], "range": [(1, 1), (0, 4)]}, {"bins": [0, 2, 5]}):
         got, want = mnp.histogram2d(T(xs), T(ys), **kwargs), np.histogram2d(xs, ys, **kwargs)
-        for g, e in zip(got, want):
-            check(g, e, ms.float32)
+        bins = kwargs["bins"]
+        per_axis = [bins, bins] if isinstance(bins, int) or len(bins) > 2 else bins
+        # counts are float32; edges made from a number of bins are float32, given edges keep their (int32) dtype
+        dtypes = [ms.float32] + [ms.float32 if isinstance(b, int) else ms.int32 for b in per_axis]
+        for g, e, dtype in zip(got, want, dtypes):
+            check(g, e, dtype)
     sample = np.array([[1.0, 0.0, 2.0], [2.0, 3.0, 1.0], [1.0, 1.0, 0.0], [4.0, 2.0, 2.0]], np.float32)
     hist, edges = mnp.histogramdd(T(sample), bins=(2, 2, 1), weights=T(w[:4]))
     want_hist, want_edges = np.histogramdd(sample, bins=(2, 2, 1), weights=w[:4])
