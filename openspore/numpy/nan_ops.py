@@ -73,8 +73,9 @@ def nanmin(a, axis=None, dtype=None, keepdims=False):
 
 
 def nanvar(a, axis=None, dtype=None, ddof=0, keepdims=False):
-    """Variance over the non-NaN entries (divisor count − ddof; NaN where that is ≤ 0)."""
-    x = _float(_as(a))
+    """Variance over the non-NaN entries (divisor count − ddof; NaN where that is ≤ 0), computed and returned
+    in float32 whatever the input dtype (float64 too), as MindSpore does."""
+    x = ops.cast(_as(a), mstype.float32)
     keep = ops.logical_not(ops.isnan(x))
     count = ops.sum(ops.cast(keep, x.dtype), _axis(axis), True)
     mean = ops.sum(_nan_filled(x, 0.0), _axis(axis), True) / count
@@ -159,7 +160,9 @@ def interp(x, xp, fp, left=None, right=None):
     if fpt.shape[0] != n:
         raise ValueError(f"For 'mindspore.numpy.interp', fp (the y-coordinates) must have the same length as xp, "
                          f"but got {fpt.shape[0]} and {n}.")
-    xt, xpt, fpt = ops.cast(xt, mstype.float32), ops.cast(xpt, mstype.float32), ops.cast(fpt, mstype.float32)
+    # float64 when an input is float64 (as MindSpore returns), float32 otherwise
+    ftype = mstype.float64 if mstype.float64 in (xt.dtype, xpt.dtype, fpt.dtype) else mstype.float32
+    xt, xpt, fpt = ops.cast(xt, ftype), ops.cast(xpt, ftype), ops.cast(fpt, ftype)
     if n == 1:
         out = ops.full_like(xt, 0.0) + fpt[0]
     else:

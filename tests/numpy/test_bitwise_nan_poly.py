@@ -89,6 +89,9 @@ def test_nan_reductions_dtypes_and_edges():
     check(mnp.nanstd(ints, axis=1), [0.5, 0.5], ms.float32)
     check(mnp.nanvar(ints, axis=1, dtype=ms.float16), [0.25, 0.25], ms.float16)
     check(mnp.nancumsum(T(np.array([1, 2], np.int8))), [1, 3], ms.int32)
+    f64 = NANS.astype(np.float64)
+    check(mnp.nanvar(T(f64), axis=0), np.nanvar(f64, axis=0), ms.float32)  # MindSpore returns float32 here
+    check(mnp.nanmax(T(f64), axis=0), np.nanmax(f64, axis=0), ms.float64)
     # one value and ddof=1 leaves no degrees of freedom: NaN
     check(mnp.nanvar(T(np.array([[1.0, np.nan], [3.0, 4.0]], np.float32)), axis=1, ddof=1), [np.nan, 0.5],
           ms.float32)
@@ -124,6 +127,8 @@ def test_gradient_unwrap_interp():
     check(mnp.interp(T(x), [1, 2, 3], [3, 2, 0], left=-1, right=9), np.interp(x, [1, 2, 3], [3, 2, 0], -1, 9),
           ms.float32)
     check(mnp.interp(T(np.array([0, 2], np.int32)), [1, 2, 3], [3, 2, 0]), [3.0, 2.0], ms.float32)
+    check(mnp.interp(T(x.astype(np.float64)), T(np.array([1.0, 2.0, 3.0])), T(np.array([3.0, 2.0, 0.0]))),
+          np.interp(x, [1, 2, 3], [3, 2, 0]), ms.float64)
     with pytest.raises(ValueError, match="same length"):
         mnp.interp(T(x), [1, 2, 3], [3, 2])
 
