@@ -12,6 +12,12 @@ from .array_creations import *  # noqa: F401,F403
 from .array_ops import *  # noqa: F401,F403
 from .math_ops import *  # noqa: F401,F403
 from .random import *  # noqa: F401,F403
+from .bitwise_ops import *  # noqa: F401,F403
+from .nan_ops import *  # noqa: F401,F403
+from .polynomial import *  # noqa: F401,F403
+from .index_ops import *  # noqa: F401,F403
+from .apply_ops import *  # noqa: F401,F403
+from .histograms import *  # noqa: F401,F403
 from . import math_ops as _math_ops
 
 int_, float_ = int64, float64

@@ -120,7 +120,10 @@ def arange(start, stop=None, step=None, dtype=None):
     if stop is None:
         start, stop = 0, start
     step = 1 if step is None else step
-    return _tensor(onp.arange(start, stop, step), dtype)
+    values = onp.arange(start, stop, step)
+    if dtype is None and values.dtype == onp.int64 and not any(isinstance(v, onp.ndarray) for v in (start, stop, step)):
+        values = values.astype(onp.int32)  # integer ranges are int32, as in MindSpore
+    return _tensor(values, dtype)
 
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):

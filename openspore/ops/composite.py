@@ -10,12 +10,13 @@
 """
 from ..core.grad_api import GradOperation  # noqa: F401
 from ..core.tensor import Tensor
-from .function import (batch_dot, count_nonzero, dot, matmul, mm, multinomial, normal, ones_like,  # noqa: F401
-                       repeat_elements, repeat_interleave, sequence_mask, tensor_dot, uniform, vecdot, zeros_like)
+from .function import (batch_dot, count_nonzero, cummin, dot, gamma, laplace, matmul, mm, multinomial,  # noqa: F401
+                       normal, ones_like, poisson, repeat_elements, repeat_interleave, sequence_mask, tensor_dot,
+                       uniform, vecdot, zeros_like)
 
 __all__ = ["GradOperation", "HyperMap", "Map", "MultitypeFuncGraph", "add_flags", "batch_dot", "count_nonzero",
-           "dot", "matmul", "mm", "multinomial", "normal", "ones_like", "repeat_elements", "repeat_interleave",
-           "sequence_mask", "tensor_dot", "uniform", "vecdot", "zeros_like", "zip_operation"]
+           "cummin", "dot", "gamma", "laplace", "matmul", "mm", "multinomial", "normal", "ones_like", "poisson",
+           "repeat_elements", "repeat_interleave", "sequence_mask", "tensor_dot", "uniform", "vecdot", "zeros_like", "zip_operation"]
 
 # MindSpore's type names for `MultitypeFuncGraph.register`, and the Python values each one accepts.
 _TYPE_TESTS = {

@@ -1,5 +1,6 @@
 """`mindspore.scipy.optimize`: `minimize` (BFGS with a backtracking Armijo line search, gradients from
-openspore's autodiff) and `linear_sum_assignment` (shortest augmenting paths). `line_search` is not here yet.
+openspore's autodiff), `linear_sum_assignment` (shortest augmenting paths) and `line_search` (strong Wolfe,
+in line_search.py).
 
 >>> import numpy as np, openspore as ms
 >>> from openspore.scipy.optimize import minimize, linear_sum_assignment
@@ -15,8 +16,9 @@ import numpy as np
 
 from ..core.grad_api import value_and_grad
 from ..core.tensor import Tensor
+from .line_search import LineSearchResults, line_search  # noqa: F401
 
-__all__ = ["minimize", "linear_sum_assignment"]
+__all__ = ["minimize", "linear_sum_assignment", "line_search"]
 
 OptimizeResults = namedtuple("OptimizeResults", ["x", "success", "status", "fun", "jac", "hess_inv", "nfev",
                                                  "njev", "nit"])

@@ -34,6 +34,7 @@ from . import linalg_det  # noqa: F401
 from . import fft  # noqa: F401
 from . import math_complex  # noqa: F401
 from . import linalg_decomp  # noqa: F401
+from . import linalg_eigh_lu  # noqa: F401
 from . import math_integer  # noqa: F401
 from . import sparse  # noqa: F401
 from . import sparse_optim  # noqa: F401

@@ -178,8 +178,10 @@ def cummax(input, axis):
 
 
 def cummin(input, axis):
-    """(values, indices): the running minimum along `axis` and where it was attained."""
-    return _cumulative_extreme("cummin", input, axis, lambda cur, best: cur <= best)
+    """(values, indices): the running minimum along `axis` and where it was attained (int32 indices, as
+    MindSpore's Cummin returns; cummax's are int64)."""
+    values, indices = _cumulative_extreme("cummin", input, axis, lambda cur, best: cur <= best)
+    return values, F.cast(indices, mstype.int32)
 
 
 # ---- matrix functions ---------------------------------------------------------------------------------------------
