@@ -20,6 +20,10 @@ from .optimizer import Optimizer
 __all__ = ["Adamax", "NAdam", "RAdam"]
 
 
+def _f32(x):
+    return ops.cast(x, mstype.float32)
+
+
 def _check_adam_args(cls, lr, betas, eps, weight_decay):
     check_lr(cls, lr)
     betas = check_pair(cls, "betas", betas)
@@ -43,7 +47,9 @@ class _MomentsOptimizer(Optimizer):
 
     def _advance(self):
         self.assignadd(self.step_t, self.increase_tensor)
-        return ops.cast(self.step_t, mstype.float32)
+        # Step-dependent scalars (1 - beta^t, products of momentum terms) lose digits to cancellation in float32;
+        # they are computed in float64 and cast once (MindSpore's own values agree with float64 torch).
+        return ops.cast(self.step_t, mstype.float64)
 
 
 class Adamax(_MomentsOptimizer):
@@ -63,7 +69,7 @@ class Adamax(_MomentsOptimizer):
         for _k, group, start, end, grads in self._group_slices(gradients):
             beta1, beta2 = (float(b) for b in group["betas"])
             eps = float(group["eps"])
-            clr = group["lr"] / (1.0 - ops.pow(beta1, t))
+            clr = group["lr"] * _f32(1.0 / (1.0 - ops.pow(beta1, t)))
             for i, g in zip(range(start, end), grads):
                 m = ops.assign(self.exp_avg[i], self.exp_avg[i] * beta1 + g * (1.0 - beta1))
                 u = ops.assign(self.exp_inf[i], ops.maximum(self.exp_inf[i] * beta2, ops.abs(g) + eps))
@@ -84,7 +90,7 @@ class NAdam(_MomentsOptimizer):
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                                       momentum_decay=momentum_decay), "exp_avg_sq")
         # Not a cell attribute: MindSpore's checkpoint of NAdam holds step_t and the moments only.
-        self.__dict__["mu_product"] = [Parameter(Tensor(1.0, mstype.float32), name=f"mu_product_{k}")
+        self.__dict__["mu_product"] = [Parameter(Tensor(1.0, mstype.float64), name=f"mu_product_{k}")
                                        for k in range(len(self.param_groups))]
 
     def construct(self, gradients):
@@ -95,9 +101,9 @@ class NAdam(_MomentsOptimizer):
             mu = (1.0 - ops.pow(0.96, t * decay) * 0.5) * beta1
             mu_next = (1.0 - ops.pow(0.96, (t + 1.0) * decay) * 0.5) * beta1
             product = ops.assign(self.mu_product[k], self.mu_product[k] * mu)
-            grad_coef = lr * (1.0 - mu) / (1.0 - product)
-            avg_coef = lr * mu_next / (1.0 - product * mu_next)
-            correction = 1.0 - ops.pow(beta2, t)
+            grad_coef = lr * _f32((1.0 - mu) / (1.0 - product))
+            avg_coef = lr * _f32(mu_next / (1.0 - product * mu_next))
+            correction = _f32(1.0 - ops.pow(beta2, t))
             for i, g in zip(range(start, end), grads):
                 m = ops.assign(self.exp_avg[i], self.exp_avg[i] * beta1 + g * (1.0 - beta1))
                 v = ops.assign(self.exp_avg_sq[i], self.exp_avg_sq[i] * beta2 + g * g * (1.0 - beta2))
@@ -131,10 +137,10 @@ class RAdam(_MomentsOptimizer):
             # Both branches are computed (no data-dependent Python branch, so the step traces in GRAPH_MODE);
             # the clamp keeps the unused square root finite.
             safe_rho = ops.maximum(rho_t, 5.0)
-            rect = ops.sqrt((safe_rho - 4.0) * (safe_rho - 2.0) * rho_inf
-                            / ((rho_inf - 4.0) * (rho_inf - 2.0) * safe_rho)) if rho_inf > 5.0 else None
-            step_size = lr / (1.0 - ops.pow(beta1, t))
-            sqrt_c2 = ops.sqrt(1.0 - b2t)
+            rect = _f32(ops.sqrt((safe_rho - 4.0) * (safe_rho - 2.0) * rho_inf
+                                 / ((rho_inf - 4.0) * (rho_inf - 2.0) * safe_rho))) if rho_inf > 5.0 else None
+            step_size = lr * _f32(1.0 / (1.0 - ops.pow(beta1, t)))
+            sqrt_c2 = _f32(ops.sqrt(1.0 - b2t))
             for i, g in zip(range(start, end), grads):
                 m = ops.assign(self.exp_avg[i], self.exp_avg[i] * beta1 + g * (1.0 - beta1))
                 v = ops.assign(self.exp_avg_sq[i], self.exp_avg_sq[i] * beta2 + g * g * (1.0 - beta2))
