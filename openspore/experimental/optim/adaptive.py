@@ -5,6 +5,14 @@ with them to float32 rounding; checked against MindSpore 2.10). Weight decay is 
 
 State names follow MindSpore's checkpoints: Adadelta `accum.<p>`, `accum_update.<p>`; Adagrad `accum.<p>` and the
 Int32 counter `step_t`; RMSprop `mean_grad.<p>`, `mean_square.<p>`, `moment.<p>`.
+
+>>> import numpy as np, openspore as ms
+>>> from openspore.experimental import optim
+>>> w = ms.Parameter(ms.Tensor(np.zeros(2, np.float32)), name="w")
+>>> opt = optim.Adagrad([w], lr=0.1)
+>>> _ = opt((ms.Tensor(np.array([2.0, -0.5], np.float32)),))   # first step: lr * g / |g|
+>>> w.asnumpy().astype("float64").round(4).tolist(), [p.name for p in opt.get_parameters()]
+([-0.1, 0.1], ['w', 'accum.w', 'step_t'])
 """
 from ...common import dtype as mstype
 from ...core.parameter import Parameter

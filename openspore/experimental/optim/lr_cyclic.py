@@ -1,7 +1,18 @@
 """`MultiplicativeLR`, `PolynomialLR`, `CosineAnnealingWarmRestarts` and `CyclicLR` of
 `mindspore.experimental.optim.lr_scheduler`: torch.optim.lr_scheduler's rates (MindSpore 2.10 gives the same
 sequences; checked side by side), computed in float32 from the groups' current rates where torch's form is
-recursive."""
+recursive.
+
+>>> import numpy as np, openspore as ms
+>>> from openspore.experimental import optim
+>>> opt = optim.SGD([ms.Parameter(ms.Tensor(np.ones(2, np.float32)), name="w")], lr=0.1)
+>>> scheduler = optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, T_0=2)
+>>> rates = []
+>>> for _ in range(4):
+...     rates.append(round(float(scheduler.get_last_lr()[0]), 4)); _ = scheduler.step()
+>>> rates
+[0.1, 0.05, 0.1, 0.05]
+"""
 import math
 from numbers import Real
 

@@ -1,6 +1,16 @@
 """`ReduceLROnPlateau` and `SequentialLR` of `mindspore.experimental.optim.lr_scheduler`: schedules driven by a
 measured metric, and by other schedulers in turn. Semantics are torch.optim.lr_scheduler's (MindSpore 2.10 gives
-the same sequences; checked side by side)."""
+the same sequences; checked side by side).
+
+>>> import numpy as np, openspore as ms
+>>> from openspore.experimental import optim
+>>> opt = optim.SGD([ms.Parameter(ms.Tensor(np.ones(2, np.float32)), name="w")], lr=0.1)
+>>> scheduler = optim.lr_scheduler.ReduceLROnPlateau(opt, patience=1, factor=0.5)
+>>> for loss in [1.0, 0.8, 0.9, 0.9]:
+...     _ = scheduler.step(loss)
+>>> round(float(opt.param_groups[0]["lr"]), 4)
+0.05
+"""
 from bisect import bisect_right
 from numbers import Real
 
