@@ -230,3 +230,32 @@ def test_plateau_rejects_a_non_scalar_metric():
         scheduler.step(ms.Tensor(np.ones(3, np.float32)))
     with pytest.raises(TypeError, match="is not an Optimizer"):
         LS.ReduceLROnPlateau(object())
+
+
+FLOAT32_MINDSPORE_2_10 = {  # group 0's rate (lr 0.1) before each step, exactly as MindSpore 2.10 printed it
+    "LinearLR": (lambda o: [LS.LinearLR(o)],
+                 [0.03333333507180214, 0.046666670590639114, 0.06000000610947609, 0.07333333790302277,
+                  0.08666667342185974, 0.10000000894069672, 0.10000000894069672]),
+    "ConstantLR": (lambda o: [LS.ConstantLR(o)],
+                   [0.03333333507180214, 0.03333333507180214, 0.03333333507180214, 0.03333333507180214,
+                    0.03333333507180214, 0.10000000149011612, 0.10000000149011612]),
+    "CyclicLR+ExponentialLR": (lambda o: [LS.CyclicLR(o, 0.01, 0.1, 3), LS.ExponentialLR(o, 0.95)],
+                               [0.009999999776482582, 0.037999991327524185, 0.06650000810623169,
+                                0.0949999988079071, 0.0664999857544899, 0.038000013679265976,
+                                0.009499999694526196]),
+    "PolynomialLR+ConstantLR": (lambda o: [LS.PolynomialLR(o, 8, 0.5), LS.ConstantLR(o, 0.5, 4)],
+                                [0.05000000074505806, 0.046770717948675156, 0.04330127313733101,
+                                 0.03952847421169281, 0.0707106813788414, 0.06123724579811096,
+                                 0.05000000447034836]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FLOAT32_MINDSPORE_2_10))
+def test_float32_rounding_matches_mindspore_exactly(name):
+    """The recursive forms round in float32 where MindSpore's do (LinearLR's factor from the float32 epoch,
+    ConstantLR dividing by its factor, CyclicLR's position in the cycle), so the rates are MindSpore's bit for bit
+    (with float64 factors LinearLR ended at 0.09999999 instead of 0.10000001)."""
+    build, want = FLOAT32_MINDSPORE_2_10[name]
+    opt = _opt()
+    got = [r[0] for r in _sequence(opt, build(opt), len(want))]
+    np.testing.assert_array_equal(np.float32(got), np.float32(want))

@@ -16,6 +16,8 @@ recursive.
 import math
 from numbers import Real
 
+from ...common import dtype as mstype
+from ...core.tensor import Tensor
 from ... import ops
 from .lr_base import LRScheduler
 
@@ -166,10 +168,13 @@ class CyclicLR(LRScheduler):
     def get_lr(self):
         epoch = self._epoch
         cycle = math.floor(1 + epoch / self.total_step_size)
-        x = 1.0 + epoch / self.total_step_size - cycle
-        if x <= self.step_up_ratio:
+        # The position in the cycle is taken in float32 from the float32 epoch, as MindSpore does, so the rates
+        # round as its do; the scale function gets the whole cycle or step number (a Python int).
+        now = Tensor(float(epoch), mstype.float32)
+        x = 1.0 + now / self.total_step_size - float(cycle)
+        if float(x) <= self.step_up_ratio:
             rise = x / self.step_up_ratio
         else:
-            rise = (x - 1) / (self.step_up_ratio - 1)
+            rise = (x - 1.0) / (self.step_up_ratio - 1.0)
         scale = self._scale_fn(cycle if self.scale_mode == "cycle" else epoch)
-        return [base + (top - base) * rise * scale for base, top in zip(self._cycle_bases, self.max_lrs)]
+        return [(top - base) * rise * scale + base for base, top in zip(self._cycle_bases, self.max_lrs)]

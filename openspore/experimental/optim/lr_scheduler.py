@@ -8,6 +8,10 @@ import math
 from bisect import bisect_right
 from collections import Counter
 
+import numpy as np
+
+from ...common import dtype as mstype
+from ...core.tensor import Tensor
 from .lr_base import LRScheduler
 from .lr_cyclic import CosineAnnealingWarmRestarts, CyclicLR, MultiplicativeLR, PolynomialLR
 from .lr_plateau import ReduceLROnPlateau, SequentialLR
@@ -85,8 +89,10 @@ class LinearLR(LRScheduler):
             return [lr * self.start_factor for lr in lrs]
         if epoch > self.total_iters:
             return lrs
+        # The factor is taken in float32 from the float32 epoch, as MindSpore does, so the rates round as its do.
         delta = self.end_factor - self.start_factor
-        factor = 1.0 + delta / (self.total_iters * self.start_factor + (epoch - 1) * delta)
+        now = Tensor(float(epoch), mstype.float32)
+        factor = 1.0 + delta / ((now - 1.0) * delta + self.total_iters * self.start_factor)
         return [lr * factor for lr in lrs]
 
     def _get_closed_form_lr(self):
@@ -109,7 +115,7 @@ class ConstantLR(LRScheduler):
             return [lr * self.factor for lr in lrs]
         if epoch != self.total_iters:
             return lrs
-        return [lr * (1.0 / self.factor) for lr in lrs]
+        return [lr / self.factor for lr in lrs]
 
     def _get_closed_form_lr(self):
         factor = 1.0 if self._epoch >= self.total_iters else self.factor
@@ -146,11 +152,16 @@ class CosineAnnealingLR(LRScheduler):
         lrs, epoch, period = self._current(), self._epoch, self.T_max
         if epoch == 0:
             return lrs
+        # The cosines are taken in float32 from the float32 epoch (host-side numpy scalars), as MindSpore does:
+        # each step's ratio then rounds as MindSpore's and the recursive rates stay equal to its (with float64
+        # cosines they drift ~3e-6 apart within two periods).
+        f32, pi = np.float32, np.float32(math.pi)
         if (epoch - 1 - period) % (2 * period) == 0:
-            return [lr + (base - self.eta_min) * (1 - math.cos(math.pi / period)) / 2
-                    for lr, base in zip(lrs, self.base_lrs)]
-        ratio = (1 + math.cos(math.pi * epoch / period)) / (1 + math.cos(math.pi * (epoch - 1) / period))
-        return [(lr - self.eta_min) * ratio + self.eta_min for lr in lrs]
+            fall = f32(1.0) - np.cos(pi / f32(period))
+            return [lr + float(f32(f32(base - self.eta_min) * fall) / f32(2.0)) for lr, base in zip(lrs, self.base_lrs)]
+        now = f32(epoch)
+        ratio = (f32(1.0) + np.cos(pi * now / f32(period))) / (f32(1.0) + np.cos(pi * (now - f32(1.0)) / f32(period)))
+        return [(lr - self.eta_min) * float(ratio) + self.eta_min for lr in lrs]
 
     def _get_closed_form_lr(self):
         return [self.eta_min + (base - self.eta_min) * (1 + math.cos(math.pi * self._epoch / self.T_max)) / 2
