@@ -8,6 +8,9 @@ from .. import backends
 from .tensor import Tensor
 
 _unnamed = itertools.count(1)
+# How many `nn.no_init_parameters()` blocks are open: while > 0, a Parameter made from an Initializer keeps the
+# initializer and draws its values only when first read, so a checkpoint loaded over it never pays for them.
+DEFERRED_INIT = [0]
 
 
 class Parameter(Tensor):
@@ -25,8 +28,13 @@ class Parameter(Tensor):
         if isinstance(default_input, Initializer):
             if default_input.shape is None:
                 raise ValueError("For 'Parameter', an Initializer needs a shape: use initializer(init, shape, dtype).")
-            array = materialize(default_input, default_input.shape, default_input.dtype)
-            super().__init__(array, dtype=default_input.dtype)
+            if DEFERRED_INIT[0]:  # inside nn.no_init_parameters(): materialized on first use (or set_data)
+                super().__init__(None, dtype=default_input.dtype, shape=default_input.shape, init=default_input)
+            else:
+                array = materialize(default_input, default_input.shape, default_input.dtype)
+                super().__init__(array, dtype=default_input.dtype)
+        elif isinstance(default_input, Tensor) and default_input.has_init and DEFERRED_INIT[0]:
+            super().__init__(None, dtype=default_input.dtype, shape=default_input.shape, init=default_input.init)
         elif isinstance(default_input, Tensor):
             if default_input.has_init:
                 default_input.init_data()

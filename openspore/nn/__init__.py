@@ -13,7 +13,8 @@ from .learning_rate_schedule import (LearningRateSchedule, ExponentialDecayLR, N
 from .dynamic_lr import (piecewise_constant_lr, exponential_decay_lr, natural_exp_decay_lr,  # noqa: F401
                          inverse_decay_lr, cosine_decay_lr, polynomial_decay_lr, warmup_lr)
 from .graph_cell import GraphCell  # noqa: F401
-from . import grad  # noqa: F401
+from . import grad, utils  # noqa: F401
+from .utils import no_init_parameters  # noqa: F401
 from .grad import Jvp, Vjp  # noqa: F401
 # 1.x paths `nn.Accuracy`, `nn.metrics`: last, since the metrics live in train, which imports nn
 from .metrics import (Metric, Accuracy, Precision, Recall, F1, Fbeta, MAE, MSE, Loss,  # noqa: F401

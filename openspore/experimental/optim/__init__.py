@@ -12,6 +12,10 @@
 from .optimizer import Optimizer
 from .adam import Adam, AdamW
 from .sgd import SGD
+from .adaptive import Adadelta, Adagrad, RMSprop
+from .adam_variants import Adamax, NAdam, RAdam
+from .asgd_rprop import ASGD, Rprop
 from . import lr_scheduler
 
-__all__ = ["Optimizer", "Adam", "AdamW", "SGD", "lr_scheduler"]
+__all__ = ["Optimizer", "Adam", "AdamW", "SGD", "ASGD", "Adadelta", "Adagrad", "Adamax", "NAdam", "RAdam", "RMSprop",
+           "Rprop", "lr_scheduler"]

@@ -8,66 +8,17 @@ import math
 from bisect import bisect_right
 from collections import Counter
 
+import numpy as np
+
 from ...common import dtype as mstype
-from ...core.parameter import Parameter
 from ...core.tensor import Tensor
-from ... import ops
-from .optimizer import Optimizer
+from .lr_base import LRScheduler
+from .lr_cyclic import CosineAnnealingWarmRestarts, CyclicLR, MultiplicativeLR, PolynomialLR
+from .lr_plateau import ReduceLROnPlateau, SequentialLR
 
 __all__ = ["LRScheduler", "StepLR", "MultiStepLR", "ExponentialLR", "LinearLR", "ConstantLR", "LambdaLR",
-           "CosineAnnealingLR"]
-
-
-class LRScheduler:
-    """`LRScheduler(optimizer, last_epoch=-1)`: subclasses implement `get_lr()` (and `_get_closed_form_lr()`)."""
-
-    def __init__(self, optimizer, last_epoch=-1):
-        if not isinstance(optimizer, Optimizer):
-            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
-        if isinstance(last_epoch, bool) or not isinstance(last_epoch, int):
-            raise TypeError(f"For '{type(self).__name__}', the 'last_epoch' must be an int, "
-                            f"but got {type(last_epoch).__name__}.")
-        if last_epoch < -1:
-            raise ValueError(f"Invalid last_epoch: {last_epoch}")
-        for i, group in enumerate(optimizer.param_groups):
-            if last_epoch == -1:
-                group.setdefault("initial_lr", float(group["lr"]))
-            elif "initial_lr" not in group:
-                raise KeyError(f"param 'initial_lr' is not specified in param_groups[{i}] when resuming an optimizer")
-        self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
-        self.optimizer = optimizer
-        self._last_lr = [group["lr"] for group in optimizer.param_groups]
-        self.groups_num = len(optimizer.param_groups)
-        self.last_epoch = Parameter(Tensor(float(last_epoch), mstype.float32), name=f"last_epoch_{type(self).__name__}")
-        self.step()
-
-    @property
-    def _epoch(self):
-        return int(float(self.last_epoch))
-
-    def _current(self):
-        """The groups' current rates as float32 Tensors (copies)."""
-        return [Tensor(lr.asnumpy()) for lr in self._last_lr]
-
-    def get_lr(self):
-        raise NotImplementedError(f"For '{type(self).__name__}', the method 'get_lr' must be overridden.")
-
-    def get_last_lr(self):
-        """The rates the last `step()` set, one float32 Tensor per group."""
-        return self._current()
-
-    def step(self, epoch=None):
-        """Advance one epoch (or jump to `epoch`) and write the new rates into the optimizer's groups."""
-        if epoch is None:
-            ops.assign(self.last_epoch, self._epoch + 1.0)
-            values = self.get_lr()
-        else:
-            ops.assign(self.last_epoch, float(epoch))
-            closed = getattr(self, "_get_closed_form_lr", None)
-            values = closed() if closed is not None else self.get_lr()
-        for group, value in zip(self.optimizer.param_groups, values):
-            ops.assign(group["lr"], value if isinstance(value, Tensor) else Tensor(float(value), mstype.float32))
-        return True
+           "CosineAnnealingLR", "CosineAnnealingWarmRestarts", "CyclicLR", "MultiplicativeLR", "PolynomialLR",
+           "ReduceLROnPlateau", "SequentialLR"]
 
 
 class StepLR(LRScheduler):
@@ -138,8 +89,10 @@ class LinearLR(LRScheduler):
             return [lr * self.start_factor for lr in lrs]
         if epoch > self.total_iters:
             return lrs
+        # The factor is taken in float32 from the float32 epoch, as MindSpore does, so the rates round as its do.
         delta = self.end_factor - self.start_factor
-        factor = 1.0 + delta / (self.total_iters * self.start_factor + (epoch - 1) * delta)
+        now = Tensor(float(epoch), mstype.float32)
+        factor = 1.0 + delta / ((now - 1.0) * delta + self.total_iters * self.start_factor)
         return [lr * factor for lr in lrs]
 
     def _get_closed_form_lr(self):
@@ -162,7 +115,7 @@ class ConstantLR(LRScheduler):
             return [lr * self.factor for lr in lrs]
         if epoch != self.total_iters:
             return lrs
-        return [lr * (1.0 / self.factor) for lr in lrs]
+        return [lr / self.factor for lr in lrs]
 
     def _get_closed_form_lr(self):
         factor = 1.0 if self._epoch >= self.total_iters else self.factor
@@ -199,11 +152,16 @@ class CosineAnnealingLR(LRScheduler):
         lrs, epoch, period = self._current(), self._epoch, self.T_max
         if epoch == 0:
             return lrs
+        # The cosines are taken in float32 from the float32 epoch (host-side numpy scalars), as MindSpore does:
+        # each step's ratio then rounds nearly as MindSpore's (its cosine kernel may differ by an ulp), and the
+        # recursive rates stay within 1e-6 of its (float64 cosines drifted 2.6e-6 apart within two periods).
+        f32, pi = np.float32, np.float32(math.pi)
         if (epoch - 1 - period) % (2 * period) == 0:
-            return [lr + (base - self.eta_min) * (1 - math.cos(math.pi / period)) / 2
-                    for lr, base in zip(lrs, self.base_lrs)]
-        ratio = (1 + math.cos(math.pi * epoch / period)) / (1 + math.cos(math.pi * (epoch - 1) / period))
-        return [(lr - self.eta_min) * ratio + self.eta_min for lr in lrs]
+            fall = f32(1.0) - np.cos(pi / f32(period))
+            return [lr + float(f32(f32(base - self.eta_min) * fall) / f32(2.0)) for lr, base in zip(lrs, self.base_lrs)]
+        now = f32(epoch)
+        ratio = (f32(1.0) + np.cos(pi * now / f32(period))) / (f32(1.0) + np.cos(pi * (now - f32(1.0)) / f32(period)))
+        return [(lr - self.eta_min) * float(ratio) + self.eta_min for lr in lrs]
 
     def _get_closed_form_lr(self):
         return [self.eta_min + (base - self.eta_min) * (1 + math.cos(math.pi * self._epoch / self.T_max)) / 2
