@@ -23,6 +23,7 @@ runs once per call of the program) and never returns an NHWC tensor from the pro
 """
 import numpy as np
 
+from . import cblas
 from .nn import _WS, activate
 
 _add, _matmul, _maximum, _copyto = np.add, np.matmul, np.maximum, np.copyto
@@ -51,6 +52,8 @@ def compile_serial(conv, plan, x, w, rest):
         c.base = plan.base
     if plan.k_major and plan.tiles is not None:
         c.go = _channel_major(conv, plan, w, c.b)
+    elif plan.tiles is None and plan.row_k and cblas.gemm(w.dtype) is not None:
+        c.go = _rows_accumulated(conv, plan, w, c.b)
     elif plan.tiles is None:
         # K-major columns without a pool too: their transpose is the (pixels, K) operand BLAS takes as is, and an
         # NHWC output spares the next convolution a transposing copy of it and a residual add over its transpose
@@ -108,6 +111,49 @@ def _pixel_major(conv, plan, w, b):
             inner(x)
             reduce(blocks, 0, None, y)
     return _epilogue(conv, b, gemm, y, plan.out + (o,), dtype)
+
+
+def _rows_accumulated(conv, plan, w, b):
+    """Row columns through numpy's BLAS directly (cblas.py): the output is first written with bias + residual
+    (or one of them), then each image's kh row GEMMs add onto it (β = 1), then the activation in place: the kh
+    partial products and the separate bias and residual passes of `_pixel_major` are not needed."""
+    dtype, o, kh = w.dtype, w.shape[1], conv.kh
+    n, oh, ow = plan.out
+    per_image = oh * ow
+    y = np.empty((plan.pixels, o), dtype)
+    y4 = y.reshape(n, oh, ow, o)
+    w_rows = np.ascontiguousarray(w).reshape(kh, plan.row_k, o)  # kept by the closure: the calls hold its address
+    stack, interior, windows, cols = plan.matrix, plan.interior, plan.windows, plan.cols
+    residual = conv.has_residual
+    first_beta = 1.0 if (b is not None or residual) else 0.0
+    gemm = cblas.gemm(dtype)
+    calls = tuple(gemm.prepare(stack[i, k], w_rows[i], y[k * per_image:(k + 1) * per_image],
+                               beta=first_beta if i == 0 else 1.0) for k in range(n) for i in range(kh))
+    bias_rows = None if b is None else np.ascontiguousarray(np.broadcast_to(b, y.shape))
+    bias4 = None if bias_rows is None else bias_rows.reshape(y4.shape)
+    zeros = np.zeros(y.shape, dtype) if conv.act == "relu" else None
+    act = conv.act
+    keep = (stack, cols, w_rows)  # the buffers the prepared calls point into stay alive with go
+
+    def go(x, rest):
+        _copyto(interior, x)
+        _copyto(cols, windows)
+        if residual:
+            if bias4 is not None:
+                _add(bias4, rest[-1], y4)
+            else:
+                _copyto(y4, rest[-1])
+        elif bias_rows is not None:
+            _copyto(y, bias_rows)
+        for call in calls:
+            call()
+        if zeros is not None:
+            _maximum(y, zeros, out=y)
+        elif act is not None:
+            activate(y, act)
+        return y4
+    go.keep = keep
+    return go
 
 
 def _epilogue(conv, b, gemm, y, out_shape, dtype):
