@@ -90,20 +90,22 @@ def test_compiled_serial_call_matches_nchw(c, stride, residual):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("bias, residual, act", [(True, True, "relu"), (False, True, None), (True, False, "relu6"),
                                                  (False, False, None)])
-def test_row_gemms_accumulated_by_blas_match_nchw(dtype, bias, residual, act):
-    """3×3 stride-1 row columns through numpy's BLAS with β = 1 (kernels/cblas.py): each combination of the output's
-    prefill (bias + residual, one of them, none) and activation, batch 2 (one set of row GEMMs per image), float32
-    and float64, against the NCHW convolution."""
+@pytest.mark.parametrize("k, stride", [(3, 1), (3, 2), (1, 2)])
+def test_gemms_accumulated_by_blas_match_nchw(dtype, bias, residual, act, k, stride):
+    """Pixel-major convolutions through numpy's BLAS with β = 1 (kernels/cblas.py): 3×3 stride-1 row columns (kh
+    GEMMs per image into one output), 3×3 stride-2 im2col, 1×1 stride-2 (the subsampled input copied); each
+    combination of the output's prefill (bias + residual, one of them, none) and activation, batch 2, float32 and
+    float64, against the NCHW convolution."""
     from openspore.lite.kernels import cblas
     rng = np.random.default_rng(7)
-    c, o, n, hw = 8, 6, 2, 7
-    attrs = {"kernel_size": (3, 3), "pad_mode": "pad", "pad": (1,) * 4, "out_channel": o, "activation": act,
-             "has_bias": bias}
+    c, o, n, hw = 8, 6, 2, 8
+    attrs = {"kernel_size": (k, k), "pad_mode": "pad", "pad": ((k - 1) // 2,) * 4, "out_channel": o,
+             "activation": act, "has_bias": bias, "stride": (1, 1, stride, stride)}
     inputs = [0, 1] + ([2] if bias else []) + ([3] if residual else [])
     conv = make_conv(Op("LiteConv2D", dict(attrs, layout="NHWC", has_residual=residual), inputs, [4]))
     prim = _conv_prim(Op("LiteConv2D", attrs, [0, 1], [2]))
     x = rng.standard_normal((n, c, hw, hw)).astype(dtype)
-    w = rng.standard_normal((o, c, 3, 3)).astype(dtype)
+    w = rng.standard_normal((o, c, k, k)).astype(dtype)
     b = rng.standard_normal(o).astype(dtype)
     want = conv2d(prim, x, w, b if bias else None, None)
     r = rng.standard_normal(want.shape).astype(dtype)
