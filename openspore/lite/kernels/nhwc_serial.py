@@ -4,8 +4,10 @@
 Why: at batch 1 a ResNet20 convolution's numpy work is ~60 µs, and the Python around it (the plan lookup, the
 view, reshape and slice objects made at every call, the checks of the epilogue) cost another 10-15 µs; here
 every view is made once and each step is one numpy call with its output given (`out`), so a call is the copies,
-the GEMM(s) and one in-place pass per epilogue step. The output lands in a buffer owned by the plan (per thread,
-per input shape) and the same array is returned at every call: the next call of this convolution overwrites it.
+the GEMM(s) and one in-place pass per epilogue step. Pixel-major columns call numpy's OpenBLAS directly where it
+is found (cblas.py, `_accumulated`): the output is written once with bias + residual and the GEMMs add onto it.
+The output lands in a buffer owned by the plan (per thread, per input shape) and the same array is returned at
+every call: the next call of this convolution overwrites it.
 That is safe because `to_nhwc` (passes/layout.py) only converts programs without control flow (a convolution
 runs once per call of the program) and never returns an NHWC tensor from the program (its outputs go through
 `LiteLayout`, which copies); the values of one call are all consumed before the next call starts.
@@ -53,8 +55,9 @@ def compile_serial(conv, plan, x, w, rest):
     if plan.k_major and plan.tiles is not None:
         c.go = _channel_major(conv, plan, w, c.b)
     elif plan.tiles is None and plan.blocks is None and not plan.k_major and cblas.gemm(w.dtype) is not None \
-            and (plan.windows is not None or conv.stride != (1, 1)):
-        # (a 1×1 stride-1 convolution's input is its column matrix as it is: numpy's matmul, no copy)
+            and w.flags.c_contiguous and (plan.windows is not None or conv.stride != (1, 1)):
+        # (a 1×1 stride-1 convolution's input is its column matrix as it is: numpy's matmul, no copy; the calls
+        # read the weights' own memory, so weights a training step writes in place are seen: contiguous ones only)
         c.go = _accumulated(conv, plan, w, c.b)
     elif plan.tiles is None:
         # K-major columns without a pool too: their transpose is the (pixels, K) operand BLAS takes as is, and an
