@@ -12,7 +12,7 @@ True
 import threading
 from collections import namedtuple
 
-BlasLibrary = namedtuple("BlasLibrary", "get put internal_api filepath threading_layer")
+BlasLibrary = namedtuple("BlasLibrary", "get put internal_api filepath threading_layer symbol")
 
 _FOUND = {"libs": None}
 _LOCK = threading.Lock()
@@ -41,4 +41,4 @@ def _library(lib):
         c_get, c_put = symbol("openblas_get_num_threads"), symbol("openblas_set_num_threads")
         if c_get is not None and c_put is not None:
             get, put = c_get, c_put
-    return BlasLibrary(get, put, lib.internal_api, lib.filepath or "", layer)
+    return BlasLibrary(get, put, lib.internal_api, lib.filepath or "", layer, symbol)

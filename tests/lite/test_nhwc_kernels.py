@@ -85,3 +85,54 @@ def test_compiled_serial_call_matches_nchw(c, stride, residual):
             got = conv(np.ascontiguousarray(x.transpose(0, 2, 3, 1)), *args)
             assert got.flags.c_contiguous
             np.testing.assert_allclose(got.transpose(0, 3, 1, 2), want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("bias, residual, act", [(True, True, "relu"), (False, True, None), (True, False, "relu6"),
+                                                 (False, False, None)])
+@pytest.mark.parametrize("k, stride", [(3, 1), (3, 2), (1, 2)])
+def test_gemms_accumulated_by_blas_match_nchw(dtype, bias, residual, act, k, stride):
+    """Pixel-major convolutions through numpy's BLAS with β = 1 (kernels/cblas.py): 3×3 stride-1 row columns (kh
+    GEMMs per image into one output), 3×3 stride-2 im2col, 1×1 stride-2 (the subsampled input copied); each
+    combination of the output's prefill (bias + residual, one of them, none) and activation, batch 2, float32 and
+    float64, against the NCHW convolution."""
+    from openspore.lite.kernels import cblas
+    rng = np.random.default_rng(7)
+    c, o, n, hw = 8, 6, 2, 8
+    attrs = {"kernel_size": (k, k), "pad_mode": "pad", "pad": ((k - 1) // 2,) * 4, "out_channel": o,
+             "activation": act, "has_bias": bias, "stride": (1, 1, stride, stride)}
+    inputs = [0, 1] + ([2] if bias else []) + ([3] if residual else [])
+    conv = make_conv(Op("LiteConv2D", dict(attrs, layout="NHWC", has_residual=residual), inputs, [4]))
+    prim = _conv_prim(Op("LiteConv2D", attrs, [0, 1], [2]))
+    x = rng.standard_normal((n, c, hw, hw)).astype(dtype)
+    w = rng.standard_normal((o, c, k, k)).astype(dtype)
+    b = rng.standard_normal(o).astype(dtype)
+    want = conv2d(prim, x, w, b if bias else None, None)
+    r = rng.standard_normal(want.shape).astype(dtype)
+    if residual:
+        want = want + r
+    if act is not None:
+        want = np.clip(want, 0, 6 if act == "relu6" else None)
+    packed = np.ascontiguousarray(w.transpose(2, 3, 1, 0).reshape(-1, o))
+    args = [packed] + ([b] if bias else []) + ([np.ascontiguousarray(r.transpose(0, 2, 3, 1))] if residual else [])
+    for _ in range(3):  # the compiled call reuses its output buffer: every call starts from the prefill again
+        got = conv(np.ascontiguousarray(x.transpose(0, 2, 3, 1)), *args)
+        np.testing.assert_allclose(got.transpose(0, 3, 1, 2), want, rtol=1e-5, atol=1e-5)
+    if cblas.gemm(dtype) is not None:
+        assert hasattr(conv.plans.last.go, "keep")  # the accumulated path ran, not numpy's matmul
+
+
+def test_cblas_gemm_refuses_operands_without_contiguous_rows():
+    from openspore.lite.kernels import cblas
+    gemm = cblas.gemm(np.float32)
+    if gemm is None:
+        pytest.skip("numpy's BLAS is not an OpenBLAS with cblas_sgemm")
+    a, b, c = np.ones((4, 3), np.float32), np.ones((3, 2), np.float32), np.zeros((4, 2), np.float32)
+    with pytest.raises(ValueError, match="operand 'a'"):
+        gemm.prepare(a.T.copy().T, b, c, beta=0.0)
+    with pytest.raises(ValueError, match="do not match"):
+        gemm.prepare(a, b, np.zeros((4, 3), np.float32), beta=0.0)
+    call = gemm.prepare(a, b, c, beta=0.0)
+    call()
+    call()  # β = 0: the product again, not accumulated
+    np.testing.assert_array_equal(c, np.full((4, 2), 3, np.float32))

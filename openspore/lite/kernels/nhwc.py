@@ -70,9 +70,15 @@ class NHWCConv:
         if self.pool or any(pads) or kh * kw > 1:
             # x is copied into a buffer kept per input shape (its zero border written once), so the window view
             # over it is built once, not at every call
-            padded = np.zeros((n, h + top + bottom, w + left + right, c), x.dtype)
-            plan.interior = padded[:, top:top + h, left:left + w]
             pixel_major = c >= _PIXEL_MAJOR_MIN_C
+            hp, wp = h + top + bottom, w + left + right
+            # few channels: the buffer is channel-major (an NHWC view of (N, C, H, W) memory). Such a layer is
+            # usually the first, reading the model's NCHW input through LiteLayout's transposed view, so x goes
+            # in as contiguous rows (ResNet's 3 channels: 9.6 → 1.7 µs) and the K-major stage below reads rows
+            # of W floats instead of every C-th float
+            padded = np.zeros((n, hp, wp, c), x.dtype) if pixel_major else \
+                np.zeros((n, c, hp, wp), x.dtype).transpose(0, 2, 3, 1)
+            plan.interior = padded[:, top:top + h, left:left + w]
             if rows and pixel_major and 1 < kh <= 3 and sh == 1 and dh == 1:
                 # row columns: (N, padded H, ow, kw·C); the rows of kernel row i are one contiguous block per
                 # image, so the convolution is kh GEMMs of K = kw·C over views — a third of the copying of 3×3

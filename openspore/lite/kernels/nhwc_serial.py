@@ -4,8 +4,10 @@
 Why: at batch 1 a ResNet20 convolution's numpy work is ~60 µs, and the Python around it (the plan lookup, the
 view, reshape and slice objects made at every call, the checks of the epilogue) cost another 10-15 µs; here
 every view is made once and each step is one numpy call with its output given (`out`), so a call is the copies,
-the GEMM(s) and one in-place pass per epilogue step. The output lands in a buffer owned by the plan (per thread,
-per input shape) and the same array is returned at every call: the next call of this convolution overwrites it.
+the GEMM(s) and one in-place pass per epilogue step. Pixel-major columns call numpy's OpenBLAS directly where it
+is found (cblas.py, `_accumulated`): the output is written once with bias + residual and the GEMMs add onto it.
+The output lands in a buffer owned by the plan (per thread, per input shape) and the same array is returned at
+every call: the next call of this convolution overwrites it.
 That is safe because `to_nhwc` (passes/layout.py) only converts programs without control flow (a convolution
 runs once per call of the program) and never returns an NHWC tensor from the program (its outputs go through
 `LiteLayout`, which copies); the values of one call are all consumed before the next call starts.
@@ -23,6 +25,7 @@ runs once per call of the program) and never returns an NHWC tensor from the pro
 """
 import numpy as np
 
+from . import cblas
 from .nn import _WS, activate
 
 _add, _matmul, _maximum, _copyto = np.add, np.matmul, np.maximum, np.copyto
@@ -51,6 +54,11 @@ def compile_serial(conv, plan, x, w, rest):
         c.base = plan.base
     if plan.k_major and plan.tiles is not None:
         c.go = _channel_major(conv, plan, w, c.b)
+    elif plan.tiles is None and plan.blocks is None and not plan.k_major and cblas.gemm(w.dtype) is not None \
+            and w.flags.c_contiguous and (plan.windows is not None or conv.stride != (1, 1)):
+        # (a 1×1 stride-1 convolution's input is its column matrix as it is: numpy's matmul, no copy; the calls
+        # read the weights' own memory, so weights a training step writes in place are seen: contiguous ones only)
+        c.go = _accumulated(conv, plan, w, c.b)
     elif plan.tiles is None:
         # K-major columns without a pool too: their transpose is the (pixels, K) operand BLAS takes as is, and an
         # NHWC output spares the next convolution a transposing copy of it and a residual add over its transpose
@@ -108,6 +116,64 @@ def _pixel_major(conv, plan, w, b):
             inner(x)
             reduce(blocks, 0, None, y)
     return _epilogue(conv, b, gemm, y, plan.out + (o,), dtype)
+
+
+def _accumulated(conv, plan, w, b):
+    """Pixel-major columns through numpy's BLAS directly (cblas.py): the output is first written with bias +
+    residual (or one of them), then the GEMM(s) add onto it (β = 1), then the activation in place. Row columns
+    run each image's kh row GEMMs into the one output: the kh partial products, their sums and the separate bias
+    and residual passes of `_pixel_major` are not needed."""
+    dtype, o = w.dtype, w.shape[1]
+    n, oh, ow = plan.out
+    y = np.empty((plan.pixels, o), dtype)
+    y4 = y.reshape(n, oh, ow, o)
+    w_c = np.ascontiguousarray(w)  # kept by the closure (`keep`): the prepared calls hold its address
+    residual, gemm = conv.has_residual, cblas.gemm(dtype)
+    beta = 1.0 if (b is not None or residual) else 0.0
+    interior, windows, cols = plan.interior, plan.windows, plan.cols
+    sub = None
+    if plan.row_k:
+        kh, per_image = conv.kh, oh * ow
+        w_rows, stack = w_c.reshape(kh, plan.row_k, o), plan.matrix
+        calls = tuple(gemm.prepare(stack[i, k], w_rows[i], y[k * per_image:(k + 1) * per_image],
+                                   beta if i == 0 else 1.0) for k in range(n) for i in range(kh))
+        keep = (stack, cols, w_rows)
+    elif windows is None:  # 1×1 strided, unpadded: the subsampled input is copied into a buffer of its own
+        sh, sw = conv.stride
+        sub = (slice(None), slice(None, None, sh), slice(None, None, sw))
+        a = np.empty((n, oh, ow, w.shape[0]), dtype)
+        calls = (gemm.prepare(a.reshape(-1, w.shape[0]), w_c, y, beta),)
+        keep = (a, w_c)
+    else:
+        calls = (gemm.prepare(plan.matrix, w_c, y, beta),)
+        keep = (plan.matrix, cols, w_c)
+    bias_rows = None if b is None else np.ascontiguousarray(np.broadcast_to(b, y.shape))
+    bias4 = None if bias_rows is None else bias_rows.reshape(y4.shape)
+    zeros = np.zeros(y.shape, dtype) if conv.act == "relu" else None
+    act = conv.act
+
+    def go(x, rest):
+        if sub is not None:
+            _copyto(a, x[sub])
+        else:
+            _copyto(interior, x)
+            _copyto(cols, windows)
+        if residual:
+            if bias4 is not None:
+                _add(bias4, rest[-1], y4)
+            else:
+                _copyto(y4, rest[-1])
+        elif bias_rows is not None:
+            _copyto(y, bias_rows)
+        for call in calls:
+            call()
+        if zeros is not None:
+            _maximum(y, zeros, out=y)
+        elif act is not None:
+            activate(y, act)
+        return y4
+    go.keep = keep  # the buffers the prepared calls point into stay alive with go
+    return go
 
 
 def _epilogue(conv, b, gemm, y, out_shape, dtype):
