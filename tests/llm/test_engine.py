@@ -176,3 +176,38 @@ def test_bad_input_errors():
     engine.free("a")
     with pytest.raises(KeyError, match="already freed"):
         engine.free("a")
+
+
+def test_view_rows_change_hands_and_reused_ids_are_refilled():
+    # A freed sequence id started again with another prompt must not read its old row; a decode call that shrinks
+    # the row bucket moves sequences to lower rows (refilled from the pool); each step's logits stay exact.
+    net = make_model()
+    engine = LLMEngine(net, block_size=4, max_batch_size=6, max_model_len=64)
+    assert engine.view is not None
+    rng = np.random.default_rng(3)
+    stored, nxt = {}, {}
+
+    def start(names, lengths):
+        prompts = [rng.integers(0, CFG.vocab_size, n).tolist() for n in lengths]
+        for s, p, row in zip(names, prompts, engine.prefill(names, prompts)):
+            stored[s], nxt[s] = p, int(np.argmax(row))
+
+    def step(names):
+        out = engine.decode(names, [nxt[s] for s in names])
+        for s, row in zip(names, out):
+            stored[s] = stored[s] + [nxt[s]]
+            np.testing.assert_allclose(row, full_logits(net, stored[s])[-1], atol=1e-4, rtol=0, err_msg=s)
+            nxt[s] = int(np.argmax(row))
+
+    start(list("abcdef"), (9, 3, 14, 6, 11, 5))
+    step(list("abcdef"))                       # 6 rows
+    assert sorted(engine.view.row(s) for s in "abcdef") == list(range(6))
+    step(["f", "e"])                           # a 2-row bucket: f and e move to rows 0 and 1
+    assert {engine.view.row("f"), engine.view.row("e")} == {0, 1} and "a" not in engine.view
+    step(["c", "a", "f"])
+    engine.free("a")
+    assert "a" not in engine.view
+    start(["a"], (7,))                         # the same id, another prompt
+    step(list("fabcde"))
+    step(list("edcbaf"))
+    assert engine.pool_stats()["num_sequences"] == 6
