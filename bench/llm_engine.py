@@ -109,7 +109,7 @@ def main(argv=None):
     parser.add_argument("--max-model-len", type=int, default=192)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--decode-steps", type=int, default=20)
-    parser.add_argument("--decode-attention", default="auto", choices=("auto", "tables", "pool"))
+    parser.add_argument("--decode-attention", default="auto", choices=("auto", "tables", "pool", "view"))
     parser.add_argument("--threads", type=int, default=0, help="torch threads for both sides (0: torch's default)")
     args = parser.parse_args(argv)
     import torch

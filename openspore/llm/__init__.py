@@ -2,6 +2,7 @@
 
 * `GPTConfig`, `GPT` (model.py): the decoder as a Cell; `to_hf_gpt2_state_dict` maps its weights to Hugging Face.
 * `LLMEngine` (engine.py): prefill and decode as two compiled graphs sharing a paged block pool (kv_pool.py).
+  Decode reads the running sequences' keys/values from a row-contiguous copy beside the pool (kv_view.py).
 * `SamplingParams`, `Sampler` (sampling.py) and `generate` (generate.py): greedy and sampled generation.
 """
 from .config import GPTConfig

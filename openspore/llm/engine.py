@@ -13,8 +13,11 @@ and each bucket is compiled once (`warm_up()` compiles them all ahead of time; `
 `shape_buckets=False` keeps one shape each: as many `max_model_len`-wide prefill rows as `prefill_tokens` allows;
 `max_batch_size` decode rows of all blocks.
 Larger calls are split into chunks. `decode_attention` chooses how decode reads the pool (engine_graphs.py):
-'tables' gathers each sequence's blocks, 'pool' attends over the whole pool with a mask (one shape), 'auto' takes
-'pool' only for pools of at most max_batch_size blocks.
+'tables' gathers each sequence's blocks every step, 'pool' attends over the whole pool with a mask (one shape),
+'view' keeps the decoded sequences' keys and values also in a row-contiguous `KVView` (kv_view.py: copied in once
+when a sequence joins, the new token appended in place each step, attention over views of it: no gather; an extra
+cache of max_batch_size full-length sequences, counted as pool_stats()['view_bytes']); 'auto' takes 'pool' for pools
+of at most max_batch_size blocks, else 'view'.
 
 >>> import numpy as np
 >>> from openspore.llm import GPT, GPTConfig, LLMEngine
@@ -34,8 +37,9 @@ from ..common import dtype as mstype
 from ..common.tensor import Tensor
 from ..runtime.jit import jit
 from .config import GPTConfig
-from .engine_graphs import DecodeGraph, PrefillGraph
+from .engine_graphs import DecodeGraph, PrefillGraph, ViewFillGraph
 from .kv_pool import KVPool, OutOfBlocks
+from .kv_view import KVView
 from .model import _NEG, GPT
 
 __all__ = ["LLMEngine", "OutOfBlocks"]
@@ -79,12 +83,16 @@ class LLMEngine:
         self._mask_dtype = dtype.np_dtype
         self.pool = KVPool(self.config.n_layer, self.config.n_head, self.config.head_dim, self.num_blocks,
                            self.block_size, dtype)
-        if decode_attention not in ("auto", "tables", "pool"):
-            raise ValueError(f"LLMEngine: 'decode_attention' must be 'auto', 'tables' or 'pool', but got "
+        if decode_attention not in ("auto", "tables", "pool", "view"):
+            raise ValueError(f"LLMEngine: 'decode_attention' must be 'auto', 'tables', 'pool' or 'view', but got "
                              f"{decode_attention!r}.")
         # auto: a pool of at most max_batch_size blocks is cheaper to attend over whole than to gather from
         self.decode_over_pool = decode_attention == "pool" or (decode_attention == "auto" and
                                                                self.num_blocks <= self.max_batch_size)
+        self.view = None
+        if decode_attention == "view" or (decode_attention == "auto" and not self.decode_over_pool):
+            self.view = KVView(self.config.n_layer, self.config.n_head, self.config.head_dim, self.max_batch_size,
+                               self.max_blocks_per_seq * self.block_size, dtype)
         # the shapes each graph is compiled for: prefill token slots, decode blocks per sequence (module docstring)
         if shape_buckets:
             self.prefill_buckets = _doubling(16, self.max_model_len)
@@ -105,11 +113,16 @@ class LLMEngine:
         self.prefill_shapes = [(r, w) for w in self.prefill_buckets for r in self._prefill_rows[w]]
         self._positions = np.arange(self.max_model_len, dtype=np.int32)
         self._prefill_cell = PrefillGraph(model, self.pool)
-        self._decode_cell = DecodeGraph(model, self.pool, self.decode_over_pool)
+        self._decode_cell = DecodeGraph(model, self.pool, self.decode_over_pool, self.view)
         self._prefill_cell.set_train(False)
         self._decode_cell.set_train(False)
         self._prefill = jit(self._prefill_cell)
         self._decode = jit(self._decode_cell)
+        if self.view is not None:   # view refills: token counts in doubling buckets up to a full view
+            self.fill_buckets = _doubling(self.block_size, self.max_batch_size * self.view.length)
+            self._fill_cell = ViewFillGraph(self.pool, self.view)
+            self._fill_cell.set_train(False)
+            self._fill = jit(self._fill_cell)
         self._graphs = {}   # (graph, shape) -> (backend, compiled graph): see _run_graph
 
     @classmethod
@@ -146,14 +159,20 @@ class LLMEngine:
         if seq_id not in self.pool:
             raise KeyError(f"LLMEngine.free: unknown sequence {seq_id!r} (not running, or already freed).")
         self.pool.free(seq_id)
+        if self.view is not None:
+            self.view.drop(seq_id)
 
     def pool_stats(self):
-        return self.pool.stats()
+        """KVPool.stats() plus view_bytes: the KVView's buffers (0 without one), memory beside the pool."""
+        return dict(self.pool.stats(), view_bytes=0 if self.view is None else self.view.nbytes)
 
     def compile_counts(self):
         """How many graphs each compiled function holds (its graph cache's entries): one per shape bucket used."""
-        return {"prefill": _entries(self._prefill, self._prefill_cell),
-                "decode": _entries(self._decode, self._decode_cell)}
+        counts = {"prefill": _entries(self._prefill, self._prefill_cell),
+                  "decode": _entries(self._decode, self._decode_cell)}
+        if self.view is not None:
+            counts["fill"] = _entries(self._fill, self._fill_cell)
+        return counts
 
     def warm_up(self):
         """Compile the prefill and decode graph of every shape bucket now (inputs that touch only the scratch
@@ -162,7 +181,12 @@ class LLMEngine:
             self._run_graph(self._prefill, self._prefill_cell, self._prefill_inputs(rows, width, [], []))
         for rows in self.decode_row_buckets:
             for blocks in self.decode_buckets:
-                self._run_graph(self._decode, self._decode_cell, self._decode_inputs(rows, blocks, [], []))
+                inputs = self._decode_inputs(rows, blocks, [], []) if self.view is None else \
+                    self._decode_view_inputs(rows, blocks, [], [], np.zeros(0, np.int64), np.ones(rows, np.int64))
+                self._run_graph(self._decode, self._decode_cell, inputs)
+        if self.view is not None:
+            for tokens in self.fill_buckets:
+                self._run_graph(self._fill, self._fill_cell, self._fill_inputs(tokens, []))
         return self.compile_counts()
 
     def _run_graph(self, compiled, cell, arrays):
@@ -303,9 +327,14 @@ class LLMEngine:
             return np.concatenate(out, 0)
         except BaseException:
             self.pool.shrink(old)
+            if self.view is not None:   # a row may have been placed but not filled: refill next time
+                for s in seq_ids:
+                    self.view.drop(s)
             raise
 
     def _run_decode(self, seq_ids, tokens):
+        if self.view is not None:
+            return self._run_decode_view(seq_ids, tokens)
         tables = [self.pool.table(s) for s in seq_ids]
         longest = max(len(t) for t in tables)
         blocks = next(b for b in self.decode_buckets if b >= longest)
@@ -342,6 +371,66 @@ class LLMEngine:
             open_ = np.arange(blocks * bs)[None, :] < lengths[:, None]
             mask_add = np.where(open_, 0.0, _NEG).astype(self._mask_dtype)[:, None, :]   # [B, 1, L]
         return ids, positions, self.pool.rows(slots), mask_add, table_arr.reshape(-1)
+
+
+    # ---- decode through the view ------------------------------------------------------------------------------
+    def _run_decode_view(self, seq_ids, tokens):
+        """One decode call through the KVView: the sequences take view rows below the row bucket (those newly
+        placed are filled from the pool first), graph row r is view row r, the logits come back in call order."""
+        b = len(seq_ids)
+        width = next(r for r in self.decode_row_buckets if r >= b)
+        placed = self.view.place(seq_ids, width)
+        if placed:
+            self._fill_view(placed)
+        rows = np.array([self.view.row(s) for s in seq_ids], np.int64)
+        lengths = np.ones(width, np.int64)    # padding rows: token 0 at position 0, one open position
+        lengths[rows] = [self.pool.length(s) for s in seq_ids]   # already counts this token
+        blocks = next(n for n in self.decode_buckets if n * self.block_size >= lengths.max())
+        inputs = self._decode_view_inputs(width, blocks, seq_ids, tokens, rows, lengths)
+        return self._run_graph(self._decode, self._decode_cell, inputs)[rows]
+
+    def _decode_view_inputs(self, width, blocks, seq_ids, tokens, rows, lengths):
+        """The decode graph's arrays in view mode: padding rows write into the pool's scratch block and the view's
+        scratch row."""
+        bs = self.block_size
+        ids = np.zeros(width, np.int32)
+        ids[rows] = tokens
+        positions = lengths - 1
+        slots = np.full(width, self.pool.scratch_block * bs, np.int64)
+        slots[rows] = [self.pool.slot(s, int(n) - 1) for s, n in zip(seq_ids, lengths[rows])]
+        view_rows = np.full(width, self.view.scratch_row, np.int64)
+        view_rows[rows] = rows
+        view_pos = np.where(view_rows == self.view.scratch_row, 0, positions)
+        span = blocks * bs
+        mask_add = np.where(np.arange(span)[None, :] < lengths[:, None], 0.0, _NEG).astype(self._mask_dtype)
+        return (ids, positions.astype(np.int32), self.pool.rows(slots), mask_add[:, None, None, :],
+                self.view.index(view_rows, view_pos))
+
+    def _fill_view(self, placed):
+        """Copy the stored tokens (all but this step's) of each newly placed (seq_id, row) from the pool into its
+        view row, in calls of at most the largest fill bucket."""
+        pieces = []
+        for s, r in placed:
+            n = self.pool.length(s) - 1
+            pieces.append((self._slots(s, n), np.full(n, r, np.int64), np.arange(n, dtype=np.int64)))
+        slots, vrows, vpos = (np.concatenate(p) for p in zip(*pieces))
+        most = self.fill_buckets[-1]
+        for at in range(0, len(slots), most):
+            part = slice(at, at + most)
+            tokens = next(t for t in self.fill_buckets if t >= len(slots[part]))
+            self._run_graph(self._fill, self._fill_cell, self._fill_inputs(tokens, (slots[part], vrows[part],
+                                                                                    vpos[part])))
+
+    def _fill_inputs(self, tokens, parts):
+        """The fill graph's (src, dst) for `tokens` tokens: `parts` = (pool slots, view rows, view positions) of
+        the real ones, or () for padding only (into the pool's scratch block and the view's scratch row)."""
+        slots = np.full(tokens, self.pool.scratch_block * self.block_size, np.int64)
+        vrows = np.full(tokens, self.view.scratch_row, np.int64)
+        vpos = np.zeros(tokens, np.int64)
+        if parts:
+            n = len(parts[0])
+            slots[:n], vrows[:n], vpos[:n] = parts
+        return self.pool.rows(slots).reshape(-1), self.view.index(vrows, vpos).reshape(-1)
 
 
 def _entries(bound, cell):

@@ -56,10 +56,14 @@ def _run_schedule(engine, prompts, starts, new_tokens, rng):
 
 
 @pytest.mark.parametrize("mode,attention,buckets", [(ms.PYNATIVE_MODE, "auto", True), (ms.GRAPH_MODE, "auto", False),
+                                                    (ms.PYNATIVE_MODE, "tables", True),
+                                                    (ms.GRAPH_MODE, "tables", False),
                                                     (ms.PYNATIVE_MODE, "pool", True)])
 def test_incremental_equals_full_recompute(mode, attention, buckets):
-    # decode reads the pool through the block tables (auto, for this pool size) with length buckets (1, 2, 4, 6,
-    # 8, 12, 14 blocks) and row buckets (2, 4), or one shape (4 rows x 14 blocks), or attends over all of it
+    # decode reads the keys/values through the row view (auto, for this pool size) or through the block tables,
+    # with length buckets (1, 2, 4, 6, 8, 12, 14 blocks) and row buckets (2, 4), or one shape (4 rows x 14
+    # blocks), or attends over the whole pool. Up to 6 sequences run in a 4-row batch (decode calls of 6 are
+    # split in two), so the view's rows change hands and are refilled from the pool.
     net = make_model()
     rng = np.random.default_rng(1)
     lengths = [5, 23, 11, 40, 1, 17]
@@ -72,14 +76,19 @@ def test_incremental_equals_full_recompute(mode, attention, buckets):
                            shape_buckets=buckets)
         assert engine.decode_over_pool == (attention == "pool")
         assert engine.prefill_buckets == ([16, 32, 64, 112] if buckets else [112])
-        assert engine.decode_buckets == ([1, 2, 4, 6, 8, 12, 14] if buckets and attention == "auto" else [14])
+        assert (engine.view is not None) == (attention == "auto")
+        assert engine.decode_buckets == ([1, 2, 4, 6, 8, 12, 14] if buckets and attention != "pool" else [14])
         assert engine.decode_row_buckets == ([2, 4] if buckets else [4])
         warm = engine.warm_up()       # every bucket compiled once, before any sequence
         # prefill: 1, 2, 4 rows of each width bucket (rows x width <= 1024 tokens), or one shape (4 rows x 112)
         assert engine.prefill_shapes == ([(r, w) for w in (16, 32, 64, 112) for r in (1, 2, 4)] if buckets
                                          else [(4, 112)])
-        assert warm == {"prefill": len(engine.prefill_shapes),
-                        "decode": len(engine.decode_buckets) * len(engine.decode_row_buckets)}
+        want = {"prefill": len(engine.prefill_shapes),
+                "decode": len(engine.decode_buckets) * len(engine.decode_row_buckets)}
+        if engine.view is not None:   # view refills of 8, 16, ..., 448 tokens (4 rows x 112)
+            assert engine.fill_buckets == [8, 16, 32, 64, 128, 256, 448]
+            want["fill"] = len(engine.fill_buckets)
+        assert warm == want
         assert engine.num_free_blocks() == engine.num_blocks
         seqs, logged = _run_schedule(engine, prompts, starts, 64, rng)
         counts = engine.compile_counts()
@@ -112,6 +121,9 @@ def test_paged_memory_is_within_ten_percent_of_the_true_state():
     assert stats["used_bytes"] <= 1.1 * stats["true_bytes"]
     # a contiguous cache reserving max_model_len per sequence would hold far more
     assert 8 * 128 * per_token > 1.3 * stats["used_bytes"]
+    # decode's KVView (auto here) is an extra cache beside the pool, counted apart: max_batch_size rows of
+    # max_model_len tokens plus a scratch row
+    assert engine.view is not None and stats["view_bytes"] == (8 + 1) * 128 * per_token
 
 
 def test_out_of_blocks_leaves_the_pool_unchanged():
@@ -164,3 +176,38 @@ def test_bad_input_errors():
     engine.free("a")
     with pytest.raises(KeyError, match="already freed"):
         engine.free("a")
+
+
+def test_view_rows_change_hands_and_reused_ids_are_refilled():
+    # A freed sequence id started again with another prompt must not read its old row; a decode call that shrinks
+    # the row bucket moves sequences to lower rows (refilled from the pool); each step's logits stay exact.
+    net = make_model()
+    engine = LLMEngine(net, block_size=4, max_batch_size=6, max_model_len=64)
+    assert engine.view is not None
+    rng = np.random.default_rng(3)
+    stored, nxt = {}, {}
+
+    def start(names, lengths):
+        prompts = [rng.integers(0, CFG.vocab_size, n).tolist() for n in lengths]
+        for s, p, row in zip(names, prompts, engine.prefill(names, prompts)):
+            stored[s], nxt[s] = p, int(np.argmax(row))
+
+    def step(names):
+        out = engine.decode(names, [nxt[s] for s in names])
+        for s, row in zip(names, out):
+            stored[s] = stored[s] + [nxt[s]]
+            np.testing.assert_allclose(row, full_logits(net, stored[s])[-1], atol=1e-4, rtol=0, err_msg=s)
+            nxt[s] = int(np.argmax(row))
+
+    start(list("abcdef"), (9, 3, 14, 6, 11, 5))
+    step(list("abcdef"))                       # 6 rows
+    assert sorted(engine.view.row(s) for s in "abcdef") == list(range(6))
+    step(["f", "e"])                           # a 2-row bucket: f and e move to rows 0 and 1
+    assert {engine.view.row("f"), engine.view.row("e")} == {0, 1} and "a" not in engine.view
+    step(["c", "a", "f"])
+    engine.free("a")
+    assert "a" not in engine.view
+    start(["a"], (7,))                         # the same id, another prompt
+    step(list("fabcde"))
+    step(list("edcbaf"))
+    assert engine.pool_stats()["num_sequences"] == 6

@@ -1,0 +1,92 @@
+"""`KVView`: a row-contiguous copy of the running sequences' keys and values, read by decode's attention.
+
+Why: reading the paged pool through block tables makes decode gather every sequence's blocks at every step (one
+index_select per layer of rows x the longest sequence's blocks), about half of a decode step at 16 rows. Here each
+running sequence owns a row of one buffer per layer; its keys and values are copied in from the pool once (when it
+first decodes, or when it comes back after being moved out), and each decode step writes the new token's key and
+value both into the pool (the state of record: prefill, preemption and refills read it) and into the row in place.
+Attention then reads a prefix of the buffer as it lies: rows [0, B) and positions [0, L) are views, no copy.
+
+Layout of a layer's Parameter: [2 * (rows + 1) * n_head * length, head_dim], row
+`((kind * (rows + 1) + r) * n_head + h) * length + pos` holding the key (kind 0) or value (kind 1) of head h of the
+token at position pos of the sequence in row r. Seen as [2, rows + 1, n_head, length, head_dim], a prefix of rows
+and positions of one kind is [B, n_head, L, head_dim] whose (B, n_head) batch merges into one stride, which a
+batched matmul takes without a copy. Row `rows` is scratch: padding rows and refill padding write there.
+
+The view is an extra cache beside the pool: `nbytes` counts it (`LLMEngine.pool_stats()['view_bytes']`), the
+same as `rows` full-length sequences in the pool.
+
+>>> view = KVView(n_layer=1, n_head=2, head_dim=4, rows=2, length=8)
+>>> view.place(["a", "b"], 2), view.row("b")
+([('a', 0), ('b', 1)], 1)
+>>> view.place(["c", "b"], 2)       # "a" is not decoded now: its row goes to "c"; "b" keeps its row
+[('c', 0)]
+>>> view.drop("b"); "b" in view, view.nbytes == 2 * 3 * 2 * 8 * 4 * 4   # K/V x (2 + scratch) rows x H x L x D x 4 B
+(False, True)
+"""
+import numpy as np
+
+from ..common import dtype as mstype
+from ..common.tensor import Tensor
+from ..core.parameter import Parameter
+
+
+class KVView:
+    """Per-layer row buffers plus the sequence → row bookkeeping (see the module docstring)."""
+
+    def __init__(self, n_layer, n_head, head_dim, rows, length, dtype=mstype.float32):
+        for name, value in (("n_layer", n_layer), ("n_head", n_head), ("head_dim", head_dim), ("rows", rows),
+                            ("length", length)):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+                raise ValueError(f"KVView: '{name}' must be a positive int, but got {value!r}.")
+        self.n_layer, self.n_head, self.head_dim = int(n_layer), int(n_head), int(head_dim)
+        self.rows, self.length = int(rows), int(length)
+        self.scratch_row = self.rows
+        size = 2 * (self.rows + 1) * self.n_head * self.length
+        self.kv = [Parameter(Tensor(np.zeros((size, self.head_dim), dtype.np_dtype), dtype), name=f"kv_view.kv.{i}",
+                             requires_grad=False) for i in range(self.n_layer)]
+        self.nbytes = self.n_layer * size * self.head_dim * np.dtype(dtype.np_dtype).itemsize
+        # [2, H] offsets of (kind, head) for row 0, position 0
+        self._offsets = (np.arange(2, dtype=np.int64)[:, None] * (self.rows + 1) * self.n_head
+                         + np.arange(self.n_head, dtype=np.int64)[None, :]) * self.length
+        self._row_of = {}
+        self._seq_at = [None] * self.rows
+
+    def __contains__(self, seq_id):
+        return seq_id in self._row_of
+
+    def row(self, seq_id):
+        return self._row_of[seq_id]
+
+    def index(self, rows, positions):
+        """The Parameter rows of (row, position) pairs (int arrays of one shape): shape + (2, n_head) int64,
+        [..., 0, h] the key of head h and [..., 1, h] its value."""
+        base = np.asarray(rows, np.int64) * (self.n_head * self.length) + np.asarray(positions, np.int64)
+        return base[..., None, None] + self._offsets
+
+    def place(self, seq_ids, width):
+        """Give every sequence of `seq_ids` a row below `width` (at most `rows`): a sequence already there keeps
+        its row; the others take the lowest rows not held by one of `seq_ids`, moving out whichever sequence held
+        them. Returns the (seq_id, row) pairs newly placed, whose rows the caller must fill from the pool."""
+        if width > self.rows or len(seq_ids) > width:
+            raise ValueError(f"KVView.place: {len(seq_ids)} sequences in {width} rows of a {self.rows}-row view.")
+        keep = {s for s in seq_ids if self._row_of.get(s, width) < width}
+        taken = {self._row_of[s] for s in keep}
+        free = (r for r in range(width) if r not in taken)
+        placed = []
+        for s in seq_ids:
+            if s in keep:
+                continue
+            self.drop(s)  # held a row at or past width: leave it
+            r = next(free)
+            if self._seq_at[r] is not None:
+                del self._row_of[self._seq_at[r]]
+            self._seq_at[r], self._row_of[s] = s, r
+            placed.append((s, r))
+        return placed
+
+    def drop(self, seq_id):
+        """Forget the sequence's row (nothing happens if it holds none)."""
+        r = self._row_of.pop(seq_id, None)
+        if r is not None:
+            self._seq_at[r] = None
