@@ -8,7 +8,9 @@ import openspore as ms
 from openspore import nn
 from openspore.compiler.passes.momentum_gemm_fusion import momentum_gemm_fusion
 
-from .pass_check import check
+from openspore.ir.parser import parse_graph
+
+from .pass_check import assert_same_values, check, weights_for
 
 BEFORE = """
     graph @main(%0 dy: f32[4,3], %1 x: f32[4,5], %2 dz: f32[4,2]) {
@@ -42,33 +44,40 @@ AFTER = """
       %6 = weight "m.w" : f32[3,5]
       %7 = weight "momentum" : f32[]
       %8 = DenseGradAccumulate[gradient_scale=0.5](%6, %0, %1, %7) : f32[3,5]
-      %9 = const (0,) : py
-      %10 = ReduceSum(%0, %9) : f32[3]
+      %9 = weight "m.b" : f32[3]
+      %10 = BiasGradAccumulate[gradient_scale=0.5](%9, %0, %7) : f32[3]
       %11 = weight "v" : f32[2,5]
       %12 = weight "m.v" : f32[2,5]
       %13 = DenseGradAccumulate[gradient_scale=0.5](%12, %2, %5, %7) : f32[2,5]
-      %14 = weight "m.b" : f32[3]
-      %15 = weight "lr" : f32[]
-      %16 = make_tuple(%4) : (f32[3])
-      %17 = make_tuple(%14) : (f32[3])
-      %18 = make_tuple(%10) : (f32[3])
-      %19 = ForeachApplyMomentum[gradient_scale=0.5](%16, %17, %15, %18, %7) : (f32[3])
-      %20 = make_tuple(%3, %11) : (f32[3,5], f32[2,5])
-      %21 = make_tuple(%8, %13) : (f32[3,5], f32[2,5])
-      %22 = ForeachApplyAccumulation(%20, %21, %15) : (f32[3,5], f32[2,5])
-      %23 = tuple_get_item[0](%22) : f32[3,5]
-      %24 = tuple_get_item[0](%19) : f32[3]
-      %25 = tuple_get_item[1](%22) : f32[2,5]
-      %26 = make_tuple(%23, %24, %25) : (f32[3,5], f32[3], f32[2,5])
-      %27 = tuple_get_item[1](%26) : f32[3]
-      %28 = make_tuple(%27, %5) : (f32[3], f32[4,5])
-      return %28
+      %14 = weight "lr" : f32[]
+      %15 = make_tuple(%3, %4, %11) : (f32[3,5], f32[3], f32[2,5])
+      %16 = make_tuple(%8, %10, %13) : (f32[3,5], f32[3], f32[2,5])
+      %17 = ForeachApplyAccumulation(%15, %16, %14) : (f32[3,5], f32[3], f32[2,5])
+      %18 = tuple_get_item[0](%17) : f32[3,5]
+      %19 = tuple_get_item[1](%17) : f32[3]
+      %20 = tuple_get_item[2](%17) : f32[2,5]
+      %21 = make_tuple(%18, %19, %20) : (f32[3,5], f32[3], f32[2,5])
+      %22 = tuple_get_item[1](%21) : f32[3]
+      %23 = make_tuple(%22, %5) : (f32[3], f32[4,5])
+      return %23
     }"""
 
 
 def test_weight_gradients_accumulate_in_the_product():
     # the moments and the momentum, defined after the DenseGrads, are read where the products are now
     check(momentum_gemm_fusion, BEFORE, AFTER)
+
+
+def test_a_bias_gradient_read_elsewhere_is_summed_and_stays_in_momentum():
+    text = BEFORE.replace("%22 = make_tuple(%21, %6) : (f32[3], f32[4,5])",
+                          "%22 = make_tuple(%21, %6, %8) : (f32[3], f32[4,5], f32[3])")
+    weights = weights_for(text)
+    g = parse_graph(text, weights=weights)
+    out = momentum_gemm_fusion(g)
+    names = [n.op_name for n in out.nodes]
+    assert names.count("DenseGradAccumulate") == 2 and "BiasGradAccumulate" not in names
+    assert names.count("ReduceSum") == 1 and names.count("ForeachApplyMomentum") == 1
+    assert_same_values(g, out, weights)
 
 
 def _step(*, grad="%4", pre="", extra="", attrs="", rank3=False):
@@ -134,7 +143,8 @@ def test_training_step_fuses_and_agrees_with_pynative():
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
     from openspore.runtime.jit import cell_cache
     names = [n.op_name for e in cell_cache(steps[ms.GRAPH_MODE]).entries.values() for n in e.compiled.graph.nodes]
-    assert names.count("DenseGradAccumulate") == 2 and names.count("ForeachApplyAccumulation") == 1
+    assert names.count("DenseGradAccumulate") == 2 and names.count("BiasGradAccumulate") == 2
+    assert names.count("ForeachApplyAccumulation") == 1 and "ForeachApplyMomentum" not in names
     assert "DenseGrad" not in names
 
 

@@ -1,12 +1,13 @@
 """momentum_gemm_fusion: a Dense layer's weight gradient goes straight into its Momentum accumulation, in one GEMM.
 
     %15 = DenseGrad[input_grad=True, bias_grad=True](%14, %9, %10)      %50 = MatMul(%14, %10)        (d_input)
-    %16 = tuple_get_item[0](%15)                                        %51 = ReduceSum(%14, (0,))    (d_bias)
-    %17 = tuple_get_item[1](%15)                                  →     %52 = weight "moments.fc3.weight"
-    %18 = tuple_get_item[2](%15)                                        %53 = DenseGradAccumulate(%52, %14, %9, %41)
-    ...                                                                 ...
-    %42 = ForeachApplyMomentum(%31, %38, %39, %40, %41)                 %60 = ForeachApplyMomentum(biases ...)
-                                                                        %61 = ForeachApplyAccumulation(weights ..., %39)
+    %16 = tuple_get_item[0](%15)
+    %17 = tuple_get_item[1](%15)                                  →     %51 = weight "moments.fc3.weight"
+    %18 = tuple_get_item[2](%15)                                        %52 = DenseGradAccumulate(%51, %14, %9, %41)
+    ...                                                                 %53 = weight "moments.fc3.bias"
+    %42 = ForeachApplyMomentum(%31, %38, %39, %40, %41)                 %54 = BiasGradAccumulate(%53, %14, %41)
+                                                                        ...
+                                                                        %61 = ForeachApplyAccumulation(%60, %59, %39)
 
 Why: ApplyMomentum (no Nesterov) is `accum = accum * momentum + grad; var -= lr * accum`. With `grad` a Dense
 weight gradient `doutᵀ · x`, the first half is a GEMM with a beta term (`addmm_`): the gradient, as large as
@@ -14,18 +15,20 @@ the weight, is never written to memory and never read back by the optimizer; wha
 place is `var -= lr * accum`. For the benchmark MLP that is 2.6 MB less written and read per step.
 
 When: the Foreach's gradient i is the weight output of a DenseGrad over 2-D rows whose only reader is that
-gradient tuple; the accumulation i is a Parameter read nowhere else in the graph; no other update in the graph
-writes the accumulations or the momentum (the accumulation now moves where the DenseGrad stood, earlier than the
-optimizer, and reads the momentum there); no Nesterov. The parameters not fused stay in a ForeachApplyMomentum.
-The DenseGrad's other outputs become MatMul (d_input) and ReduceSum (d_bias). Graphs holding control flow with
-side effects are left alone (an update inside a branch could write what the moved accumulation reads). The
-results equal the unfused step's up to rounding: BLAS adds the product into the scaled accumulation in one pass.
+gradient tuple (its bias gradient, read the same way, goes into its accumulation by BiasGradAccumulate, a
+matrix-vector product with a beta term); the accumulation i is a Parameter read nowhere else in the graph; no
+other update in the graph writes the accumulations or the momentum (the accumulation now moves where the
+DenseGrad stood, earlier than the optimizer, and reads the momentum there); no Nesterov. The parameters not fused
+stay in a ForeachApplyMomentum. The DenseGrad's other outputs become MatMul (d_input) and, for a bias gradient
+read elsewhere too, ReduceSum. Graphs holding control flow with side effects are left alone (an update inside a
+branch could write what the moved accumulation reads). The results equal the unfused step's up to rounding: BLAS
+adds the product into the scaled accumulation in one pass.
 Runs after dce (the single-reader facts), at the top level of each graph and inside subgraphs.
 """
 from ...core.primitive import PRIMITIVES, AbstractTensor
 from ...ir.node import Node
 from ...ir.rewrite import rewrite
-from ...ops.defs import optim_split  # noqa: F401  (registers DenseGradAccumulate, ForeachApplyAccumulation)
+from ...ops.defs import optim_split  # noqa: F401  (registers the accumulating primitives)
 
 
 def momentum_gemm_fusion(graph):
@@ -79,14 +82,21 @@ def _plan(g):
         for i, (acc, grad) in enumerate(zip(accums.inputs, grads.inputs)):
             entry = _fusable(grad, acc, grads, users, param_reads, written, dense)
             if entry is not None:
-                dense[entry.id] = (acc, momentum, f.op.attrs.get("gradient_scale", 1.0))
+                dense[entry.id] = [acc, momentum, f.op.attrs.get("gradient_scale", 1.0), None, f.id]
+                fused.append(i)
+        for i, (acc, grad) in enumerate(zip(accums.inputs, grads.inputs)):  # their biases' gradients
+            d = grad.inputs[0] if grad.op == "tuple_get_item" else None
+            if d is not None and d.id in dense and dense[d.id][4] == f.id and d.op.attrs.get("bias_grad", True) \
+                    and int(grad.index) == len(d.abstract) - 1 and _single_reader(grad, acc, grads, users,
+                                                                                   param_reads, written):
+                dense[d.id][3] = acc
                 fused.append(i)
         if fused:
             plans[f.id] = fused
             dropped.update({accums.id, grads.id} | ({variables.id} if users.get(variables.id) == [f] else set()))
             moved[momentum.id] = None  # an input-less node (weight or const): emitted again at the first DenseGrad
             for i in fused:
-                moved[accums.inputs[i].id] = None
+                moved[accums.inputs[i].id] = None  # weight and bias accumulations alike
     for n in g.nodes:
         if n.op == "tuple_get_item" and n.inputs[0].id in dense:
             getitems[n.id] = n
@@ -95,17 +105,23 @@ def _plan(g):
 
 def _fusable(grad, acc, grads, users, param_reads, written, dense):
     """The DenseGrad whose weight gradient `grad` is, when it can accumulate into `acc` itself; else None."""
-    if grad.op != "tuple_get_item" or users.get(grad.id) != [grads] or list(grads.inputs).count(grad) != 1:
+    if grad.op != "tuple_get_item" or not _single_reader(grad, acc, grads, users, param_reads, written):
         return None
     d = grad.inputs[0]
     if not _is(d, "DenseGrad") or d.id in dense or int(grad.index) != int(bool(d.op.attrs.get("input_grad", True))):
         return None
-    if not (_rank2(d.inputs[0]) and _rank2(d.inputs[1])) or acc.op != "weight" \
-            or param_reads.get(id(acc.value)) != 1 or id(acc.value) in written:
+    if not (_rank2(d.inputs[0]) and _rank2(d.inputs[1])):
         return None
     if any(u is None or u.op != "tuple_get_item" for u in users.get(d.id, ())):
         return None
     return d
+
+
+def _single_reader(grad, acc, grads, users, param_reads, written):
+    """Whether the gradient is read by the gradient tuple only (once), and the accumulation is a Parameter read
+    only there and written by no other update."""
+    return (users.get(grad.id) == [grads] and list(grads.inputs).count(grad) == 1 and acc.op == "weight"
+            and param_reads.get(id(acc.value)) == 1 and id(acc.value) not in written)
 
 
 def _copy_leaf(n):
@@ -138,7 +154,7 @@ def _visit(n, inputs, rw):
 def _split(d, rw):
     """The DenseGrad `d` as MatMul / ReduceSum / DenseGradAccumulate nodes, by output index in `made`."""
     made = rw.facts[5]
-    acc, momentum, scale = rw.facts[1][d.id]
+    acc, momentum, scale, bias_acc, _ = rw.facts[1][d.id]
     dout, x, weight = (rw.get(i) for i in d.inputs)
     outs = list(d.abstract)
     index = 0
@@ -150,7 +166,11 @@ def _split(d, rw):
                           (_early(rw, acc), dout, x, _early(rw, momentum)), abstract=outs[index], loc=d.loc,
                           scope=d.scope))
     made[(d.id, index)] = update
-    if d.op.attrs.get("bias_grad", True):
+    if bias_acc is not None:
+        made[(d.id, index + 1)] = rw.emit(Node(PRIMITIVES["BiasGradAccumulate"](gradient_scale=scale),
+                                               (_early(rw, bias_acc), dout, _early(rw, momentum)),
+                                               abstract=outs[index + 1], loc=d.loc, scope=d.scope))
+    elif d.op.attrs.get("bias_grad", True):
         axis = rw.emit(Node("const", value=(0,), loc=d.loc, scope=d.scope))
         made[(d.id, index + 1)] = rw.emit(Node(PRIMITIVES["ReduceSum"](keep_dims=False), (dout, axis),
                                                abstract=outs[index + 1], loc=d.loc, scope=d.scope))

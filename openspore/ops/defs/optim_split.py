@@ -1,12 +1,14 @@
-"""Primitives: a Momentum step split at its accumulation — DenseGradAccumulate and ForeachApplyAccumulation.
+"""Primitives: a Momentum step split at its accumulation — DenseGradAccumulate, BiasGradAccumulate and
+ForeachApplyAccumulation.
 
 The `momentum_gemm_fusion` pass (compiler/passes) writes them into compiled training graphs; layers and
 optimizers never call them. ApplyMomentum without Nesterov is `accum = accum * momentum + grad` then
 `var -= lr * accum`. Where `grad` is a Dense layer's weight gradient `doutᵀ · input`, its first half is one
 GEMM with a beta term: DenseGradAccumulate writes the product straight into the accumulation (BLAS scales the
 old accumulation as it adds the product), so the weight gradient is never written to memory nor read back by
-the optimizer. ForeachApplyAccumulation is the second half, `var -= lr * accum`, for every such parameter at
-the end of the step, where the optimizer ran (every read of the variables comes before it).
+the optimizer; BiasGradAccumulate does the same for the bias, whose gradient is a sum of rows.
+ForeachApplyAccumulation is the second half, `var -= lr * accum`, for every such parameter at the end of the
+step, where the optimizer ran (every read of the variables comes before it).
 
 >>> import numpy as np
 >>> acc = np.ones((2, 3), np.float32)
@@ -80,6 +82,55 @@ class DenseGradAccumulate(Primitive):
 
 
 @register
+class BiasGradAccumulate(Primitive):
+    """BiasGradAccumulate(gradient_scale=1.0)(accumulation, dout, momentum): accumulation = accumulation *
+    momentum + gradient_scale * (sum of the rows of `dout`) in place, for 2-D `dout` (rows, channels); returns the
+    accumulation. ApplyMomentum's accumulation step fed by Dense's bias gradient, as one matrix-vector product
+    (doutᵀ · ones, with BLAS's beta term) instead of a reduction, a temporary and a pass of the optimizer."""
+    attr_defaults = {"gradient_scale": 1.0}
+    input_names = ("accumulation", "dout", "momentum")
+    side_effect = True
+    differentiable = False
+    nondiff_reason = _NONDIFF_WRITE
+
+    def infer(self, accum, dout, momentum):
+        check_tensor(self.name, "accumulation", accum)
+        check_tensor(self.name, "dout", dout)
+        check_rank(self.name, "accumulation", accum, 1)
+        check_rank(self.name, "dout", dout, 2)
+        check_dtype(self.name, "accumulation", accum, ("float",))
+        if dout.dtype is not accum.dtype or dout.shape[1] != accum.shape[0]:
+            raise ValueError(f"For '{self.name}', 'dout' must be [rows, {accum.shape[0]}] of {accum.dtype} like "
+                             f"'accumulation', but got {list(dout.shape)} of {dout.dtype}.")
+        _check_scalar(self.name, "momentum", momentum)
+        return same_as(accum)
+
+    def numpy(self, np, accum, dout, momentum):
+        total = dout.sum(axis=0)
+        if self.gradient_scale != 1.0:
+            total = total * accum.dtype.type(self.gradient_scale)
+        accum *= accum.dtype.type(np_num(np, momentum))
+        accum += total
+        return accum
+
+    def torch(self, torch, accum, dout, momentum):
+        momentum = t_num(torch, momentum, accum)
+        if isinstance(momentum, torch.Tensor) or not accum.is_contiguous():
+            total = dout.sum(dim=0)
+            if self.gradient_scale != 1.0:
+                total = total * self.gradient_scale
+            return accum.mul_(momentum).add_(total)
+        ones = torch.ones(dout.shape[0], dtype=dout.dtype, device=dout.device)
+        return accum.addmv_(dout.t(), ones, beta=momentum, alpha=self.gradient_scale)
+
+    @classmethod
+    def samples(cls, rng):
+        yield Sample(rand_float(rng, (5,)), rand_float(rng, (3, 5)), np.array(0.9, np.float32))
+        yield Sample(rand_float(rng, (2,)), rand_float(rng, (6, 2)), 0.8, attrs={"gradient_scale": 0.5},
+                     name="python-scalar")
+
+
+@register
 class ForeachApplyAccumulation(Primitive):
     """ForeachApplyAccumulation()(variables, accumulations, learning_rate): variable -= learning_rate *
     accumulation for each pair, in place; returns the variables (ApplyMomentum's second half, without Nesterov)."""
@@ -115,4 +166,4 @@ class ForeachApplyAccumulation(Primitive):
                      grad=(), name="python-scalar")
 
 
-not_exportable(PASS_MADE, DenseGradAccumulate, ForeachApplyAccumulation)
+not_exportable(PASS_MADE, DenseGradAccumulate, BiasGradAccumulate, ForeachApplyAccumulation)
