@@ -165,3 +165,11 @@ def test_the_variations_base_is_fused():
           return %11
         }""")
     assert "DenseGrad" not in [n.op_name for n in out.nodes]
+
+
+def test_flop_count_keeps_the_accumulated_weight_gradients():
+    # bench/ reports the share of the machine's peak from graph_flops: the pass must not make GEMMs vanish from it
+    from openspore.runtime.flops import graph_flops
+    weights = weights_for(BEFORE)
+    g = parse_graph(BEFORE, weights=weights)
+    assert graph_flops(momentum_gemm_fusion(g))[0] == graph_flops(g)[0] == 2.0 * (4 * 3 * 5 * 2 + 4 * 2 * 5)
