@@ -2,7 +2,8 @@
 
     O0  inline, dce         (the graph as traced: calls inlined for the executor, dead values dropped)
     O1  inline, dead_branch, constant_folding, dead_branch (conditions folding made constant),
-        algebraic_simplify, cse, dce, dense_fusion, layout_channels_last, conv_backprop_merge
+        algebraic_simplify, cse, dce, dense_fusion, momentum_gemm_fusion, layout_channels_last,
+        conv_backprop_merge
     O2  O1's simplification, then a second round on what the first round exposed
     INFERENCE (+ INFERENCE_TORCH)  eval-mode Cells and GraphCells (runtime/inference.py): O1's simplification,
         freeze_weights, constant folding, fold_batchnorm, dce, then conv_epilogue_fusion (or an ONNX engine)
@@ -63,6 +64,7 @@ from .passes.graph_kernel_cluster import graph_kernel_cluster
 from .passes.graph_kernel_expand import graph_kernel_expand
 from .passes.inline import inline
 from .passes.layout_channels_last import layout_channels_last
+from .passes.momentum_gemm_fusion import momentum_gemm_fusion
 from .passes.freeze_weights import freeze_weights
 from .passes.fold_batchnorm import fold_batchnorm
 from .passes.conv_epilogue_fusion import conv_epilogue_fusion
@@ -83,12 +85,14 @@ PIPELINES = {
     "O0": [("inline", inline), ("dce", dce)],
     # channels-last pays off for convolution training steps on torch's CPU kernels (layout_channels_last.py)
     # one convolution_backward for both halves of a convolution's backward (conv_backprop_merge.py)
+    # a Dense weight gradient accumulated into its Momentum by one GEMM (momentum_gemm_fusion.py)
     "O1": [("inline", inline)] + _SIMPLIFY + [("dense_fusion", dense_fusion),
+                                              ("momentum_gemm_fusion", momentum_gemm_fusion),
                                               ("layout_channels_last", layout_channels_last),
                                               ("conv_backprop_merge", conv_backprop_merge)],
     "O2": [("inline", inline)] + _SIMPLIFY + [(f"{name}_2", fn) for name, fn in _SIMPLIFY[1:]]
-    + [("dense_fusion", dense_fusion), ("layout_channels_last", layout_channels_last),
-       ("conv_backprop_merge", conv_backprop_merge)],
+    + [("dense_fusion", dense_fusion), ("momentum_gemm_fusion", momentum_gemm_fusion),
+       ("layout_channels_last", layout_channels_last), ("conv_backprop_merge", conv_backprop_merge)],
 }
 DEFAULT_LEVEL = "O1"
 # appended to the level's passes when graph-kernel fusion is on (each receives the GraphKernelFlags)
@@ -118,6 +122,8 @@ ORDER = [
      "its conversions are placed for the final graph; a later rewrite could leave a channels-last value read by a "
      "layout-blind op (the merged convolution backward and the graph-kernel passes may follow: their kernels "
      "read any memory layout)"),
+    ("momentum_gemm_fusion", "after", "dce", "it fuses only gradients and accumulations with a single reader, "
+     "counted after cse merged duplicates and dce dropped dead readers"),
     ("conv_backprop_merge", "after", "layout_channels_last",
      "the layout pass knows the two backward halves (its anchors), not the merged node"),
     ("graph_kernel_cluster", "after", "graph_kernel_expand", "expanded composites' pieces join clusters"),

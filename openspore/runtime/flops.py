@@ -49,6 +49,8 @@ def _node_flops(node):
         x, weight = _shape(node.inputs[1]), _shape(node.inputs[2])
         grads = 1 + bool(node.attrs.get("input_grad", True))
         return grads * 2.0 * _prod(x) * weight[0]
+    if name == "DenseGradAccumulate":  # a weight gradient accumulated by the momentum_gemm_fusion pass: doutᵀ·x
+        return 2.0 * _prod(_shape(node.inputs[1])) * _shape(node.inputs[2])[-1]
     if name in ("Conv1D", "Conv2D", "Conv3D", "Conv2DBackpropInput", "Conv2DTranspose"):
         per_output = _prod(_shape(node.inputs[1])[1:])   # weight (out, in/groups, *kernel)
         big = _shape(node) if name.startswith("Conv") and "Backprop" not in name and name != "Conv2DTranspose" \

@@ -15,6 +15,7 @@ from . import nn_deformable  # noqa: F401
 from . import random  # noqa: F401
 from . import side_effect  # noqa: F401
 from . import optim_foreach  # noqa: F401
+from . import optim_split  # noqa: F401
 from . import optim_ops  # noqa: F401
 from . import activation  # noqa: F401
 from . import activation_smooth  # noqa: F401
