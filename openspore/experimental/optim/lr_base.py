@@ -9,6 +9,16 @@ from .optimizer import Optimizer
 __all__ = ["LRScheduler"]
 
 
+def lr_lambdas_per_group(optimizer, lr_lambda):
+    """One `lr_lambda` per param group: a list/tuple of as many functions as groups, or one function for all."""
+    groups = len(optimizer.param_groups)
+    if isinstance(lr_lambda, (list, tuple)):
+        if len(lr_lambda) != groups:
+            raise ValueError(f"Expected {groups} lr_lambdas, but got {len(lr_lambda)}")
+        return list(lr_lambda)
+    return [lr_lambda] * groups
+
+
 class LRScheduler:
     """`LRScheduler(optimizer, last_epoch=-1)`: subclasses implement `get_lr()` (and `_get_closed_form_lr()`)."""
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from ...common import dtype as mstype
 from ...core.tensor import Tensor
-from .lr_base import LRScheduler
+from .lr_base import LRScheduler, lr_lambdas_per_group
 from .lr_cyclic import CosineAnnealingWarmRestarts, CyclicLR, MultiplicativeLR, PolynomialLR
 from .lr_plateau import ReduceLROnPlateau, SequentialLR
 
@@ -127,13 +127,7 @@ class LambdaLR(LRScheduler):
     group)."""
 
     def __init__(self, optimizer, lr_lambda, last_epoch=-1):
-        groups = len(optimizer.param_groups)
-        if isinstance(lr_lambda, (list, tuple)):
-            if len(lr_lambda) != groups:
-                raise ValueError(f"Expected {groups} lr_lambdas, but got {len(lr_lambda)}")
-            self.lr_lambdas = list(lr_lambda)
-        else:
-            self.lr_lambdas = [lr_lambda] * groups
+        self.lr_lambdas = lr_lambdas_per_group(optimizer, lr_lambda)
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
