@@ -8,14 +8,6 @@ from openspore import Parameter, Tensor, nn, ops
 from openspore.ops import composite as C
 
 
-@pytest.fixture
-def graph_mode():
-    old = ms.get_context("mode")
-    ms.set_context(mode=ms.GRAPH_MODE)
-    yield
-    ms.set_context(mode=old)
-
-
 class _EnumerateFrom(nn.Cell):
     def __init__(self, start):
         super().__init__()

@@ -9,14 +9,6 @@ from openspore import Parameter, Tensor, context, nn, ops
 from openspore.common import dtype as mstype
 
 
-@pytest.fixture
-def graph_mode():
-    old = context.get_context("mode")
-    context.set_context(mode=context.GRAPH_MODE)
-    yield
-    context.set_context(mode=old)
-
-
 class _IfNet(nn.Cell):
     def construct(self, x, y):
         x = x + 1

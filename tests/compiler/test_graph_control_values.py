@@ -11,14 +11,6 @@ from openspore.common import dtype as mstype
 from openspore.compiler.frontend import trace
 
 
-@pytest.fixture
-def graph_mode():
-    old = context.get_context("mode")
-    context.set_context(mode=context.GRAPH_MODE)
-    yield
-    context.set_context(mode=old)
-
-
 def _pick_function(x):
     def add3(v):
         return v + 3

@@ -10,13 +10,6 @@ from openspore import nn, ops
 from openspore.compiler.frontend import GraphCaptureError
 
 
-@pytest.fixture
-def graph_mode():
-    ms.set_context(mode=ms.GRAPH_MODE)
-    yield
-    ms.set_context(mode=ms.PYNATIVE_MODE)
-
-
 def _t(values, dtype=np.float32):
     return ms.Tensor(np.array(values, dtype))
 

@@ -21,13 +21,6 @@ class PeekNet(nn.Cell):
         return Tensor(x.asnumpy() + 1)
 
 
-@pytest.fixture
-def graph_mode():
-    ms.set_context(mode=ms.GRAPH_MODE)
-    yield
-    ms.set_context(mode=ms.PYNATIVE_MODE)
-
-
 def test_value_dependent_composite_runs_in_graph_mode(graph_mode):
     net = SegmentNet()
     x = Tensor(np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], np.float32))

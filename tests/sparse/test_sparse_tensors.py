@@ -260,13 +260,6 @@ class _CsrNet(nn.Cell):
         return c.mv(v), c.sum(1), ops.csr_mul(c, v.reshape(1, -1))
 
 
-@pytest.fixture
-def graph_mode():
-    ms.set_context(mode=ms.GRAPH_MODE)
-    yield
-    ms.set_context(mode=ms.PYNATIVE_MODE)
-
-
 def _coo_input():
     return _coo(np.array([0, 2, 1]), np.array([1, 3, 0]), np.array([-1., 2., 3.], np.float32), (3, 4))
 

@@ -9,13 +9,6 @@ from openspore import nn
 from openspore.train import FlopsUtilizationCollector, Model
 
 
-@pytest.fixture
-def graph_mode():
-    ms.set_context(mode=ms.GRAPH_MODE)
-    yield
-    ms.set_context(mode=ms.PYNATIVE_MODE)
-
-
 def test_flops_of_forward_matmuls_and_a_batch_matmul(graph_mode):
     class Net(nn.Cell):
         def construct(self, a, b, c):
