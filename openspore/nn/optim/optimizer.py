@@ -48,6 +48,13 @@ class Optimizer(Cell):
     """`Optimizer(learning_rate, parameters, weight_decay=0.0, loss_scale=1.0)`: subclass it and implement
     `construct(gradients)`; use `decay_weight`, `gradients_centralization`, `scale_grad` and `get_lr`."""
 
+    def __new__(cls, *args, **kwargs):
+        # The constructor arguments as given, so that `boost.OptimizerProcess` can build the same optimizer again
+        # over regrouped parameters (MindSpore's optimizers keep no other record of e.g. `use_nesterov`).
+        obj = super().__new__(cls)
+        obj.__dict__["init_arguments"] = (args, dict(kwargs))
+        return obj
+
     def __init__(self, learning_rate, parameters, weight_decay=0.0, loss_scale=1.0):
         super().__init__(auto_prefix=False)
         parameters = _param_list(parameters, "parameters")
