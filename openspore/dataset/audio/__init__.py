@@ -1,5 +1,6 @@
-"""`mindspore.dataset.audio`: audio transforms, cepstral features, resampling and a few effects (a subset of
-MindSpore's module: pitch, flanger/phaser and vad effects are not here yet)."""
+"""`mindspore.dataset.audio`: audio transforms, cepstral features, resampling, STFT-domain transforms (inverse
+spectrogram, Griffin-Lim, phase vocoder, time stretch, pitch shift) and a few effects (a subset of MindSpore's
+module: pitch detection, flanger/phaser, vad and InverseMelScale are not here yet)."""
 from .filters import (AllpassBiquad, BandBiquad, BandpassBiquad, BandrejectBiquad, BassBiquad, Biquad,  # noqa: F401
                       DeemphBiquad, EqualizerBiquad, Filtfilt, HighpassBiquad, LFilter, LowpassBiquad, TrebleBiquad)
 from .features import (Angle, ComputeDeltas, LFCC, MaskAlongAxis, MaskAlongAxisIID, MFCC,  # noqa: F401
@@ -19,3 +20,8 @@ __all__ = ["AmplitudeToDB", "BorderType", "ComplexNorm", "Contrast", "DBToAmplit
 from .effects import DensityFunction, Dither, Overdrive, Resample, ResampleMethod, SlidingWindowCmn  # noqa: F401,E402
 
 __all__ += ["DensityFunction", "Dither", "Overdrive", "Resample", "ResampleMethod", "SlidingWindowCmn"]
+from .spectral import GriffinLim, InverseSpectrogram, PhaseVocoder, PitchShift, TimeStretch  # noqa: F401,E402
+from .vinyl import Interpolation, Modulation, RiaaBiquad  # noqa: F401,E402
+
+__all__ += ["GriffinLim", "InverseSpectrogram", "PhaseVocoder", "PitchShift", "TimeStretch", "Interpolation",
+            "Modulation", "RiaaBiquad"]
