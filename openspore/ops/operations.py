@@ -12,6 +12,7 @@ from . import operation_modules  # noqa: F401,E402  (MindSpore's operations.nn_o
 __path__ = []
 globals().update(PRIMITIVES)
 __all__ = sorted(PRIMITIVES) + ["Primitive"]
+from .defs.comm import ReduceOp  # noqa: F401,E402  (`from mindspore.ops.operations import ReduceOp`, comm_ops' enum)
 
 
 def __getattr__(name):

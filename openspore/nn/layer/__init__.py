@@ -29,8 +29,10 @@ from .math_cells import DiGamma, IGamma, LBeta, LGamma, MatDet  # noqa: F401
 from . import conv3d, pooling3d, ext, math_cells
 from .fractional import FractionalMaxPool2d, FractionalMaxPool3d  # noqa: F401
 from . import fractional
+from .multifield import MultiFieldEmbeddingLookup  # noqa: F401
+from . import multifield
 
 __all__ = (activation.__all__ + basic.__all__ + conv.__all__ + pooling.__all__ + normalization.__all__
            + embedding.__all__ + attention.__all__ + transformer.__all__ + rnn_cells.__all__ + rnns.__all__
            + extra.__all__ + more.__all__ + image.__all__ + sparse.__all__ + conv3d.__all__ + pooling3d.__all__
-           + ext.__all__ + math_cells.__all__ + fractional.__all__)
+           + ext.__all__ + math_cells.__all__ + fractional.__all__ + multifield.__all__)
