@@ -1,6 +1,6 @@
 """`mindspore.dataset.audio`: audio transforms, cepstral features, resampling, STFT-domain transforms (inverse
-spectrogram, Griffin-Lim, phase vocoder, time stretch, pitch shift) and a few effects (a subset of MindSpore's
-module: pitch detection, flanger/phaser, vad and InverseMelScale are not here yet)."""
+spectrogram, Griffin-Lim, phase vocoder, time stretch, pitch shift), pitch detection and effects (phaser,
+flanger, ...): MindSpore's module except Vad and InverseMelScale, which are not here yet."""
 from .filters import (AllpassBiquad, BandBiquad, BandpassBiquad, BandrejectBiquad, BassBiquad, Biquad,  # noqa: F401
                       DeemphBiquad, EqualizerBiquad, Filtfilt, HighpassBiquad, LFilter, LowpassBiquad, TrebleBiquad)
 from .features import (Angle, ComputeDeltas, LFCC, MaskAlongAxis, MaskAlongAxisIID, MFCC,  # noqa: F401
@@ -25,3 +25,7 @@ from .vinyl import Interpolation, Modulation, RiaaBiquad  # noqa: F401,E402
 
 __all__ += ["GriffinLim", "InverseSpectrogram", "PhaseVocoder", "PitchShift", "TimeStretch", "Interpolation",
             "Modulation", "RiaaBiquad"]
+from .modulated import Flanger, Phaser  # noqa: F401,E402
+from .pitch import DetectPitchFrequency  # noqa: F401,E402
+
+__all__ += ["Flanger", "Phaser", "DetectPitchFrequency"]
