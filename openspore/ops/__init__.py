@@ -12,7 +12,7 @@ from . import functional, composite  # noqa: F401
 from . import tensor_methods as _tensor_methods  # noqa: F401  (installs Tensor methods)
 from . import tensor_math_methods as _tensor_math_methods  # noqa: F401  (and the math ones)
 from .composite import HyperMap, Map, MultitypeFuncGraph, add_flags, zip_operation  # noqa: F401
-from .primitive import constexpr, prim_attr_register  # noqa: F401
+from .primitive import PrimitiveWithCheck, PrimitiveWithInfer, constexpr, prim_attr_register  # noqa: F401
 from .composite_primitives import *  # noqa: F401,F403  (MindSpore Primitive classes computed as composites)
 from .composite_primitives_extra import *  # noqa: F401,F403
 from .composite_primitives_misc import *  # noqa: F401,F403

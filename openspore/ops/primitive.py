@@ -11,8 +11,9 @@ import functools
 import inspect
 
 from ..core.primitive import Primitive  # noqa: F401
+from .custom_primitive import PrimitiveWithCheck, PrimitiveWithInfer  # noqa: F401
 
-__all__ = ["Primitive", "constexpr", "prim_attr_register"]
+__all__ = ["Primitive", "PrimitiveWithInfer", "PrimitiveWithCheck", "constexpr", "prim_attr_register"]
 
 
 def constexpr(fn=None, get_instance=True, name=None, reuse_result=True, check=True):
