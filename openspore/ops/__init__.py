@@ -34,6 +34,7 @@ from .op_info import *  # noqa: F401,F403
 from . import auto_generate  # noqa: F401,E402  (MindSpore's generated-ops module path)
 from . import tensor_more_methods as _tensor_more_methods  # noqa: F401,E402  (last: forwards to the names above)
 from . import tensor_compat_methods as _tensor_compat_methods  # noqa: F401,E402
+from .functional_instances import reshape_, shape_, stop_gradient_, tensor_slice  # noqa: F401,E402
 
 
 # mindspore.ops re-exports the torch-style collectives (mindspore.ops.communication); they live in
