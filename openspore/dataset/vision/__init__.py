@@ -40,3 +40,6 @@ from .policy_augment import (BoundingBoxAugment, RandAugment, RandomCropWithBBox
 
 __all__ += ["BoundingBoxAugment", "RandAugment", "RandomCropWithBBox", "RandomResizedCropWithBBox",
             "TrivialAugmentWide"]
+from .auto_augment import AutoAugment, AutoAugmentPolicy  # noqa: F401,E402
+
+__all__ += ["AutoAugment", "AutoAugmentPolicy"]
