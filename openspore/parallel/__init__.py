@@ -31,3 +31,12 @@ __all__ = ["ParallelMode", "ShardLayout", "gather_full", "parameter_memory", "sl
            "restore_group_info_list", "set_algo_parameters", "get_algo_parameters", "reset_algo_parameters",
            "to_full", "layout_of", "sharding_report", "print_sharding_report", "save_sharding_report",
            "clear_sharding_report"]
+
+
+def __getattr__(name):
+    # `mindspore.parallel.merge_sliced_parameter` is the checkpoint helper of openspore.train (which imports this
+    # package): looked up on first use.
+    if name == "merge_sliced_parameter":
+        from ..train import merge_sliced_parameter
+        return merge_sliced_parameter
+    raise AttributeError(f"module 'openspore.parallel' has no attribute {name!r}")

@@ -419,6 +419,10 @@ _ELSEWHERE = {
     "load_distributed_checkpoint": "openspore.train", "async_ckpt_thread_status": "openspore.train",
     "restore_group_info_list": "openspore.train", "get_ckpt_path_with_strategy": "openspore.train",
     "load_checkpoint_async": "openspore.train",
+    # names MindSpore's module imports and so also answers
+    "load_mindir": "openspore", "sync_pipeline_shared_parameters": "openspore.parallel",
+    "get_group_size": "openspore.communication", "get_rank": "openspore.communication",
+    "initializer": "openspore.common.initializer",
 }
 
 

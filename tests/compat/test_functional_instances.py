@@ -18,3 +18,14 @@ def test_stop_gradient_blocks_the_gradient():
     x = ms.Tensor(np.array([1.0, 2.0, 3.0], np.float32))
     grad = ms.grad(lambda a: (F.stop_gradient_(a) * a).sum())(x)
     np.testing.assert_array_equal(grad.asnumpy(), [1.0, 2.0, 3.0])   # d/da (c * a) with c = a held constant
+
+
+def test_module_paths_answer_the_same_objects():
+    from openspore import communication, parallel, train
+    from openspore.common import initializer
+    from openspore.train import serialization
+    assert parallel.merge_sliced_parameter is train.merge_sliced_parameter
+    assert serialization.load_mindir is ms.load_mindir
+    assert serialization.get_rank is communication.get_rank
+    assert serialization.initializer is initializer.initializer
+    assert serialization.sync_pipeline_shared_parameters is parallel.sync_pipeline_shared_parameters
