@@ -66,3 +66,20 @@ def test_detect_pitch_frequency():
         audio.DetectPitchFrequency(0)
     with pytest.raises(ValueError, match="win_length"):
         audio.DetectPitchFrequency(8000, win_length=0)
+
+
+def test_inverse_mel_scale_recovers_the_determined_bins_as_mindspore():
+    spec = np.abs(np.random.RandomState(0).randn(6, 4)).astype(np.float32)
+    mel = audio.MelScale(n_mels=12, sample_rate=1000, n_stft=6)(spec)
+    out = audio.InverseMelScale(6, n_mels=12, sample_rate=1000, max_iter=20000, tolerance_loss=1e-9,
+                                tolerance_change=1e-12)(mel)
+    assert out.shape == (6, 4) and out.dtype == np.float32
+    # bins 1..4 lie under the mel filters: the solution is unique there (MindSpore 2.10 gives the same values)
+    np.testing.assert_allclose(out[1:5], spec[1:5], atol=2e-3)
+    np.testing.assert_allclose(out[1, :2], [1.867, 0.977], atol=2e-3)
+    assert np.all(out >= 0)
+    np.testing.assert_allclose(audio.MelScale(n_mels=12, sample_rate=1000, n_stft=6)(out), mel, atol=1e-3)
+    with pytest.raises(RuntimeError, match="n_mels=12"):
+        audio.InverseMelScale(6, n_mels=12)(np.ones((5, 3), np.float32))
+    with pytest.raises(TypeError, match="sgdargs"):
+        audio.InverseMelScale(6, sgdargs=[0.1])

@@ -1,6 +1,6 @@
 """`mindspore.dataset.audio`: audio transforms, cepstral features, resampling, STFT-domain transforms (inverse
 spectrogram, Griffin-Lim, phase vocoder, time stretch, pitch shift), pitch detection and effects (phaser,
-flanger, ...): MindSpore's module except Vad and InverseMelScale, which are not here yet."""
+flanger, ...): MindSpore's module except Vad, which is not here yet."""
 from .filters import (AllpassBiquad, BandBiquad, BandpassBiquad, BandrejectBiquad, BassBiquad, Biquad,  # noqa: F401
                       DeemphBiquad, EqualizerBiquad, Filtfilt, HighpassBiquad, LFilter, LowpassBiquad, TrebleBiquad)
 from .features import (Angle, ComputeDeltas, LFCC, MaskAlongAxis, MaskAlongAxisIID, MFCC,  # noqa: F401
@@ -29,3 +29,6 @@ from .modulated import Flanger, Phaser  # noqa: F401,E402
 from .pitch import DetectPitchFrequency  # noqa: F401,E402
 
 __all__ += ["Flanger", "Phaser", "DetectPitchFrequency"]
+from .inverse_mel import InverseMelScale  # noqa: F401,E402
+
+__all__ += ["InverseMelScale"]
