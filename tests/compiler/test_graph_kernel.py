@@ -477,5 +477,6 @@ def test_the_measured_choice_is_kept_with_the_kernel(margin, choice, tmp_path, m
 
 def test_measure_times_both_ways():
     calls = []
-    fused_s, unfused_s = fused.measure(lambda x: calls.append("f"), lambda x: calls.append("u"), (0,), rounds=3)
-    assert calls == ["f", "u"] * 4 and 0 <= fused_s < 1 and 0 <= unfused_s < 1
+    fused_s, unfused_s = fused.measure(lambda x: calls.append("f"), lambda x: calls.append("u"), (0,), rounds=3,
+                                       sync=lambda: calls.append("s"))
+    assert calls == ["f", "u"] + ["s", "f", "s", "s", "u", "s"] * 3 and 0 <= fused_s < 1 and 0 <= unfused_s < 1

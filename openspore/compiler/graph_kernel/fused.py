@@ -187,7 +187,8 @@ def _inductor_kernel(kernel, torch, args, sig):
                          kernel.name)
     if not MEASURE:
         return run
-    fused_s, unfused_s = measure(run, op_by_op, args)
+    on_gpu = any(isinstance(a, torch.Tensor) and a.device.type == "cuda" for a in args)
+    fused_s, unfused_s = measure(run, op_by_op, args, sync=torch.cuda.synchronize if on_gpu else None)
     faster = unfused_s < MARGIN * fused_s
     if saved:
         kernel_cache.set_choice(key, kernel_cache.OP_BY_OP if faster else kernel_cache.FUSED,
@@ -200,16 +201,20 @@ def _inductor_kernel(kernel, torch, args, sig):
     return run
 
 
-def measure(fused, op_by_op, args, rounds=None):
+def measure(fused, op_by_op, args, rounds=None, sync=None):
     """(fused seconds, op-by-op seconds) of one call on `args`: the best of `rounds` calls each, taken in
-    alternation after one warm-up call each, so a burst of load elsewhere lands on both."""
+    alternation after one warm-up call each, so a burst of load elsewhere lands on both. `sync` (CUDA's
+    synchronize) waits for queued kernels before each clock reading: a launch alone is not the work."""
+    sync = sync or (lambda: None)
     fused(*args)
     op_by_op(*args)
     best = [float("inf"), float("inf")]
     for _ in range(rounds or _ROUNDS):
         for k, fn in enumerate((fused, op_by_op)):
+            sync()
             start = time.perf_counter()
             fn(*args)
+            sync()
             best[k] = min(best[k], time.perf_counter() - start)
     return best[0], best[1]
 
