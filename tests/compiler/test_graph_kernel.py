@@ -263,7 +263,11 @@ def table_results():
     names, graph, args = _table_cluster()
     kernel = GraphKernel(fusion_name="GraphKernel_table_fusion", graph=graph)
     before = dict(fused.COMPILE_STATS)
-    got = GraphKernel.torch(kernel, torch, *args)
+    fused.MEASURE = False  # the compiled kernel even where op by op would be faster: its numerics are tested
+    try:
+        got = GraphKernel.torch(kernel, torch, *args)
+    finally:
+        fused.MEASURE = True
     compiled = fused.COMPILE_STATS["kernels"] > before["kernels"] or fused.COMPILE_STATS["shared"] > before["shared"]
     want = run_cluster(graph, "torch", torch, args)
     return dict(zip(names, zip(want, got))), compiled
@@ -362,8 +366,9 @@ def test_training_losses_match_with_fusion_on(kind):
     np.testing.assert_allclose(on, off, rtol=1e-5)
 
 
-def test_fused_batchnorm_statistics_are_the_unfused_ones():
+def test_fused_batchnorm_statistics_are_the_unfused_ones(monkeypatch):
     """The statistics come out of the fused kernel bit for bit as the unfused BatchNorm computes them."""
+    monkeypatch.setattr(fused, "MEASURE", False)  # the compiled kernel, not the op-by-op choice
     bn = PRIMITIVES["BatchNorm"](is_training=True, epsilon=1e-5)
     ins = [Node("input", abstract=AbstractTensor(s, mstype.float32), name=f"x{k}")
            for k, s in enumerate([(8, 6, 5, 5), (6,), (6,), (6,), (6,)])]
@@ -430,3 +435,48 @@ def test_a_broken_cache_entry_is_a_miss(tmp_path, monkeypatch):
         json.dump({"format": kernel_cache.FORMAT, "kernels": ["k"]}, f)
     assert kernel_cache.load(key) is None
     assert not os.path.exists(directory)
+
+
+# ---- the faster of fused and op by op, measured when a kernel is compiled --------------------------------------
+def _exp_cluster(n):
+    return parse_graph(f'''graph @c(%0 x: f32[{n},3]) {{
+  %1 = Exp(%0) : f32[{n},3]
+  %2 = Mul(%1, %0) : f32[{n},3]
+  return %2
+}}''')
+
+
+@pytest.mark.parametrize("margin, choice", [(1e9, "op_by_op"), (0.0, "fused")])
+def test_the_measured_choice_is_kept_with_the_kernel(margin, choice, tmp_path, monkeypatch):
+    """A compiled kernel is timed against its cluster op by op; the cluster runs op by op when that is faster by
+    MARGIN (forced here both ways), and the choice is kept in the cache entry, so a later compile of the same
+    cluster (another process: here the in-process sharing is emptied) follows it without measuring again."""
+    monkeypatch.setenv("OPENSPORE_KERNEL_CACHE", str(tmp_path))
+    monkeypatch.setattr(fused, "MARGIN", margin)
+    monkeypatch.setattr(fused, "_shared", {})
+    graph = _exp_cluster(17 if choice == "fused" else 19)  # a cluster no other test compiles
+    x = torch.from_numpy(np.linspace(-2, 2, graph.inputs[0].abstract.shape[0] * 3, dtype=np.float32).reshape(-1, 3))
+    want = run_cluster(graph, "torch", torch, [x])
+    before = dict(fused.COMPILE_STATS)
+    got = GraphKernel.torch(GraphKernel(fusion_name="GraphKernel_Exp_Mul_fusion", graph=graph), torch, x)
+    assert fused.COMPILE_STATS["kernels"] == before["kernels"] + 1
+    assert fused.COMPILE_STATS["op_by_op_faster"] == before["op_by_op_faster"] + (choice == "op_by_op")
+    torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-6)
+    manifests = list((tmp_path / "fused").rglob("entry.json"))
+    assert len(manifests) == 1
+    kept = json.loads(manifests[0].read_text())
+    assert kept["choice"] == choice and kept["timings"]["fused_ms"] > 0 and kept["timings"]["op_by_op_ms"] > 0
+    monkeypatch.setattr(fused, "_shared", {})
+    monkeypatch.setattr(fused, "MARGIN", 0.0 if margin > 1 else 1e9)  # the other way, were it measured again
+    again = GraphKernel.torch(GraphKernel(fusion_name="GraphKernel_Exp_Mul_fusion", graph=graph), torch, x)
+    assert fused.COMPILE_STATS["kernels"] == before["kernels"] + 1  # nothing compiled
+    assert fused.COMPILE_STATS["disk_hits"] == before["disk_hits"] + 1
+    assert fused.COMPILE_STATS["op_by_op_faster"] == before["op_by_op_faster"] + 2 * (choice == "op_by_op")
+    torch.testing.assert_close(again, want, rtol=1e-5, atol=1e-6)
+
+
+def test_measure_times_both_ways():
+    calls = []
+    fused_s, unfused_s = fused.measure(lambda x: calls.append("f"), lambda x: calls.append("u"), (0,), rounds=3,
+                                       sync=lambda: calls.append("s"))
+    assert calls == ["f", "u"] + ["s", "f", "s", "s", "u", "s"] * 3 and 0 <= fused_s < 1 and 0 <= unfused_s < 1

@@ -12,6 +12,10 @@ used outside, or the one value). Its kernels, like every primitive's, are method
   Compiled kernels are kept on disk (kernel_cache.py) and loaded by later processes without starting
   Inductor; identical clusters of one process share one compiled kernel. Tracing calls each primitive's own
   `torch` kernel, so a kernel written to be fused exactly (BatchNorm's) keeps the unfused numerics.
+  A fused kernel is not always the faster choice: Inductor's decomposition of a lone composite can lose to
+  ATen's hand-written kernel (GeluGradExt in the gpt backward: 0.61 ms fused, 0.39-0.59 ms op by op). So when a
+  kernel is compiled, it is timed against the cluster op by op on the first call's inputs (`MEASURE`), and the
+  cluster runs op by op when that is clearly faster; the choice is kept in the kernel cache with the kernel.
 * `numpy`: the cluster op by op (the reference; the lite runtime).
 
 `COMPILE_STATS` counts compiles and their seconds (benchmarks report fused-kernel compile time from it).
@@ -39,7 +43,12 @@ from ...core.primitive import Primitive
 from . import kernel_cache
 
 logger = logging.getLogger("openspore.graph_kernel")
-COMPILE_STATS = {"kernels": 0, "seconds": 0.0, "fallbacks": 0, "shared": 0, "disk_hits": 0}
+COMPILE_STATS = {"kernels": 0, "seconds": 0.0, "fallbacks": 0, "shared": 0, "disk_hits": 0, "op_by_op_faster": 0}
+# Time each newly compiled kernel against its cluster op by op and keep the faster (see the module docstring).
+# The op-by-op run must be clearly faster (by MARGIN): the fused kernel also saves the executor's per-node work.
+MEASURE = True
+MARGIN = 0.9
+_ROUNDS = 5
 _shared = {}  # (canonical cluster text, input signature) -> compiled callable, for the whole process
 _lock = threading.Lock()
 
@@ -141,7 +150,14 @@ def _inductor_kernel(kernel, torch, args, sig):
         out = run_cluster(graph, "torch", torch, xs)
         return list(out) if isinstance(out, tuple) else [out]
 
+    def op_by_op(*xs):
+        return run_cluster(graph, "torch", torch, xs)
+
     key = kernel_cache.entry_key(kernel._canonical, sig, _sources(graph))
+    if kernel_cache.choice(key) == kernel_cache.OP_BY_OP:  # measured when it was kept: no kernel to load
+        COMPILE_STATS["disk_hits"] += 1
+        COMPILE_STATS["op_by_op_faster"] += 1
+        return op_by_op
     cached = kernel_cache.load(key)
     if cached is not None:  # checked when it was kept; its key holds everything it was compiled from
         COMPILE_STATS["disk_hits"] += 1
@@ -156,18 +172,51 @@ def _inductor_kernel(kernel, torch, args, sig):
         COMPILE_STATS["fallbacks"] += 1
         logger.warning("graph kernel %s runs op by op: the kernel compiler could not take it (%s)",
                        kernel.name, problem)
-        return lambda *xs: run_cluster(graph, "torch", torch, xs)
+        return op_by_op
     COMPILE_STATS["kernels"] += 1
     # Keep it for later processes, and run the kept copy now too when it gives the same results: its bare
     # wrapper call skips the compiled function's runtime wrappers.
+    run, saved = _unpacked(graph, lambda xs: compiled(*xs)), False
     if module is not None and kernel_cache.save(key, module) is not None:
         kept = kernel_cache.load(key)
         if kept is not None and _checked(torch, kept, args, expected) is None:
-            return _unpacked(graph, kept)
-        kernel_cache.remove(key)
-        logger.debug("graph kernel %s: the kept wrapper does not reproduce the compiled kernel; not cached",
-                     kernel.name)
-    return _unpacked(graph, lambda xs: compiled(*xs))
+            run, saved = _unpacked(graph, kept), True
+        else:
+            kernel_cache.remove(key)
+            logger.debug("graph kernel %s: the kept wrapper does not reproduce the compiled kernel; not cached",
+                         kernel.name)
+    if not MEASURE:
+        return run
+    on_gpu = any(isinstance(a, torch.Tensor) and a.device.type == "cuda" for a in args)
+    fused_s, unfused_s = measure(run, op_by_op, args, sync=torch.cuda.synchronize if on_gpu else None)
+    faster = unfused_s < MARGIN * fused_s
+    if saved:
+        kernel_cache.set_choice(key, kernel_cache.OP_BY_OP if faster else kernel_cache.FUSED,
+                                {"fused_ms": fused_s * 1e3, "op_by_op_ms": unfused_s * 1e3})
+    if faster:
+        COMPILE_STATS["op_by_op_faster"] += 1
+        logger.info("graph kernel %s runs op by op: %.3f ms against %.3f ms fused", kernel.name, unfused_s * 1e3,
+                    fused_s * 1e3)
+        return op_by_op
+    return run
+
+
+def measure(fused, op_by_op, args, rounds=None, sync=None):
+    """(fused seconds, op-by-op seconds) of one call on `args`: the best of `rounds` calls each, taken in
+    alternation after one warm-up call each, so a burst of load elsewhere lands on both. `sync` (CUDA's
+    synchronize) waits for queued kernels before each clock reading: a launch alone is not the work."""
+    sync = sync or (lambda: None)
+    fused(*args)
+    op_by_op(*args)
+    best = [float("inf"), float("inf")]
+    for _ in range(rounds or _ROUNDS):
+        for k, fn in enumerate((fused, op_by_op)):
+            sync()
+            start = time.perf_counter()
+            fn(*args)
+            sync()
+            best[k] = min(best[k], time.perf_counter() - start)
+    return best[0], best[1]
 
 
 _source_digests = {}

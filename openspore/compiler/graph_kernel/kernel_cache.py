@@ -6,7 +6,8 @@ result is also kept here, as what Inductor produced:
 
 * `wrapper.py`: the generated wrapper module (its `call(args)` allocates the outputs and calls the kernels);
 * `<name>.so`: each C++ kernel it calls, compiled (a Python extension module with one `kernel` function);
-* `entry.json`: which global of the wrapper each `.so` is.
+* `entry.json`: which global of the wrapper each `.so` is, and the measured choice (fused.py): `"fused"`, or
+  `"op_by_op"` when the cluster ran faster unfused on this machine (later processes then load no kernel).
 
 An entry's directory is written under a temporary name and renamed into place, so a reader sees a whole entry
 or none. Its key holds everything the compiled code depends on besides the cluster and its input signature:
@@ -34,7 +35,8 @@ import sys
 
 from ... import context
 
-FORMAT = 1
+FORMAT = 2  # 2: entry.json holds the measured choice
+FUSED, OP_BY_OP = "fused", "op_by_op"
 _INDUCTOR_PREFIX = "torch._inductor"
 
 
@@ -76,7 +78,7 @@ def save(key, module):
         for name, path in kernels.items():
             shutil.copyfile(path, os.path.join(tmp, f"{name}.so"))
         with open(os.path.join(tmp, "entry.json"), "w", encoding="utf-8") as f:
-            json.dump({"format": FORMAT, "kernels": sorted(kernels)}, f)
+            json.dump({"format": FORMAT, "kernels": sorted(kernels), "choice": FUSED}, f)
         os.rename(tmp, final)  # atomic; fails if another process saved the same entry first (theirs is kept)
     except OSError:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -103,6 +105,31 @@ def load(key):
     except Exception:  # noqa: BLE001 (a corrupt or foreign entry is a miss, never an error)
         remove(key)
         return None
+
+
+def choice(key):
+    """The choice kept for `key` (FUSED or OP_BY_OP), or None when there is no readable entry."""
+    try:
+        with open(os.path.join(entry_dir(key), "entry.json"), encoding="utf-8") as f:
+            return json.load(f).get("choice", FUSED)
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def set_choice(key, value, timings=None):
+    """Record the measured choice (and its timings, for the curious) in the entry of `key`: written to a
+    temporary file and renamed over entry.json, so a reader sees the old manifest or the new one."""
+    manifest = os.path.join(entry_dir(key), "entry.json")
+    try:
+        with open(manifest, encoding="utf-8") as f:
+            data = json.load(f)
+        data.update(choice=value, timings=timings or {})
+        tmp = f"{manifest}.tmp{os.getpid()}"
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(data, f)
+        os.replace(tmp, manifest)
+    except (OSError, ValueError):
+        pass  # an entry removed meanwhile: the next process measures again
 
 
 def remove(key):
