@@ -26,7 +26,7 @@ runs once per call of the program) and never returns an NHWC tensor from the pro
 import numpy as np
 
 from . import cblas
-from .nn import _WS, activate
+from .nn import _WS, activate, shared_zeros
 
 _add, _matmul, _maximum, _copyto = np.add, np.matmul, np.maximum, np.copyto
 
@@ -73,7 +73,8 @@ def _pixel_major(conv, plan, w, b):
     """Pixel-major columns: GEMM output (pixels, O), then pool / bias / residual / activation in place."""
     dtype, o = w.dtype, w.shape[1]
     n, oh, ow = plan.out
-    g = np.empty((plan.pixels, o), dtype)  # the GEMM's output
+    # the GEMM's output (the result too, without a pool)
+    g = np.empty((plan.pixels, o), dtype) if plan.blocks is not None else conv.out_buffer((plan.pixels, o), dtype)
     interior, windows, cols, stage, stage_src = plan.interior, plan.windows, plan.cols, plan.stage, plan.stage_src
     if plan.windows is None:  # 1×1 without padding: the input (subsampled by the stride) is the column matrix
         sh, sw = conv.stride
@@ -125,7 +126,7 @@ def _accumulated(conv, plan, w, b):
     and residual passes of `_pixel_major` are not needed."""
     dtype, o = w.dtype, w.shape[1]
     n, oh, ow = plan.out
-    y = np.empty((plan.pixels, o), dtype)
+    y = conv.out_buffer((plan.pixels, o), dtype)
     y4 = y.reshape(n, oh, ow, o)
     w_c = np.ascontiguousarray(w)  # kept by the closure (`keep`): the prepared calls hold its address
     residual, gemm = conv.has_residual, cblas.gemm(dtype)
@@ -147,9 +148,17 @@ def _accumulated(conv, plan, w, b):
     else:
         calls = (gemm.prepare(plan.matrix, w_c, y, beta),)
         keep = (plan.matrix, cols, w_c)
-    bias_rows = None if b is None else np.ascontiguousarray(np.broadcast_to(b, y.shape))
-    bias4 = None if bias_rows is None else bias_rows.reshape(y4.shape)
-    zeros = np.zeros(y.shape, dtype) if conv.act == "relu" else None
+    bias_rows = bias4 = None
+    if b is not None and residual:  # one add of two same-shape arrays: numpy's fastest loop (a row broadcast
+        # add measured slower here, where the copy below is not)
+        bias_rows = np.ascontiguousarray(np.broadcast_to(b, y.shape))
+        bias4 = bias_rows.reshape(y4.shape)
+    elif b is not None:
+        # a copy broadcasts one output row's (ow·O) bias over the rows as fast as a full (pixels, O) array
+        # would copy, and the model keeps ow·O floats instead of pixels·O per convolution
+        bias_rows = np.ascontiguousarray(np.broadcast_to(b, (ow, o))).reshape(-1)
+        y = y.reshape(n * oh, ow * o)  # (the calls were prepared on the same memory)
+    zeros = shared_zeros(y.shape, dtype) if conv.act == "relu" else None
     act = conv.act
 
     def go(x, rest):
@@ -180,7 +189,7 @@ def _epilogue(conv, b, gemm, y, out_shape, dtype):
     """go(x, rest): gemm(x) into y (pixels, O), then bias, residual and activation in place on y."""
     y4 = y.reshape(out_shape)
     bias_rows = None if b is None else np.ascontiguousarray(np.broadcast_to(b, y.shape))  # a plain add: see nhwc
-    zeros = np.zeros(y.shape, dtype) if conv.act == "relu" else None
+    zeros = shared_zeros(y.shape, dtype) if conv.act == "relu" else None
     act, residual = conv.act, conv.has_residual
     if residual and bias_rows is not None and zeros is not None:  # ResNet's block ends: the common case, unrolled
         def go(x, rest):
@@ -245,7 +254,7 @@ def _channel_major(conv, plan, w, b):
     y4 = y2.reshape(o, n, oh, ow)
     result = y4.transpose(1, 2, 3, 0)
     bias_col = None if b is None else np.ascontiguousarray(b).reshape(o, 1)
-    zeros = np.zeros(y2.shape, dtype) if conv.act == "relu" else None
+    zeros = shared_zeros(y2.shape, dtype) if conv.act == "relu" else None
     act, residual, steps = conv.act, conv.has_residual, tuple(steps)
 
     def go(x, rest):
