@@ -56,7 +56,7 @@ def test_ring_starts_again_at_its_start_once_drained():
     assert (first.offset, second.offset) == (0, 4096)
     writer.release(second.end)
     third = ring.put(np.arange(1024, dtype=np.float32) + 1)  # drained: the start again, the tail skipped
-    assert third.offset == 0 and ring.in_use() == 16384 - 6144 + 4096
+    assert third.offset == 0 and ring.in_use() == 4096  # the skipped tail is free: nothing waits there
     assert writer.array(third.message())[:3].tolist() == [1.0, 2.0, 3.0]
     writer.release(third.end)
     small = ring.put(np.arange(64, dtype=np.float32))
@@ -156,7 +156,7 @@ def test_posted_messages_come_in_order_wait_for_earlier_pipe_messages_and_refuse
     assert list(consumer.messages()) == []  # taken by the producer (its writer died): not written twice
 
 
-def test_over_mark_counts_what_waits_not_the_tail_skipped_on_a_drained_ring():
+def test_over_mark_counts_what_waits_for_the_writer():
     ring = SharedRing.create(64 + 16384)
     writer = AttachedRing(ring.fd, ring.size)
     slots = [ring.put(np.zeros(1024, np.float32)) for _ in range(3)]  # 12 KiB of 16: three quarters, not over
@@ -166,7 +166,7 @@ def test_over_mark_counts_what_waits_not_the_tail_skipped_on_a_drained_ring():
     writer.release(more.end)
     assert not ring.over_mark()
     again = ring.put(np.zeros(256, np.float32))  # drained: back to the start, the 3 KiB tail skipped ...
-    assert again.offset == 0 and ring.in_use() > 3072 and not ring.over_mark()  # ... but nothing waits there
+    assert again.offset == 0 and ring.in_use() == 1024 and not ring.over_mark()  # ... it is free
 
 
 def test_a_ring_is_reusable_by_a_new_writer_only_once_everything_was_released_and_taken():
@@ -180,3 +180,13 @@ def test_a_ring_is_reusable_by_a_new_writer_only_once_everything_was_released_an
     assert list(writer.messages()) == [b"message"] and [] == list(writer.messages())
     writer.note_read(100)
     assert ring.reusable() and ring.piped() == 0  # the new writer's pipe starts at 0 bytes read
+
+
+def test_a_lagging_writer_still_has_the_whole_ring_after_a_restart_at_its_start():
+    ring = SharedRing.create(64 + 16384)
+    writer = AttachedRing(ring.fd, ring.size)
+    first = ring.put(np.zeros(1024, np.float32))
+    writer.release(first.end)  # drained at 4 KiB: the next slot goes to the start ...
+    slots = [ring.put(np.zeros(1024, np.float32)) for _ in range(4)]  # ... and the writer releases nothing now
+    assert [s.offset for s in slots] == [0, 4096, 8192, 12288] and ring.in_use() == 16384
+    assert ring.put(np.zeros(16, np.float32)) is None  # now it is full

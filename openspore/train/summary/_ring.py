@@ -51,8 +51,11 @@ _HEADER = 64
 _ALIGN = 64
 _KINDS = "biuf"  # numpy bool, ints and floats: their dtype string round-trips through the message
 DEFAULT_SIZE = 64 << 20  # ~170 LeNet collections; arrays above a quarter of it are pickled
-MESSAGE_SLOTS = 64
-MESSAGE_SIZE = 4096  # a LeNet collection's message is ~500 bytes; a bigger one goes through the pipe
+# as many slots as the ring holds LeNet collections: a writer lagging behind (nice 19 on a busy machine) then
+# still takes every collection's message from a slot. Once they were all full, each message went through the pipe:
+# a system call on the training thread, and a wake-up of the writer
+MESSAGE_SLOTS = 512
+MESSAGE_SIZE = 2048  # a LeNet collection's message is ~600 bytes; a bigger one goes through the pipe
 _MESSAGE_AREA = MESSAGE_SLOTS * MESSAGE_SIZE
 # backed and mapped at once: a page first touched by a collecting step would cost it a page fault (~30 per 128 KiB)
 _FLAGS = mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0)
@@ -92,7 +95,6 @@ class SharedRing:
         self._posted = 0
         self._lock = threading.Lock()
         self._mark = self._capacity * 3 // 4  # `over_mark`
-        self._floor = 0  # where the last reservation made on a drained ring started: nothing before it waits
 
     @classmethod
     def create(cls, size=None):
@@ -127,7 +129,7 @@ class SharedRing:
 
     def over_mark(self):
         """Whether more than three quarters of the ring wait for the writer (it is falling behind)."""
-        return self._reserved - max(self._counters[0], self._floor) > self._mark
+        return self._reserved - self._counters[0] > self._mark
 
     def in_use(self):
         """Bytes reserved and not yet released by the consumer (skipped tails included)."""
@@ -227,7 +229,11 @@ class SharedRing:
                 # slot still fit in the capacity.)
                 start += self._capacity - offset
                 offset = 0
-                self._floor = start
+                # the skipped tail is free as well: consumed up to here. Counted as in use until this slot was
+                # released, it left a lagging writer's ring only the `offset` bytes before it (the ring seemed
+                # full after a few collections). No race: the writer has released everything reserved so far,
+                # and what it releases next ends beyond `start`.
+                self._counters[0] = start
             elif offset + need > self._capacity:  # no wrapping inside a slot: skip the tail
                 start += self._capacity - offset
                 offset = 0
