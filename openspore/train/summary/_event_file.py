@@ -195,7 +195,7 @@ class EventWriter:
                 return
 
     def _wait_for_start(self):
-        """While a new writer process imports its modules (~0.3 s of CPU at nice 19: seconds on a busy machine),
+        """While a new writer process imports its modules (~0.3 s of CPU, at this process's priority),
         `_put` holds what comes in `_held` (no wake-up of this thread per record); once the process is ready,
         name the file to it and return what was held, for it. A close that comes first (a short run) is not made
         to wait for that start: the held records are packed here (a collection is ~1 ms), and the process, never
@@ -209,8 +209,8 @@ class EventWriter:
             with self._order:
                 closing = bool(self._held) and self._held[-1][0] == "close"
             if patience is not None and time.monotonic() > patience:
-                # a long run on a busy machine, where nice 19 gets next to no CPU: records must not pile up here
-                # all run long; it lowers itself again once started
+                # one handed back before it was ready (`release` lowers it to nice 19) gets next to no CPU on a
+                # busy machine: records must not pile up here all run long; it lowers itself again once started
                 patience = None
                 proc.set_priority(os.getpriority(os.PRIO_PROCESS, 0))
             if closing:

@@ -253,7 +253,7 @@ class SummaryRecord:
 
     def _snapshot(self, array):
         """A copy of `array` that later steps cannot change: in the writer process's shared ring when it has
-        room (nothing left to pickle), else a numpy copy."""
+        room, else a numpy copy (which the writer thread moves into the ring once it has room)."""
         if array.ndim:
             ring = self._summary.ring()
             if ring is not None:
