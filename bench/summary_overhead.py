@@ -5,8 +5,9 @@ Each round trains once per setting (the order rotates between rounds: the machin
 load drifts), `--epochs` epochs of `--steps` steps. Per round and setting it takes the step times (p50, p99, max;
 the first step of a run, which compiles the graph, is reported on its own), the epoch time (epoch_begin to
 epoch_end, the collector's epoch-end work included), the whole `Model.train` per epoch (writer start, first step,
-lineage and close included), the training process's CPU, and the time the collector's own callbacks took on the
-training thread. The writer process is started once per training process and reused by later SummaryRecords: the
+lineage and close included), the training process's CPU, the time the collector's own callbacks took on the
+training thread, and the CPU of the training process's other threads (the summary writer's and lineage threads;
+torch's do not run with --threads 1), a figure other jobs on the machine barely move. The writer process is started once per training process and reused by later SummaryRecords: the
 "writer cold" setting stops the idle one first, so that run pays the start. Ratios are per round against the run without a collector, then the median over rounds.
 
     python bench/summary_overhead.py [--mode graph|pynative] [--rounds 9] [--epochs 2] [--steps 20] [--threads N]
@@ -116,9 +117,10 @@ def one_run(epochs, steps, collector_freq, tmp, cold=False):
     timer = Timer()
     collector = TimedCollector(tempfile.mkdtemp(dir=tmp), collect_freq=collector_freq) if collector_freq else None
     callbacks = [collector, timer] if collector else [timer]
-    t0, cpu0 = time.perf_counter(), time.process_time()
+    t0, cpu0, main0 = time.perf_counter(), time.process_time(), time.thread_time()
     model.train(epochs, data, callbacks=callbacks)
     total, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+    side = cpu - (time.thread_time() - main0)  # the process's other threads (summary writer, lineage, ...)
     later = np.array(timer.steps[1:]) * 1000  # step 1 compiles (graph mode) and records the graph
     later_cpu = np.array(timer.cpu[1:]) * 1000
     n = len(timer.steps)
@@ -126,7 +128,7 @@ def one_run(epochs, steps, collector_freq, tmp, cold=False):
             "cpu50": float(np.percentile(later_cpu, 50)), "cpu99": float(np.percentile(later_cpu, 99)),
             "cpumax": float(later_cpu.max()),
             "first": 1000 * timer.steps[0], "epoch": 1000 * statistics.mean(timer.epochs[1:] or timer.epochs),
-            "train": 1000 * total / epochs, "cpu": 1000 * cpu / n,
+            "train": 1000 * total / epochs, "cpu": 1000 * cpu / n, "side": 1e6 * side / n,
             "own": 1000 * collector.own / n if collector else 0.0,
             "se_collect": 1e6 * _median(collector.step_cpu["collecting"]) if collector else 0.0,
             "se_other": 1e6 * _median(collector.step_cpu["other"]) if collector else 0.0,
@@ -222,8 +224,8 @@ def main():
           "(wall time waits on other jobs, CPU much less).")
     print("| setting | " + " | ".join(title for _, title in _COLUMNS) + " | collector's callbacks / step | "
           "slowest collector step_end | close (leaving Model.train) | step_end CPU, collecting (us) | "
-          "step_end CPU, other steps (us) |")
-    print("|---|" + "---:|" * (len(_COLUMNS) + 5))
+          "step_end CPU, other steps (us) | other threads' CPU / step, whole run (us) |")
+    print("|---|" + "---:|" * (len(_COLUMNS) + 6))
     base = runs["none"]
     for label, _, _ in settings:
         cells = []
@@ -236,8 +238,9 @@ def main():
         close = statistics.median(r["close"] for r in runs[label])
         se_collect = statistics.median(r["se_collect"] for r in runs[label])
         se_other = statistics.median(r["se_other"] for r in runs[label])
+        side = statistics.median(r["side"] for r in runs[label])
         print(f"| {label} | " + " | ".join(cells) + f" | {own:.3f} | {own_max:.2f} | {close:.1f} | "
-              f"{se_collect:.0f} | {se_other:.1f} |")
+              f"{se_collect:.0f} | {se_other:.1f} | {side:.0f} |")
     pooled = {label: np.concatenate([r["steps"] for r in runs[label]]) for label, _, _ in settings}
     print("all rounds' steps pooled: " + "; ".join(
         f"{label} p99 {np.percentile(pooled[label], 99):.1f} ms ({np.percentile(pooled[label], 99) / np.percentile(pooled['none'], 99):.3f}), "

@@ -113,7 +113,24 @@ def overridden_legacy_methods(callback):
 
 
 class InternalCallbackParam(dict):
-    """`cb_params`: a dict whose keys are also attributes (`cb_params.cur_step_num`)."""
+    """`cb_params`: a dict whose keys are also attributes (`cb_params.cur_step_num`).
+
+        >>> cb = InternalCallbackParam(cur_step_num=3)
+        >>> cb.net_outputs = 0.5
+        >>> cb.cur_step_num, cb["net_outputs"], cb.get("epoch_num")
+        (3, 0.5, None)
+    """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # the instance's attribute dict is the dict itself: `cb_params.cur_step_num` is a plain lookup. Through
+        # `__getattr__` alone every read first failed the normal lookup (an AttributeError raised and caught),
+        # ~1 us each and tens of them per step of Model's loop and its callbacks. (A key named like a dict method,
+        # "get" or "items", would hide that method from attribute access; cb_params has none.)
+        object.__setattr__(self, "__dict__", self)
+
+    def __reduce__(self):  # copies and pickles are built through __init__ (their __dict__ is themselves too)
+        return (type(self), (dict(self),))
 
     def __getattr__(self, name):
         try:

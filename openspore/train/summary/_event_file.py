@@ -81,6 +81,11 @@ class EventWriter:
         self._order = threading.Lock()
         self._queued = 0
         self._direct = False
+        # queued events holding copies (not ring slots) that the writer thread is to move into the ring: while
+        # there are any, `ring()` says None, so that slots are reserved in the order their messages are sent
+        # (the writer process releases the ring up to a message's last slot)
+        self._unringed = 0
+        self.moved = 0  # events whose arrays the writer thread moved into the ring (the ring was full)
         self._done = threading.Event()  # the file is closed (or the thread ended otherwise)
         self._close_queued = False
         self._handback = None  # a writer process that never started on this file, for `_writer_client`
@@ -116,6 +121,11 @@ class EventWriter:
                     if not self._queued and self._child is child and (child.post(message) or
                                                                       child.send_now(message)):
                         return
+        if self._proc is not None and any(type(v) is not RingSlot and getattr(v, "nbytes", 0) > 1024
+                                          for _, _, v in data):
+            with self._order:
+                self._unringed += 1
+            data = (data, True)  # to be moved into the ring by the writer thread
         self._put("event", (step, wall_time, data))
 
     def flush(self, timeout=None):
@@ -185,7 +195,7 @@ class EventWriter:
                 return
 
     def _wait_for_start(self):
-        """While a new writer process imports its modules (~0.3 s of CPU at nice 19: seconds on a busy machine),
+        """While a new writer process imports its modules (~0.3 s of CPU, at this process's priority),
         `_put` holds what comes in `_held` (no wake-up of this thread per record); once the process is ready,
         name the file to it and return what was held, for it. A close that comes first (a short run) is not made
         to wait for that start: the held records are packed here (a collection is ~1 ms), and the process, never
@@ -199,8 +209,8 @@ class EventWriter:
             with self._order:
                 closing = bool(self._held) and self._held[-1][0] == "close"
             if patience is not None and time.monotonic() > patience:
-                # a long run on a busy machine, where nice 19 gets next to no CPU: records must not pile up here
-                # all run long; it lowers itself again once started
+                # one handed back before it was ready (`release` lowers it to nice 19) gets next to no CPU on a
+                # busy machine: records must not pile up here all run long; it lowers itself again once started
                 patience = None
                 proc.set_priority(os.getpriority(os.PRIO_PROCESS, 0))
             if closing:
@@ -277,6 +287,13 @@ class EventWriter:
         return False
 
     def _event(self, step, wall_time, data):
+        if type(data) is tuple:  # copies taken while the ring was full: into the ring now, then the message
+            data = data[0]
+            try:
+                data = self._into_ring(data)
+            finally:
+                with self._order:
+                    self._unringed -= 1
         message = _event_message(step, wall_time, data, small_only=False)
         if self._send(message):
             return
@@ -287,11 +304,40 @@ class EventWriter:
         if end:  # no process reads these slots (it never started, or died): they may be reused
             self._slots_ring.release(end)
 
+    def _into_ring(self, data):
+        """`data` with its arrays copied into the writer process's ring, waiting for room (the writer, given this
+        process's priority meanwhile, releases it as it packs): copies that waited in the queue are not pickled
+        into the pipe, which cost the training process two more copies of each array and the GIL for one. Arrays
+        the ring cannot hold (too big, exotic dtype) stay as they are; so does everything once the process is
+        gone (this thread then packs them itself)."""
+        proc = self._child or self._proc
+        ring = None if proc is None else proc.ring
+        if ring is None:
+            return data
+        moved = []
+        for plugin, tag, value in data:
+            if type(value) is not RingSlot and getattr(value, "nbytes", 0) > 1024:
+                slot = ring.put(value)
+                while slot is None and ring.fits(value) and proc.alive():
+                    proc.press()
+                    time.sleep(0.002)
+                    slot = ring.put(value)
+                value = value if slot is None else slot
+            moved.append((plugin, tag, value))
+        self.moved += 1
+        return moved
+
     def ring(self):
         """The writer process's shared ring (`_ring.SharedRing`) to copy step values into, or None (thread
-        backend, the process not started yet, or gone): then values are copied and pickled."""
+        backend, the process not started yet, or gone, or copies taken while it was full still wait to be moved
+        into it): then values are copied. A ring three quarters full gives the writer this process's priority."""
         proc = self._proc  # while it starts too: the slots wait for it (or are packed here at close)
-        return None if proc is None else proc.ring
+        if proc is None or self._unringed:
+            return None
+        ring = proc.ring
+        if ring is not None and ring.over_mark():
+            proc.press()
+        return ring
 
     def _local(self):
         if self._file is None:

@@ -11,9 +11,17 @@ One producer (the training process, `SharedRing.put`) and one consumer (the writ
 offsets only grow (`end` counts every byte ever reserved), so "free space" is `capacity - (reserved - consumed)`.
 A slot never wraps: one that would reach past the end starts again at 0 and the tail is skipped; so does one reserved
 when everything before it was released (the pages at the start are then the cached ones). When the ring is
-full (the writer at nice 19 lags behind on a busy machine) or an array is too big or of an exotic dtype, `put`
-returns None and the caller copies and pickles the array as before: a step never waits for the writer.
+full (the writer at nice 19 lags behind on a busy machine) `put` returns None: the caller then copies the array
+and the summary writer thread moves it into the ring once there is room (`EventWriter._event`), so a step never
+waits for the writer and nothing is pickled. An array too big for the ring or of an exotic dtype is pickled.
 Linux only (`os.memfd_create`); elsewhere `SharedRing.create()` returns None and everything is pickled.
+
+The ring is 64 MiB, backed and mapped at once (a page first touched by a collecting step costs it a fault: 400 us
+for a LeNet collection's 375 KB against 50 us for the copy), and made once per training process: a new writer
+process takes over the ring of the one before it (`SharedRing.reusable`), so no later `SummaryRecord` pays the
+~60 ms of mapping again. Its size lets a writer that lags behind a training loop collecting every step catch up
+without the loop waiting (a hundred LeNet collections); past three quarters full the writer is given the training
+process's priority (`over_mark`) until it has caught up.
 
 After the data, `MESSAGE_SLOTS` slots of `MESSAGE_SIZE` bytes carry a collection's small message itself
 (`post`: a pickled "event" naming its slots), so that a collecting step makes no system call: a pipe write wakes
@@ -42,9 +50,12 @@ import numpy as np
 _HEADER = 64
 _ALIGN = 64
 _KINDS = "biuf"  # numpy bool, ints and floats: their dtype string round-trips through the message
-DEFAULT_SIZE = 8 << 20  # ~50 LeNet collections; arrays above a quarter of it are pickled
-MESSAGE_SLOTS = 64
-MESSAGE_SIZE = 4096  # a LeNet collection's message is ~500 bytes; a bigger one goes through the pipe
+DEFAULT_SIZE = 64 << 20  # ~170 LeNet collections; arrays above a quarter of it are pickled
+# as many slots as the ring holds LeNet collections: a writer lagging behind (nice 19 on a busy machine) then
+# still takes every collection's message from a slot. Once they were all full, each message went through the pipe:
+# a system call on the training thread, and a wake-up of the writer
+MESSAGE_SLOTS = 512
+MESSAGE_SIZE = 2048  # a LeNet collection's message is ~600 bytes; a bigger one goes through the pipe
 _MESSAGE_AREA = MESSAGE_SLOTS * MESSAGE_SIZE
 # backed and mapped at once: a page first touched by a collecting step would cost it a page fault (~30 per 128 KiB)
 _FLAGS = mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0)
@@ -83,6 +94,7 @@ class SharedRing:
         self._reserved = 0
         self._posted = 0
         self._lock = threading.Lock()
+        self._mark = self._capacity * 3 // 4  # `over_mark`
 
     @classmethod
     def create(cls, size=None):
@@ -106,6 +118,18 @@ class SharedRing:
         if self.fd is not None:
             os.close(self.fd)
             self.fd = None
+
+    def reusable(self):
+        """Whether a new writer process may take this ring over: everything reserved was released and every
+        posted message taken (its last writer finished its work). Resets the pipe count for the new pipe."""
+        if self._reserved != self._counters[0] or self._posted != self._counters[3]:
+            return False
+        self._counters[1] = 0
+        return True
+
+    def over_mark(self):
+        """Whether more than three quarters of the ring wait for the writer (it is falling behind)."""
+        return self._reserved - self._counters[0] > self._mark
 
     def in_use(self):
         """Bytes reserved and not yet released by the consumer (skipped tails included)."""
@@ -152,6 +176,10 @@ class SharedRing:
         """This process's view of the array a `RingSlot.message()` names."""
         _, offset, dtype, shape = message
         return np.ndarray(shape, np.dtype(dtype), self._map, _HEADER + offset)
+
+    def fits(self, array):
+        """Whether `put` can ever take `array` (size and dtype), once the writer has released enough."""
+        return 0 < array.nbytes <= self._limit and array.dtype.kind in _KINDS
 
     def put(self, array):
         """Copy `array` into the ring: a `RingSlot`, or None when it does not fit now (the caller copies it)."""
@@ -201,6 +229,11 @@ class SharedRing:
                 # slot still fit in the capacity.)
                 start += self._capacity - offset
                 offset = 0
+                # the skipped tail is free as well: consumed up to here. Counted as in use until this slot was
+                # released, it left a lagging writer's ring only the `offset` bytes before it (the ring seemed
+                # full after a few collections). No race: the writer has released everything reserved so far,
+                # and what it releases next ends beyond `start`.
+                self._counters[0] = start
             elif offset + need > self._capacity:  # no wrapping inside a slot: skip the tail
                 start += self._capacity - offset
                 offset = 0

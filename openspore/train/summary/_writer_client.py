@@ -26,22 +26,20 @@ import sys
 import threading
 import time
 
+from . import _ring
 from ._ring import SharedRing
 
 IDLE_SECONDS = 60.0
 SEND_NOW_LIMIT = 16384  # bytes: a collection whose arrays are in the ring is a few hundred
 
 # The child imports only the summary modules: bare `openspore`, `openspore.train`, `openspore.train.summary` package
-# modules (paths, no __init__ code) keep torch and the rest of openspore out of it. It lowers its priority first,
-# so that even its start (the imports) only uses CPU that training leaves idle. It starts without `site` (-S: a
-# sixth of its start's CPU, .pth files and all) and takes this process's module path instead, so it finds the
-# same numpy and protobuf.
+# modules (paths, no __init__ code) keep torch and the rest of openspore out of it. It imports at this process's
+# priority and lowers itself to nice 19 once ready (`_writer_process.main`): started at nice 19, a busy machine left
+# its ~0.3 s of imports next to no CPU, and a whole short run's records were then packed by this process at close.
+# It starts without `site` (-S: a sixth of its start's CPU, .pth files and all) and takes this process's module
+# path instead, so it finds the same numpy and protobuf.
 _BOOTSTRAP = """
 import os, sys, types
-try:
-    os.nice(19)
-except (AttributeError, OSError):
-    pass
 sys.path[:] = sys.argv[4].split(os.pathsep)
 root = sys.argv[1]
 for name, sub in (("openspore", ""), ("openspore.train", "/train"), ("openspore.train.summary", "/train/summary")):
@@ -61,7 +59,7 @@ class WriterProcess:
 
     def __init__(self):
         root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-        ring = SharedRing.create()
+        ring = _take_ring()
         fds = (ring.fd,) if ring is not None else ()
         try:
             self.popen = subprocess.Popen([sys.executable, "-S", "-c", _BOOTSTRAP, root,
@@ -69,10 +67,12 @@ class WriterProcess:
                                            os.pathsep.join(p for p in sys.path if p)],
                                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, close_fds=True,
                                           pass_fds=fds)
-        finally:
-            if ring is not None:
-                ring.close_fd()  # the child has its own; the mapping stays
+        except BaseException:
+            _give_back_ring(ring)
+            raise
         self.ring = ring
+        self._ring_returned = False
+        self._boosted = False
         self._fd = self.popen.stdin.fileno()
         self._pipe_size = _widen_pipe(self.popen.stdin)
         self._written = 0  # bytes written to the pipe; the writer counts those it read in the ring's header
@@ -171,6 +171,17 @@ class WriterProcess:
         except (AttributeError, OSError):
             pass
 
+    def press(self):
+        """The ring is filling up (`SharedRing.over_mark`): give the writer this process's priority until it has
+        caught up (it lowers itself again once the ring is drained). Once per lag: its own lowering is seen in
+        `os.getpriority` at the next call."""
+        try:
+            mine = os.getpriority(os.PRIO_PROCESS, 0)
+            if os.getpriority(os.PRIO_PROCESS, self.popen.pid) > mine:
+                self.set_priority(mine)
+        except (AttributeError, OSError):
+            pass
+
     def stop(self, wait=None):
         """End of input: the writer closes whatever it has open and exits. Waits up to `wait` seconds (None: not
         at all; the exit is collected on a daemon thread) and kills it after that."""
@@ -181,18 +192,30 @@ class WriterProcess:
             except OSError:
                 pass
         if wait is None:
-            threading.Thread(target=self.popen.wait, name="summary-writer-reaper", daemon=True).start()
+            threading.Thread(target=self._reap, name="summary-writer-reaper", daemon=True).start()
             return
         try:
             self.popen.wait(wait)
         except subprocess.TimeoutExpired:
             self.popen.kill()
             self.popen.wait()
+        self._return_ring()
 
     def kill(self):
         if self.alive():
             self.popen.kill()
         self.popen.wait()
+        self._return_ring()
+
+    def _reap(self):
+        self.popen.wait()
+        self._return_ring()
+
+    def _return_ring(self):
+        """The process has exited: its ring may serve the next writer process."""
+        if not self._ring_returned:
+            self._ring_returned = True
+            _give_back_ring(self.ring)
 
     def _read_answers(self):
         for line in self.popen.stdout:
@@ -233,6 +256,31 @@ def _widen_pipe(stream, size=1 << 20):
         return fcntl.fcntl(stream.fileno(), getattr(fcntl, "F_GETPIPE_SZ", 1032))
     except OSError:
         return 512
+
+
+_spare = {"ring": None}  # the ring of the last writer process that exited, for the next one
+_spare_lock = threading.Lock()
+
+
+def _take_ring():
+    """The spare ring when its last writer finished its work, else a new one (None where there is no memfd)."""
+    with _spare_lock:
+        ring, _spare["ring"] = _spare["ring"], None
+    if ring is not None and ring.size == _ring.DEFAULT_SIZE + _ring.MESSAGE_SLOTS * _ring.MESSAGE_SIZE \
+            and ring.reusable():
+        return ring
+    if ring is not None:
+        ring.close_fd()
+    return SharedRing.create()
+
+
+def _give_back_ring(ring):
+    if ring is None:
+        return
+    with _spare_lock:
+        old, _spare["ring"] = _spare["ring"], ring
+    if old is not None:
+        old.close_fd()
 
 
 _idle = {"writer": None, "timer": None}

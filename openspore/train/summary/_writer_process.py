@@ -3,9 +3,10 @@
 Packing a collection (histograms, the PNG of the input images, protobuf, CRCs) is a few ms of Python. On a thread of
 the training process it holds the GIL the training loop needs; here, in a process at the lowest CPU priority (nice 19
 rather than SCHED_IDLE: it still gets a small share of a saturated machine), it uses what training leaves idle.
-`EventWriter(..., backend="process")` starts it from its writer thread (see `_writer_client._BOOTSTRAP`, which lowers
-the priority before any import); `close()` gives it the parent's priority back where the OS allows, since the
-parent then waits for it.
+`EventWriter(..., backend="process")` starts it from its writer thread (see `_writer_client._BOOTSTRAP`: it imports at
+the parent's priority and lowers itself once ready); `close()`, and a shared ring three quarters full, give it the
+parent's priority back where the OS allows (the parent waits for it, or soon would); it lowers itself again once it
+has caught up.
 
 One writer process serves one file at a time and is reused for the next `SummaryRecord` of the same training
 process (`_writer_client.py`). Messages on stdin, each `uint32 length | uint64 posted | pickle` (little-endian; a
@@ -55,18 +56,19 @@ def main(ring_fd=-1, ring_size=0):
     # unbuffered: `select` then tells the truth about what is left to read
     stdin, stdout = sys.stdin.buffer.raw, sys.stdout.buffer
     writer = _Writer(ring, stdout)
-    try:  # back to the lowest priority, should the parent have raised it to get this start done
-        os.setpriority(os.PRIO_PROCESS, 0, 19)
-    except (AttributeError, OSError):
-        pass
+    _lowest()  # imported at the parent's priority: from now on only CPU that training leaves idle
     stdout.write(b"ready\n")
     stdout.flush()
     try:
         while True:
             if ring is not None and writer.path is not None:
                 if not select.select([stdin], [], [], POLL_SECONDS)[0]:
+                    idle = True
                     for data in ring.messages():
                         writer.handle(pickle.loads(data))
+                        idle = False
+                    if idle:
+                        _lowest()
                     continue
             header = _read_exact(stdin, 12)
             if header is None:  # the parent is done with this writer (or died): what it posted still goes in
@@ -83,6 +85,16 @@ def main(ring_fd=-1, ring_size=0):
             writer.handle(message)
     finally:
         writer.close()
+
+
+def _lowest():
+    """Back to nice 19: after the start, and when caught up after the parent raised the priority because the
+    shared ring was filling up (`WriterProcess.press`)."""
+    try:
+        if os.getpriority(os.PRIO_PROCESS, 0) < 19:
+            os.setpriority(os.PRIO_PROCESS, 0, 19)
+    except (AttributeError, OSError):
+        pass
 
 
 class _Writer:

@@ -218,10 +218,7 @@ class SummaryRecord:
     def _add_arrays(self, values):
         """`add_value` for (plugin, name, host array) values the caller has checked (SummaryCollector): no Tensors,
         no checks, and one copy into the writer's ring for all of them where they share a dtype."""
-        ring = self._summary.ring()
-        slots = ring.put_many([v for _, _, v in values]) if ring is not None and len(values) > 1 else None
-        if slots is None:
-            slots = [self._snapshot(v) for _, _, v in values]
+        slots = self._into_ring([v for _, _, v in values])
         self._pending.extend((plugin, name, slot) for (plugin, name, _), slot in zip(values, slots))
 
     def _record_collection(self, step, scalars, arrays):
@@ -233,14 +230,18 @@ class SummaryRecord:
             return False
         data = [("scalar", name, value) for name, value in scalars]
         if arrays:
-            ring = self._summary.ring()
-            slots = ring.put_many([v for _, _, v in arrays]) if ring is not None else None
-            if slots is None:
-                slots = [self._snapshot(v) for _, _, v in arrays]
+            slots = self._into_ring([v for _, _, v in arrays])
             data += [(plugin, name, slot) for (plugin, name, _), slot in zip(arrays, slots)]
         self._summary.submit_event(step, data)
         self._raise_pending()
         return True
+
+    def _into_ring(self, arrays):
+        """Snapshots of host arrays: one `put_many` into the writer's ring, or (no ring, or it is full: the writer
+        thread moves them in later, `EventWriter._into_ring`) numpy copies."""
+        ring = self._summary.ring()
+        slots = ring.put_many(arrays) if ring is not None else None
+        return slots if slots is not None else [a.copy() for a in arrays]
 
     def _add_scalar(self, name, value):
         self._pending.append(("scalar", name, value))  # a float: packed as float32 by the writer
@@ -252,7 +253,7 @@ class SummaryRecord:
 
     def _snapshot(self, array):
         """A copy of `array` that later steps cannot change: in the writer process's shared ring when it has
-        room (nothing left to pickle), else a numpy copy."""
+        room, else a numpy copy (which the writer thread moves into the ring once it has room)."""
         if array.ndim:
             ring = self._summary.ring()
             if ring is not None:
