@@ -15,9 +15,10 @@ and each bucket is compiled once (`warm_up()` compiles them all ahead of time; `
 Larger calls are split into chunks. `decode_attention` chooses how decode reads the pool (engine_graphs.py):
 'tables' gathers each sequence's blocks every step, 'pool' attends over the whole pool with a mask (one shape),
 'view' keeps the decoded sequences' keys and values also in a row-contiguous `KVView` (kv_view.py: copied in once
-when a sequence joins, the new token appended in place each step, attention over views of it: no gather; an extra
-cache of max_batch_size full-length sequences, counted as pool_stats()['view_bytes']); 'auto' takes 'pool' for pools
-of at most max_batch_size blocks, else 'view'.
+when a sequence joins, the new token appended in place each step and only there, attention over views of it: no
+gather; the tokens decoded meanwhile go back into the pool when a running sequence leaves its row; an extra cache
+of max_batch_size full-length sequences, counted as pool_stats()['view_bytes']); 'auto' takes 'pool' for pools of
+at most max_batch_size blocks, else 'view'.
 
 >>> import numpy as np
 >>> from openspore.llm import GPT, GPTConfig, LLMEngine
@@ -37,7 +38,7 @@ from ..common import dtype as mstype
 from ..common.tensor import Tensor
 from ..runtime.jit import jit
 from .config import GPTConfig
-from .engine_graphs import DecodeGraph, PrefillGraph, ViewFillGraph
+from .engine_graphs import DecodeGraph, PrefillGraph, RowCopyGraph, ViewDecodeGraph
 from .kv_pool import KVPool, OutOfBlocks
 from .kv_view import KVView
 from .model import _NEG, GPT
@@ -113,16 +114,19 @@ class LLMEngine:
         self.prefill_shapes = [(r, w) for w in self.prefill_buckets for r in self._prefill_rows[w]]
         self._positions = np.arange(self.max_model_len, dtype=np.int32)
         self._prefill_cell = PrefillGraph(model, self.pool)
-        self._decode_cell = DecodeGraph(model, self.pool, self.decode_over_pool, self.view)
+        self._decode_cell = DecodeGraph(model, self.pool, self.decode_over_pool) if self.view is None else \
+            ViewDecodeGraph(model, self.pool, self.view)
         self._prefill_cell.set_train(False)
         self._decode_cell.set_train(False)
         self._prefill = jit(self._prefill_cell)
         self._decode = jit(self._decode_cell)
-        if self.view is not None:   # view refills: token counts in doubling buckets up to a full view
+        if self.view is not None:   # view refills and flushes: token counts in doubling buckets up to a full view
             self.fill_buckets = _doubling(self.block_size, self.max_batch_size * self.view.length)
-            self._fill_cell = ViewFillGraph(self.pool, self.view)
-            self._fill_cell.set_train(False)
-            self._fill = jit(self._fill_cell)
+            self._fill_cell = RowCopyGraph(self.pool.kv, self.view.kv)    # pool → view
+            self._flush_cell = RowCopyGraph(self.view.kv, self.pool.kv)   # view → pool
+            for cell in (self._fill_cell, self._flush_cell):
+                cell.set_train(False)
+            self._fill, self._flush = jit(self._fill_cell), jit(self._flush_cell)
         self._graphs = {}   # (graph, shape) -> (backend, compiled graph): see _run_graph
 
     @classmethod
@@ -172,6 +176,7 @@ class LLMEngine:
                   "decode": _entries(self._decode, self._decode_cell)}
         if self.view is not None:
             counts["fill"] = _entries(self._fill, self._fill_cell)
+            counts["flush"] = _entries(self._flush, self._flush_cell)
         return counts
 
     def warm_up(self):
@@ -182,11 +187,12 @@ class LLMEngine:
         for rows in self.decode_row_buckets:
             for blocks in self.decode_buckets:
                 inputs = self._decode_inputs(rows, blocks, [], []) if self.view is None else \
-                    self._decode_view_inputs(rows, blocks, [], [], np.zeros(0, np.int64), np.ones(rows, np.int64))
+                    self._decode_view_inputs(rows, blocks, [], np.zeros(0, np.int64), np.ones(rows, np.int64))
                 self._run_graph(self._decode, self._decode_cell, inputs)
         if self.view is not None:
             for tokens in self.fill_buckets:
-                self._run_graph(self._fill, self._fill_cell, self._fill_inputs(tokens, []))
+                self._run_graph(self._fill, self._fill_cell, self._fill_inputs(tokens, ()))
+                self._run_graph(self._flush, self._flush_cell, self._fill_inputs(tokens, ())[::-1])
         return self.compile_counts()
 
     def _run_graph(self, compiled, cell, arrays):
@@ -197,7 +203,7 @@ class LLMEngine:
         from ..context import jit_disabled
         from ..core.dispatch import current_tracer
         backend = backends.current()
-        key = (cell is self._decode_cell,) + tuple(a.shape for a in arrays)
+        key = (id(cell),) + tuple(a.shape for a in arrays)
         found = self._graphs.get(key)
         if found is not None and found[0] is backend and not jit_disabled() and current_tracer() is None:
             out = found[1](*[backend.from_numpy(a, copy=False) for a in arrays])[0]
@@ -327,9 +333,12 @@ class LLMEngine:
             return np.concatenate(out, 0)
         except BaseException:
             self.pool.shrink(old)
-            if self.view is not None:   # a row may have been placed but not filled: refill next time
+            if self.view is not None:   # a row holds no more than its sequence's stored tokens (a later flush)
                 for s in seq_ids:
-                    self.view.drop(s)
+                    if s in self.view:
+                        r = self.view.row(s)
+                        self.view.filled[r] = min(self.view.filled[r], old[s])
+                        self.view.synced[r] = min(self.view.synced[r], self.view.filled[r])
             raise
 
     def _run_decode(self, seq_ids, tokens):
@@ -375,36 +384,40 @@ class LLMEngine:
 
     # ---- decode through the view ------------------------------------------------------------------------------
     def _run_decode_view(self, seq_ids, tokens):
-        """One decode call through the KVView: the sequences take view rows below the row bucket (those newly
-        placed are filled from the pool first), graph row r is view row r, the logits come back in call order."""
+        """One decode call through the KVView: the sequences take view rows below the row bucket (a running
+        sequence moved out of a row first has its decoded tokens flushed into the pool; those newly placed are
+        filled from the pool), graph row r is view row r, the logits come back in call order."""
         b = len(seq_ids)
         width = next(r for r in self.decode_row_buckets if r >= b)
-        placed = self.view.place(seq_ids, width)
+        placed = self.view.place(seq_ids, width, flush=self._flush_view)
         if placed:
-            self._fill_view(placed)
+            try:
+                self._fill_view(placed)
+            except BaseException:   # a row half filled: the pool still holds all of it; refill next time
+                for s, _ in placed:
+                    self.view.drop(s)
+                raise
         rows = np.array([self.view.row(s) for s in seq_ids], np.int64)
         lengths = np.ones(width, np.int64)    # padding rows: token 0 at position 0, one open position
         lengths[rows] = [self.pool.length(s) for s in seq_ids]   # already counts this token
         blocks = next(n for n in self.decode_buckets if n * self.block_size >= lengths.max())
-        inputs = self._decode_view_inputs(width, blocks, seq_ids, tokens, rows, lengths)
-        return self._run_graph(self._decode, self._decode_cell, inputs)[rows]
+        inputs = self._decode_view_inputs(width, blocks, tokens, rows, lengths)
+        out = self._run_graph(self._decode, self._decode_cell, inputs)[rows]
+        self.view.filled[rows] = lengths[rows]
+        return out
 
-    def _decode_view_inputs(self, width, blocks, seq_ids, tokens, rows, lengths):
-        """The decode graph's arrays in view mode: padding rows write into the pool's scratch block and the view's
-        scratch row."""
-        bs = self.block_size
+    def _decode_view_inputs(self, width, blocks, tokens, rows, lengths):
+        """The view decode graph's arrays (ids, positions, view index, mask_add); padding rows write into the
+        view's scratch row."""
         ids = np.zeros(width, np.int32)
         ids[rows] = tokens
         positions = lengths - 1
-        slots = np.full(width, self.pool.scratch_block * bs, np.int64)
-        slots[rows] = [self.pool.slot(s, int(n) - 1) for s, n in zip(seq_ids, lengths[rows])]
         view_rows = np.full(width, self.view.scratch_row, np.int64)
         view_rows[rows] = rows
         view_pos = np.where(view_rows == self.view.scratch_row, 0, positions)
-        span = blocks * bs
+        span = blocks * self.block_size
         mask_add = np.where(np.arange(span)[None, :] < lengths[:, None], 0.0, _NEG).astype(self._mask_dtype)
-        return (ids, positions.astype(np.int32), self.pool.rows(slots), mask_add[:, None, None, :],
-                self.view.index(view_rows, view_pos))
+        return (ids, positions.astype(np.int32), self.view.index(view_rows, view_pos), mask_add[:, None, None, :])
 
     def _fill_view(self, placed):
         """Copy the stored tokens (all but this step's) of each newly placed (seq_id, row) from the pool into its
@@ -413,17 +426,32 @@ class LLMEngine:
         for s, r in placed:
             n = self.pool.length(s) - 1
             pieces.append((self._slots(s, n), np.full(n, r, np.int64), np.arange(n, dtype=np.int64)))
+        self._copy_rows(self._fill, self._fill_cell, pieces, reverse=False)
+        for s, r in placed:
+            self.view.synced[r] = self.view.filled[r] = self.pool.length(s) - 1
+
+    def _flush_view(self, moves):
+        """Copy positions [synced, filled) of each (seq_id, row, synced, filled) from its view row back into the
+        sequence's pool slots (KVView.place calls this before the rows change hands)."""
+        pieces = [(self._slots(s, stop)[start:], np.full(stop - start, r, np.int64),
+                   np.arange(start, stop, dtype=np.int64)) for s, r, start, stop in moves]
+        self._copy_rows(self._flush, self._flush_cell, pieces, reverse=True)
+
+    def _copy_rows(self, compiled, cell, pieces, reverse):
+        """Run a RowCopyGraph over (pool slots, view rows, view positions) pieces in calls of at most the largest
+        fill bucket: pool → view, or view → pool when `reverse`."""
         slots, vrows, vpos = (np.concatenate(p) for p in zip(*pieces))
         most = self.fill_buckets[-1]
         for at in range(0, len(slots), most):
             part = slice(at, at + most)
             tokens = next(t for t in self.fill_buckets if t >= len(slots[part]))
-            self._run_graph(self._fill, self._fill_cell, self._fill_inputs(tokens, (slots[part], vrows[part],
-                                                                                    vpos[part])))
+            src, dst = self._fill_inputs(tokens, (slots[part], vrows[part], vpos[part]))
+            self._run_graph(compiled, cell, (dst, src) if reverse else (src, dst))
 
     def _fill_inputs(self, tokens, parts):
-        """The fill graph's (src, dst) for `tokens` tokens: `parts` = (pool slots, view rows, view positions) of
-        the real ones, or () for padding only (into the pool's scratch block and the view's scratch row)."""
+        """The fill graph's (src, dst) — pool rows, view rows — for `tokens` tokens: `parts` = (pool slots, view
+        rows, view positions) of the real ones, or () for padding only (the pool's scratch block and the view's
+        scratch row); swapped, the flush graph's."""
         slots = np.full(tokens, self.pool.scratch_block * self.block_size, np.int64)
         vrows = np.full(tokens, self.view.scratch_row, np.int64)
         vpos = np.zeros(tokens, np.int64)

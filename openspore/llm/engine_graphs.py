@@ -15,9 +15,11 @@ Decode reads the stored keys/values in one of two ways, fixed when the engine is
   bucket), so the work follows the longest sequence, not max_model_len;
 * `over_pool` (a pool no larger than max_batch_size blocks, e.g. tests of tiny pools): each query attends over every
   slot of the pool, with a mask that opens exactly its own sequence's slots — no gather, one GEMM per head;
-* through a `KVView` (kv_view.py): each sequence's keys and values also sit in a row of a contiguous buffer, the
-  step writes the new token there too, and attention reads the first B rows and L positions as views, so no
-  gather at all; `ViewFillGraph` copies a sequence's stored tokens from the pool into its row when it joins.
+* through a `KVView` (kv_view.py, `ViewDecodeGraph`): each sequence's keys and values also sit in a row of a
+  contiguous buffer, attention reads the first B rows and L positions as views, so no gather at all, and the step
+  writes the new token into the view only (one scatter per layer, not two). `RowCopyGraph` copies a sequence's
+  stored tokens from the pool into its row when it joins, and its decoded tokens back from the row into the pool
+  when it leaves the row while still running (the engine's `_flush_view`).
 """
 import math
 
@@ -72,16 +74,11 @@ class DecodeGraph(_PoolGraph):
 
     * over the pool: mask_add [B, S] float (S: the pool's slots); tables unused;
     * through tables: tables [B * NB] int64 (each sequence's first NB blocks, row after row; NB is the length
-      bucket in blocks) and mask_add [B, 1, NB * block_size] float (0 on each sequence's tokens);
-    * through the view: tables [B, 2, H] int64 (KVView.index of each row's new token: row b of the graph is row b
-      of the view) and mask_add [B, 1, 1, L] float (L: the length bucket in positions)."""
+      bucket in blocks) and mask_add [B, 1, NB * block_size] float (0 on each sequence's tokens)."""
 
-    def __init__(self, model, pool, over_pool, view=None):
+    def __init__(self, model, pool, over_pool):
         super().__init__(model, pool)
         self.over_pool = over_pool
-        self.view = None if view is None else view.kv
-        if view is not None:
-            self.view_rows, self.view_length = view.rows + 1, view.length
 
     def construct(self, ids, positions, rows, mask_add, tables):
         model = self.model
@@ -92,10 +89,7 @@ class DecodeGraph(_PoolGraph):
             q, kv = self.split_q_kv(qkv)                                            # [B, 1, H, D], [B, 2, H, D]
             self.write(self.kv[i], rows, kv)                                        # in place, before reading
             q = ops.transpose(q, (2, 0, 1, 3)) * self.scale                        # [H, B, 1, D]
-            if self.view is not None:
-                self.write(self.view[i], tables, kv)                                # in place, before reading
-                out = self._view_attention(i, q, mask_add, b)
-            elif self.over_pool:
+            if self.over_pool:
                 out = self._pool_attention(i, q, mask_add, b)
             else:
                 out = self._table_attention(i, q, mask_add, tables, b)
@@ -123,8 +117,33 @@ class DecodeGraph(_PoolGraph):
         out = ops.transpose(self.matmul(probs, values), (2, 0, 1, 3))             # [B, 1, H, D]
         return ops.reshape(out, (b, self.n_embd))
 
-    def _view_attention(self, i, q, mask_add, b):
-        """Attention of q [H, B, 1, D] over the first B rows and L positions of the view → [B, C]."""
+
+class ViewDecodeGraph(_PoolGraph):
+    """(ids, positions [B] int32, index [B, 2, H] int64, mask_add [B, 1, 1, L] float) → next-token logits
+    [B, vocab], through a `KVView`: row b of the graph is row b of the view, `index` (KVView.index) is where each
+    row's new key and value go, L the length bucket in positions. The new token is written into the view only;
+    the pool gets it when the sequence leaves its row (the engine's `_flush_view`), so a step writes once."""
+
+    def __init__(self, model, pool, view):
+        super().__init__(model, pool)
+        self.view = view.kv
+        self.view_rows, self.view_length = view.rows + 1, view.length
+
+    def construct(self, ids, positions, index, mask_add):
+        model = self.model
+        b = ids.shape[0]
+        x = model.wte(ids) + model.wpe(positions)                                  # [B, C]
+        for i, block in enumerate(model.blocks):
+            qkv = ops.reshape(block.attn.c_attn(block.ln_1(x)), (b, 3, self.n_head, self.head_dim))
+            q, kv = self.split_q_kv(qkv)                                            # [B, 1, H, D], [B, 2, H, D]
+            self.write(self.view[i], index, kv)                                     # in place, before reading
+            q = ops.transpose(q, (0, 2, 1, 3)) * self.scale                        # [B, H, 1, D]
+            x = x + block.attn.c_proj(self._attention(i, q, mask_add, b))
+            x = x + block.mlp(block.ln_2(x))
+        return model.lm_head(model.ln_f(x))
+
+    def _attention(self, i, q, mask_add, b):
+        """Attention of q [B, H, 1, D] over the first B rows and L positions of the view → [B, C]."""
         h, d, rows, length = self.n_head, self.head_dim, self.view_rows, self.view_length
         span = mask_add.shape[-1]
         kv = ops.reshape(self.view[i], (2, rows, h, length, d))
@@ -133,21 +152,22 @@ class DecodeGraph(_PoolGraph):
         if span < length:
             kv = ops.split(kv, [span, length - span], 3)[0]
         keys, values = self.split_k_v(kv)                                          # [1, B, H, L, D] each
-        q = ops.transpose(q, (1, 0, 2, 3))                                         # [B, H, 1, D]
         probs = ops.softmax(self.matmul_t(q, keys) + mask_add, -1)                 # [1, B, H, 1, L]
         return ops.reshape(self.matmul(probs, values), (b, self.n_embd))          # [B, H, 1, D] as it lies
 
 
-class ViewFillGraph(nn.Cell):
-    """(src [M] int64, dst [M] int64) → dst: copies pool rows `src` (KVPool.rows) of every layer into view rows `dst`
-    (KVView.index), in place; padding entries copy the pool's scratch block into the view's scratch row."""
+class RowCopyGraph(nn.Cell):
+    """(src [M] int64, dst [M] int64) → dst: copies rows `src` of every layer's Parameter in `source` (a list, one per
+    layer) into rows `dst` of the matching Parameter in `target`, in place. The engine copies pool rows
+    (KVPool.rows) into view rows (KVView.index) when a sequence joins the view, and back when it leaves; padding
+    entries copy a scratch row into a scratch row."""
 
-    def __init__(self, pool, view):
+    def __init__(self, source, target):
         super().__init__(auto_prefix=False)
-        self.kv, self.view = pool.kv, view.kv
+        self.source, self.target = source, target
         self.write = ops.ScatterUpdate()
 
     def construct(self, src, dst):
-        for i in range(len(self.view)):
-            self.write(self.view[i], dst, ops.gather(self.kv[i], src, 0))
+        for i in range(len(self.target)):
+            self.write(self.target[i], dst, ops.gather(self.source[i], src, 0))
         return dst

@@ -4,8 +4,12 @@ Why: reading the paged pool through block tables makes decode gather every seque
 index_select per layer of rows x the longest sequence's blocks), about half of a decode step at 16 rows. Here each
 running sequence owns a row of one buffer per layer; its keys and values are copied in from the pool once (when it
 first decodes, or when it comes back after being moved out), and each decode step writes the new token's key and
-value both into the pool (the state of record: prefill, preemption and refills read it) and into the row in place.
-Attention then reads a prefix of the buffer as it lies: rows [0, B) and positions [0, L) are views, no copy.
+value into the row in place, and only there. Attention then reads a prefix of the buffer as it lies: rows [0, B) and
+positions [0, L) are views, no copy. The pool stays the state of record for every sequence not in the view: a
+sequence moved out of its row while it still runs first has its decoded tokens copied back into the pool (`place`
+hands them to a `flush` callback before any bookkeeping changes), so a refill, a prefill or a preemption reads
+(or frees) a complete pool. Per row the view counts `synced` (its first positions, also in the pool) and `filled`
+(the positions it holds): the caller sets both after a refill and `filled` after each decode step.
 
 Layout of a layer's Parameter: [2 * (rows + 1) * n_head * length, head_dim], row
 `((kind * (rows + 1) + r) * n_head + h) * length + pos` holding the key (kind 0) or value (kind 1) of head h of the
@@ -19,7 +23,9 @@ same as `rows` full-length sequences in the pool.
 >>> view = KVView(n_layer=1, n_head=2, head_dim=4, rows=2, length=8)
 >>> view.place(["a", "b"], 2), view.row("b")
 ([('a', 0), ('b', 1)], 1)
->>> view.place(["c", "b"], 2)       # "a" is not decoded now: its row goes to "c"; "b" keeps its row
+>>> view.synced[0], view.filled[0] = 3, 5     # row 0 ("a") holds 5 positions, the first 3 also in the pool
+>>> view.place(["c", "b"], 2, flush=print)    # "a" is not decoded now: its row goes to "c"; "b" keeps its row
+[('a', 0, 3, 5)]
 [('c', 0)]
 >>> view.drop("b"); "b" in view, view.nbytes == 2 * 3 * 2 * 8 * 4 * 4   # K/V x (2 + scratch) rows x H x L x D x 4 B
 (False, True)
@@ -51,6 +57,8 @@ class KVView:
                          + np.arange(self.n_head, dtype=np.int64)[None, :]) * self.length
         self._row_of = {}
         self._seq_at = [None] * self.rows
+        self.synced = np.zeros(self.rows, np.int64)   # per row: positions [0, synced) are also in the pool
+        self.filled = np.zeros(self.rows, np.int64)   # per row: positions [0, filled) hold the sequence's tokens
 
     def __contains__(self, seq_id):
         return seq_id in self._row_of
@@ -64,29 +72,38 @@ class KVView:
         base = np.asarray(rows, np.int64) * (self.n_head * self.length) + np.asarray(positions, np.int64)
         return base[..., None, None] + self._offsets
 
-    def place(self, seq_ids, width):
+    def place(self, seq_ids, width, flush=None):
         """Give every sequence of `seq_ids` a row below `width` (at most `rows`): a sequence already there keeps
         its row; the others take the lowest rows not held by one of `seq_ids`, moving out whichever sequence held
-        them. Returns the (seq_id, row) pairs newly placed, whose rows the caller must fill from the pool."""
+        them. Before anything changes, `flush(moves)` gets (seq_id, row, synced, filled) for each sequence that
+        leaves a row holding positions not yet in the pool, for the caller to copy positions [synced, filled)
+        back. Returns the (seq_id, row) pairs newly placed, whose rows the caller must fill from the pool."""
         if width > self.rows or len(seq_ids) > width:
             raise ValueError(f"KVView.place: {len(seq_ids)} sequences in {width} rows of a {self.rows}-row view.")
         keep = {s for s in seq_ids if self._row_of.get(s, width) < width}
         taken = {self._row_of[s] for s in keep}
         free = (r for r in range(width) if r not in taken)
-        placed = []
-        for s in seq_ids:
-            if s in keep:
-                continue
+        moves = [(s, next(free)) for s in seq_ids if s not in keep]
+        leaving = [s for s, _ in moves if s in self._row_of] + [self._seq_at[r] for _, r in moves
+                                                                if self._seq_at[r] is not None]
+        dirty = [(s, r, int(self.synced[r]), int(self.filled[r])) for s, r in
+                 ((s, self._row_of[s]) for s in leaving) if self.filled[r] > self.synced[r]]
+        if dirty:
+            if flush is None:
+                raise ValueError(f"KVView.place: rows {[m[1] for m in dirty]} hold decoded tokens that are not in the "
+                                 "pool yet; pass a 'flush' callback that copies them back.")
+            flush(dirty)
+        for s, r in moves:
             self.drop(s)  # held a row at or past width: leave it
-            r = next(free)
             if self._seq_at[r] is not None:
                 del self._row_of[self._seq_at[r]]
             self._seq_at[r], self._row_of[s] = s, r
-            placed.append((s, r))
-        return placed
+            self.synced[r] = self.filled[r] = 0
+        return moves
 
     def drop(self, seq_id):
         """Forget the sequence's row (nothing happens if it holds none)."""
         r = self._row_of.pop(seq_id, None)
         if r is not None:
             self._seq_at[r] = None
+            self.synced[r] = self.filled[r] = 0

@@ -85,9 +85,9 @@ def test_incremental_equals_full_recompute(mode, attention, buckets):
                                          else [(4, 112)])
         want = {"prefill": len(engine.prefill_shapes),
                 "decode": len(engine.decode_buckets) * len(engine.decode_row_buckets)}
-        if engine.view is not None:   # view refills of 8, 16, ..., 448 tokens (4 rows x 112)
+        if engine.view is not None:   # view refills and flushes of 8, 16, ..., 448 tokens (4 rows x 112)
             assert engine.fill_buckets == [8, 16, 32, 64, 128, 256, 448]
-            want["fill"] = len(engine.fill_buckets)
+            want["fill"] = want["flush"] = len(engine.fill_buckets)
         assert warm == want
         assert engine.num_free_blocks() == engine.num_blocks
         seqs, logged = _run_schedule(engine, prompts, starts, 64, rng)
@@ -180,7 +180,9 @@ def test_bad_input_errors():
 
 def test_view_rows_change_hands_and_reused_ids_are_refilled():
     # A freed sequence id started again with another prompt must not read its old row; a decode call that shrinks
-    # the row bucket moves sequences to lower rows (refilled from the pool); each step's logits stay exact.
+    # the row bucket moves sequences to lower rows (refilled from the pool); each step's logits stay exact. Decode
+    # writes the new token into the view only, so this also checks that a running sequence moved out of its row
+    # gets its decoded tokens back into the pool (a, b, c, d below, later refilled from it).
     net = make_model()
     engine = LLMEngine(net, block_size=4, max_batch_size=6, max_model_len=64)
     assert engine.view is not None
@@ -211,3 +213,16 @@ def test_view_rows_change_hands_and_reused_ids_are_refilled():
     step(list("fabcde"))
     step(list("edcbaf"))
     assert engine.pool_stats()["num_sequences"] == 6
+
+
+def test_view_refuses_to_drop_unflushed_rows():
+    from openspore.llm.kv_view import KVView
+    view = KVView(n_layer=1, n_head=1, head_dim=2, rows=2, length=4)
+    view.place(["a"], 2)
+    view.synced[0], view.filled[0] = 1, 3
+    with pytest.raises(ValueError, match=r"rows \[0\] hold decoded tokens that are not in the pool"):
+        view.place(["b", "c"], 2)             # "a" would lose positions 1 and 2
+    assert view.row("a") == 0 and "b" not in view   # nothing changed
+    moved = []
+    assert view.place(["b", "c"], 2, flush=moved.extend) == [("b", 0), ("c", 1)]
+    assert moved == [("a", 0, 1, 3)] and "a" not in view and view.filled[0] == 0
