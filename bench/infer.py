@@ -5,15 +5,23 @@ with an engine), PyTorch eager, torch.compile, JAX jit, ONNX Runtime and OpenVIN
     python bench/infer.py [--threads 2] [--rounds 7] [--calls 50] [--no-compile]
 
 The peers run in turn, one block of `--calls` calls each, `--rounds` times (round-robin: load from other work
-on a shared machine falls on every peer alike; the order turns by one peer each round); the table gives each peer's median ms/call over the blocks, the
+on a shared machine falls on every peer alike). Each round takes the peers in a new shuffled order (fixed seed),
+so no peer always follows the same one, and each block starts after a `--settle` pause and one untimed call:
+thread pools spin for a while after their last task (libgomp's OpenMP workers under torch, ONNX Runtime's,
+XLA's), and a block that started at once would share the cores with its predecessor's spinning threads. The
+table gives each peer's median ms/call over the blocks, the
 spread, and the ratio to OpenVINO and to the best of PyTorch eager / torch.compile / JAX. Every peer's output is
 checked against openspore's unoptimised graph path first (max abs difference shown). Threads: `--threads` for
 torch (intra-op), JAX/XLA (set before import through XLA_FLAGS), ONNX Runtime (intra_op_num_threads) and
 OpenVINO (INFERENCE_NUM_THREADS). ONNX Runtime and OpenVINO read the ONNX file openspore exports
-(`ms.export(..., file_format="ONNX")`). Peer packages: `pip install ".[bench]"`.
+(`ms.export(..., file_format="ONNX")`). Each engine peer is configured as openspore's inference path configures
+that engine (runtime/engines.py), so neither side has settings the other lacks: OpenVINO with PERFORMANCE_HINT
+LATENCY and f32 precision; ONNX Runtime sequential, all graph optimisations, workers not spinning between calls
+(`--ort-spin` gives the peer ONNX Runtime's default spinning instead). Peer packages: `pip install ".[bench]"`.
 """
 import argparse
 import os
+import random
 import statistics
 import sys
 import tempfile
@@ -104,6 +112,10 @@ def build(args):
         import onnxruntime as ort
         opts = ort.SessionOptions()
         opts.intra_op_num_threads, opts.inter_op_num_threads = args.threads, 1
+        opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        if not args.ort_spin:
+            opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         sess = ort.InferenceSession(onnx_path, opts, providers=["CPUExecutionProvider"])
         name = sess.get_inputs()[0].name
         outputs["onnxruntime"] = sess.run(None, {name: xn})[0]
@@ -131,6 +143,8 @@ def main(argv=None):
     ap.add_argument("--calls", type=int, default=50)
     ap.add_argument("--warmup", type=int, default=20)
     ap.add_argument("--no-compile", action="store_true", help="leave torch.compile out (its compile is slow)")
+    ap.add_argument("--settle", type=float, default=0.05, help="pause (s) before each timed block")
+    ap.add_argument("--ort-spin", action="store_true", help="the ONNX Runtime peer with its default spinning")
     ap.add_argument("--engines", nargs="+", default=["off", "torch", "auto"],
                     help="openspore rows: set_context(inference_engine=...) values")
     args = ap.parse_args(argv)
@@ -142,12 +156,14 @@ def main(argv=None):
             call()
     times = {k: [] for k in peers}
     names = list(peers)
-    for r in range(args.rounds):
-        # the order turns by one peer each round: no peer always follows the same one (a block after a torch
-        # block, say, starts on caches and a clock that block left)
-        for k in names[r % len(names):] + names[:r % len(names)]:
+    order = random.Random(0)
+    for _ in range(args.rounds):
+        order.shuffle(names)  # see the module docstring: no peer always follows the same one
+        for k in names:
             call = peers[k]
             enter.get(k, lambda: None)()  # openspore's engine setting, outside the timed block
+            time.sleep(args.settle)
+            call()
             t0 = time.perf_counter()
             for _ in range(args.calls):
                 call()

@@ -25,6 +25,7 @@ from . import events
 from ..common.files import write_atomic
 from ..common.generations import CHANGES, WRITES
 from ..core.tensor import Tensor
+from ..compiler.frontend.spec import TENSOR
 from ..compiler.graph_kernel.flags import active_flags
 from .executor import compile_graph
 from .signature import describe_change, flatten_call, leaf_array, replace_mutables
@@ -37,11 +38,13 @@ class Entry:
     """One compiled graph: `compiled` (a CompiledGraph), the frontend's `unflatten`, output dtypes."""
 
     __slots__ = ("compiled", "unflatten", "out_dtypes", "compile_time", "times", "graph", "traced", "vjp",
-                 "memory_plan", "frozen", "_engine")
+                 "memory_plan", "frozen", "_engine", "single")
 
     def __init__(self, compiled, traced, graph, times):
         self.compiled, self.traced, self.graph, self.times = compiled, traced, graph, times
         self.unflatten = traced.unflatten
+        # one tensor out (an inference network's usual output): the leaf itself, without rebuilding a structure
+        self.single = getattr(traced, "out_spec", None) == TENSOR
         self.out_dtypes = compiled.out_dtypes
         self.compile_time = sum(times.values())
         self.vjp = None  # the compiled backward of this graph, made on the first call under a grad transform
@@ -60,6 +63,8 @@ class Entry:
         self._engine = name
 
     def run(self, leaves, backend):
+        if self.single:
+            return self.run_flat(leaves, backend)[0]
         return self.unflatten(self.run_flat(leaves, backend))
 
     def run_flat(self, leaves, backend):

@@ -8,6 +8,13 @@ the engine's results). Threads: torch's intra-op count (`torch.get_num_threads()
 (OpenVINO would otherwise pick bf16 on CPUs that have it). Both packages are optional: `pip install
 "openspore[infer]"`.
 
+ONNX Runtime's worker threads do not spin between calls (`session.intra_op.allow_spinning` 0; `spin=True`
+restores its default): after each run its workers otherwise busy-wait for the next one, taking a core from the
+caller's own Python between calls and from every other process. On a machine whose cores the session's threads
+already fill (2 threads on 2 cores here) that made a batch-1 ResNet-20 call 2-3x slower whenever other work ran
+(median 3.9 ms spinning vs 1.4 ms not, side by side in one process at load average 8); the cost of not spinning
+is a thread wake-up per parallel section.
+
 >>> sorted(set(available()) - {"onnxruntime", "openvino"})
 []
 """
@@ -47,9 +54,9 @@ class EngineGraph:
     torch tensors over the engine's arrays without a copy (`torch.from_numpy`), except that OpenVINO's output
     buffers belong to its request and are reused by the next call, so they are copied once."""
 
-    def __init__(self, graph, engine, name):
+    def __init__(self, graph, engine, name, spin=False):
         import torch
-        self.engine, self.name = engine, name
+        self.engine, self.name, self.spin = engine, name, spin
         model = onnx_model(graph, f"inference_engine={engine!r} ({name})")
         self.n_outputs = len(model.graph.output)
         self.threads = torch.get_num_threads()
@@ -72,10 +79,18 @@ class EngineGraph:
         opts.inter_op_num_threads = 1
         opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL  # one batch-1 call: nodes one after another
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        if not self.spin:  # see the module docstring
+            opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         session = ort.InferenceSession(data, opts, providers=["CPUExecutionProvider"])
         run = session.run
+        if len(names) == 1:  # the common case, without building the feed through a loop
+            only = names[0]
 
-        def call(arrays):  # ONNX Runtime returns fresh numpy arrays: wrapped as they are
+            def call_one(arrays):  # ONNX Runtime returns fresh numpy arrays: wrapped as they are
+                return [from_numpy(o) for o in run(output_names, {only: _host_array(arrays[0])})]
+            return call_one
+
+        def call(arrays):
             feed = {name: _host_array(a) for name, a in zip(names, arrays)}
             return [from_numpy(o) for o in run(output_names, feed)]
         return call

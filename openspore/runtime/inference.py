@@ -26,6 +26,7 @@ common/generations.py).
 """
 import logging
 import operator
+import statistics
 import threading
 import time
 
@@ -140,7 +141,7 @@ class Measured:
     That call runs each candidate once with its inputs and drops an engine whose result differs from the torch
     path's by more than `AGREEMENT` (relative; a warning says so); then it times the remaining candidates in
     turn, up to `MEASURE_CALLS` rounds of one call each, stopping after `MEASURE_BUDGET_S` seconds (at least one
-    round), and keeps the fastest by its best call. Every later call runs the chosen one alone. The first call
+    round), and keeps the fastest by its median call. Every later call runs the chosen one alone. The first call
     thus costs about (1 + MEASURE_CALLS) calls of each candidate. `chosen`, `timings` (seconds per call) and
     `rejected` (engine: why) report the choice; `inference_report(cell)` returns them."""
 
@@ -180,7 +181,7 @@ class Measured:
             results[engine], agreeing[engine] = got, run
         self.timings = _time_each(agreeing, arrays) if len(agreeing) > 1 else {"torch": None}
         chosen = min(self.timings, key=lambda e: self.timings[e] or 0.0)
-        logger.info("%s: inference engine %s chosen by measurement (best of up to %d calls each: %s)%s", self.name,
+        logger.info("%s: inference engine %s chosen by measurement (median of up to %d calls each: %s)%s", self.name,
                     chosen, MEASURE_CALLS, ", ".join(f"{e} {t * 1e3:.3f} ms" for e, t in self.timings.items()
                                                     if t is not None),
                     "".join(f"; {e} left out: {why}" for e, why in self.rejected.items()))
@@ -196,25 +197,28 @@ class Measured:
 
 
 def _time_each(runs, arrays):
-    """{name: best seconds per call}: rounds of one call of each run in turn (load from other work falls on all
-    alike), up to MEASURE_CALLS rounds or MEASURE_BUDGET_S seconds, whichever comes first (one round at least)."""
-    best = dict.fromkeys(runs, float("inf"))
+    """{name: median seconds per call}: rounds of one call of each run in turn (load from other work falls on all
+    alike), up to MEASURE_CALLS rounds or MEASURE_BUDGET_S seconds, whichever comes first (one round at least).
+    The median, not the best call: on a loaded machine a thread pool that stalls when its threads are descheduled
+    can still have one lucky fast call (OpenVINO's best call here was 2.0 ms, ONNX Runtime's 2.1 ms, and over
+    the next 250 calls their medians were 14.0 ms and 1.8 ms)."""
+    samples = {name: [] for name in runs}
     clock = time.perf_counter
     start = clock()
     for _ in range(MEASURE_CALLS):
         for name, run in runs.items():
             t0 = clock()
             run(*arrays)
-            best[name] = min(best[name], clock() - t0)
+            samples[name].append(clock() - t0)
         if clock() - start > MEASURE_BUDGET_S:
             break
-    return best
+    return {name: statistics.median(s) for name, s in samples.items()}
 
 
 def inference_report(cell):
     """How `cell`'s latest GRAPH_MODE call ran, when it took the inference path: a dict with `setting` (the
     `inference_engine` it was compiled under), `engine` ("torch", "onnxruntime", "openvino"; "auto" until the
-    first call has measured), `timings_ms` (auto: each candidate's best call) and `rejected` (auto: engines left
+    first call has measured), `timings_ms` (auto: each candidate's median call) and `rejected` (auto: engines left
     out, with why); None when the cell has not run compiled or its latest call did not take the path (training
     mode, "off", a differentiated call, control flow).
 
