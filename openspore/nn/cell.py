@@ -164,7 +164,7 @@ class Cell(CellCompatMixin):
             plist = d["_params_list"]
             if name in plist:
                 return plist[name]
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'.")
+        raise AttributeError(f"The '{type(self).__name__}' object has no attribute '{name}'.")
 
     def __setattr__(self, name, value):
         try:
@@ -270,8 +270,10 @@ class Cell(CellCompatMixin):
         cells = self._registries("_cells")
         if value is self:
             raise ValueError(f"For 'Cell', a cell can not be its own child (attribute '{name}').")
+        if name in self._params:  # a Parameter's name (even set to None) does not take a Cell, as in MindSpore
+            raise KeyError(f"For 'insert_child_to_cell', the {name} child cell already exists in the network."
+                           "Cannot insert another child cell with the same name.")
         self.__dict__.pop(name, None)
-        self._params.pop(name, None)
         self._params_list.pop(name, None)
         if self._auto_prefix:
             value.update_parameters_name(self._param_prefix + name + ".")
@@ -279,36 +281,40 @@ class Cell(CellCompatMixin):
 
     def insert_param_to_cell(self, param_name, param, check_name_contain_dot=True):
         """Register `param` (a Parameter or None) under `param_name`; an unnamed Parameter takes that name."""
-        if not isinstance(param_name, str) or not param_name:
-            raise KeyError("For 'insert_param_to_cell', the argument 'param_name' should be a non-empty str, "
-                           f"but got {param_name!r}.")
+        if not param_name:
+            raise KeyError("For 'insert_param_to_cell', the argument 'param_name' should not be None.")
+        if not isinstance(param_name, str):
+            raise TypeError(f"For 'insert_param_to_cell', the type of parameter 'param_name' must be str, but got "
+                            f"{type(param_name)}.")
         if check_name_contain_dot and "." in param_name:
-            raise KeyError("For 'insert_param_to_cell', the argument 'param_name' should not contain '.', "
-                           f"but got {param_name!r}.")
+            raise KeyError("For 'insert_param_to_cell', the argument 'param_name' should not contain'.' ")
         params = self._registries("_params")
-        if param_name not in params and hasattr(type(self), param_name):
-            raise KeyError(f"For 'insert_param_to_cell', the {param_name} parameter already exists in the network. "
+        if param_name not in params and (param_name in self.__dict__ or hasattr(type(self), param_name)):
+            raise KeyError(f"For 'insert_param_to_cell', the {param_name} parameter already exists in the network."
                            "Cannot insert another parameter with the same name.")
         if param is not None and not isinstance(param, Parameter):
-            raise TypeError("For 'insert_param_to_cell', the argument 'param' should be a Parameter or None, "
-                            f"but got {type(param).__name__}.")
+            raise TypeError("For 'insert_param_to_cell', the argument 'param' must be 'Parameter' if not None, "
+                            f"but got {type(param)}.")
         if param is not None and not getattr(param, "_name_given", True):
             param.name = self._param_prefix + param_name
         params[param_name] = param
 
     def insert_child_to_cell(self, child_name, child_cell):
         """Register `child_cell` (a Cell or None) under `child_name` without renaming its parameters."""
-        if not isinstance(child_name, str) or not child_name or "." in child_name:
-            raise KeyError("For 'insert_child_to_cell', the argument 'child_name' should be a non-empty str without '.', "
-                           f"but got {child_name!r}.")
+        if not isinstance(child_name, str):
+            raise TypeError(f"For 'insert_child_to_cell', the type of parameter 'child_name' must be str, but got "
+                            f"{type(child_name)}.")
+        if not child_name or "." in child_name:
+            raise KeyError("For 'insert_child_to_cell', the parameter 'child_name' can not be None and can not "
+                           "contain '.' ")
         cells = self._registries("_cells")
         if child_name not in cells and (child_name in self.__dict__ or child_name in self._params
                                         or hasattr(type(self), child_name)):
-            raise KeyError(f"For 'insert_child_to_cell', the {child_name} child cell already exists in the network. "
-                           "Cannot insert another Cell with the same name.")
+            raise KeyError(f"For 'insert_child_to_cell', the {child_name} child cell already exists in the network."
+                           "Cannot insert another child cell with the same name.")
         if child_cell is not None and not isinstance(child_cell, Cell):
-            raise TypeError("For 'insert_child_to_cell', the argument 'child_cell' should be a Cell or None, "
-                            f"but got {type(child_cell).__name__}.")
+            raise TypeError("For 'insert_child_to_cell', the argument 'child_cell' must be 'Cell' if not None, "
+                            f"but got type {type(child_cell)}.")
         cells[child_name] = child_cell
 
     def update_parameters_name(self, prefix="", recurse=True):

@@ -9,6 +9,7 @@ under the container's own prefix).
 >>> len(seq), list(seq.name_cells())
 (2, ['0', '1'])
 """
+from collections import OrderedDict
 from collections.abc import Mapping
 
 from .cell import Cell
@@ -16,7 +17,7 @@ from .cell import Cell
 
 def _check_cell(cell, owner):
     if not isinstance(cell, Cell):
-        raise TypeError(f"For '{owner}', each cell should be subclass of Cell, but got {type(cell).__name__}.")
+        raise TypeError(f"For '{owner}', each cell must be subclass of Cell, but got {type(cell).__name__}.")
     return cell
 
 
@@ -129,8 +130,11 @@ class SequentialCell(_IndexedContainer):
         super().__init__()
         if len(args) == 1 and isinstance(args[0], (list, tuple)):
             items = [(None, c) for c in args[0]]
-        elif len(args) == 1 and isinstance(args[0], Mapping):
+        elif len(args) == 1 and isinstance(args[0], OrderedDict):
             items = list(args[0].items())
+        elif len(args) == 1 and not isinstance(args[0], Cell):  # a plain dict has no order to MindSpore
+            raise TypeError(f"For 'SequentialCell', the 'args[0]' must be Cell, list or orderedDict, but got "
+                            f"{type(args[0]).__name__}")
         else:
             items = [(None, c) for c in args]
         for position, (key, cell) in enumerate(items):

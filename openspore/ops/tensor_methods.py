@@ -56,9 +56,11 @@ Tensor.__pow__, Tensor.__rpow__ = _binary(F.pow), _binary(F.pow, True)
 Tensor.__matmul__, Tensor.__rmatmul__ = _binary(F.matmul), _binary(F.matmul, True)
 Tensor.__lt__, Tensor.__le__ = _binary(F.less), _binary(F.less_equal)
 Tensor.__gt__, Tensor.__ge__ = _binary(F.greater), _binary(F.greater_equal)
-Tensor.__and__, Tensor.__rand__ = _binary(F.logical_and), _binary(F.logical_and, True)
-Tensor.__or__, Tensor.__ror__ = _binary(F.logical_or), _binary(F.logical_or, True)
-Tensor.__xor__, Tensor.__rxor__ = _binary(F.logical_xor), _binary(F.logical_xor, True)
+# & | ^ are bitwise (MindSpore's BitwiseAnd/Or/Xor: bool and integer tensors, promoted; floats refused); `x &= y`
+# rebinds through the same operator
+Tensor.__and__, Tensor.__rand__ = _binary(F.bitwise_and), _binary(F.bitwise_and, True)
+Tensor.__or__, Tensor.__ror__ = _binary(F.bitwise_or), _binary(F.bitwise_or, True)
+Tensor.__xor__, Tensor.__rxor__ = _binary(F.bitwise_xor), _binary(F.bitwise_xor, True)
 Tensor.__neg__ = lambda self: F.neg(self)
 Tensor.__pos__ = lambda self: self
 Tensor.__abs__ = lambda self: F.abs(self)

@@ -18,7 +18,7 @@ from ... import context
 from ...common.errors import is_user_file
 from ...core.dispatch import current_tracer
 from .errors import GraphCaptureError, located, user_location
-from .graph_builtins import BUILTINS as GRAPH_BUILTINS
+from .graph_builtins import BUILTINS as GRAPH_BUILTINS, bound_builtin
 from .symbolic import SymbolicTensor
 
 
@@ -129,6 +129,8 @@ def call(fn):
         from .ast_transform import convert
         return convert(fn)
     if kind is types.BuiltinFunctionType or kind is type:
+        if kind is types.BuiltinFunctionType and not isinstance(getattr(fn, "__self__", None), types.ModuleType):
+            return bound_builtin(fn) or fn
         return _GRAPH_BUILTINS.get(fn, fn)
     # a @jit function called from graph code: its body is inlined (rewritten), not compiled on its own
     if isinstance(getattr(kind, "graph_function", None), property) and current_tracer() is not None:

@@ -104,5 +104,75 @@ def graph_print(*values, **kwargs):
     return None
 
 
+def _same_value(item, value):
+    """One term of `seq.count(value)`: True/False for Python values, a traced 0-d bool for tensors (compared by
+    value: equal shapes and every element equal, as MindSpore's graph compares them at run time)."""
+    if item is value:
+        return True
+    item_tensor, value_tensor = isinstance(item, Tensor), isinstance(value, Tensor)
+    if not (item_tensor or value_tensor):
+        return item == value
+    if item_tensor and value_tensor:
+        if tuple(item.shape) != tuple(value.shape):
+            return False
+    elif not _number(value if item_tensor else item):
+        return False
+    from ... import ops
+    return ops.all(ops.equal(item, value))
+
+
+def graph_count(sequence, value):
+    """`list.count` / `tuple.count` in graph code: tensors are compared by value (a traced tensor's value is known
+    only when the graph runs, so the count is then a 0-d int64 tensor); without tensors, Python's count."""
+    if not any(isinstance(v, Tensor) for v in (*sequence, value)):
+        return sequence.count(value)
+    from ... import ops
+    total, traced = 0, []
+    for item in sequence:
+        same = _same_value(item, value)
+        if isinstance(same, Tensor):
+            traced.append(ops.cast(same, Tensor(0).dtype))
+        else:
+            total += int(bool(same))
+    for term in traced:
+        total = term + total
+    return total
+
+
+_GRAPH_TYPE_NAMES = {bool: "Bool", int: "Int64", float: "Float32"}
+
+
+def graph_fromkeys(keys, value=None):
+    """`dict.fromkeys(keys[, value])`; keys that can not be iterated are MindSpore's RuntimeError."""
+    try:
+        iterator = iter(keys)
+    except TypeError:
+        kind = _GRAPH_TYPE_NAMES.get(type(keys), type(keys).__name__.capitalize())
+        raise RuntimeError(located(f"{kind} object is not iterable")) from None
+    return dict.fromkeys(iterator, value)
+
+
+def graph_tensor(input_data=None, dtype=None, *args, **kwargs):
+    """`Tensor(x)` in graph code: a traced tensor stays in the graph (cast to `dtype` when one is given), as
+    MindSpore's graph reads `Tensor(t)` of a tensor; anything else is an ordinary constant Tensor."""
+    if isinstance(input_data, SymbolicTensor) and not args and not kwargs:
+        if dtype is None or dtype == input_data.dtype:
+            return input_data
+        from ... import ops
+        return ops.cast(input_data, dtype)
+    return Tensor(input_data, dtype, *args, **kwargs)
+
+
+def bound_builtin(fn):
+    """The graph version of a builtin method bound to a value (`x.count` of a list, `d.fromkeys` of a dict), or
+    None when it has none."""
+    owner, name = getattr(fn, "__self__", None), getattr(fn, "__name__", None)
+    if name == "count" and isinstance(owner, (list, tuple)):
+        return lambda value: graph_count(owner, value)
+    if name == "fromkeys" and (owner is dict or isinstance(owner, dict)):
+        return graph_fromkeys
+    return None
+
+
 BUILTINS = {builtins.print: graph_print, builtins.type: graph_type, builtins.round: graph_round, builtins.map: graph_map,
-            builtins.filter: graph_filter}
+            builtins.filter: graph_filter, Tensor: graph_tensor}

@@ -1,4 +1,4 @@
-"""Basic layers: Dense, Flatten, Identity, Dropout (1-D/2-D), Pad, ZeroPad2d, Unfold.
+"""Basic layers: Dense, Flatten, Identity, Dropout (1-D/2-D), Pad, Unfold (ZeroPad2d is with the padding layers in `extra`).
 
 >>> import numpy as np, openspore as ms
 >>> from openspore import nn
@@ -203,21 +203,27 @@ class Pad(Cell):
 
     def __init__(self, paddings, mode="CONSTANT"):
         super().__init__()
-        if not isinstance(mode, str) or mode.upper() not in ("CONSTANT", "REFLECT", "SYMMETRIC"):
-            raise ValueError(f"For 'Pad', the 'mode' must be one of ['CONSTANT', 'REFLECT', 'SYMMETRIC'], "
-                             f"but got {mode!r}.")
-        if not isinstance(paddings, (tuple, list)) or not all(
-                isinstance(p, (tuple, list)) and len(p) == 2 and all(is_int(v) and v >= 0 for v in p)
-                for p in paddings):
-            raise TypeError(f"For 'Pad', the 'paddings' must be a tuple of (before, after) pairs of non-negative "
-                            f"ints, but got {paddings!r}.")
+        modes = ["CONSTANT", "REFLECT", "SYMMETRIC"]
+        if not isinstance(mode, str) or mode not in modes:  # case-sensitive, as MindSpore's check
+            raise ValueError(f"For 'Pad', the 'mode' must be str and must be in '{modes}', but got {mode!r}.")
+        if not isinstance(paddings, tuple):
+            raise TypeError(f"For 'Pad', the type of 'paddings' must be tuple, but got {type(paddings).__name__}.")
+        for pair in paddings:
+            if len(pair) != 2:
+                raise ValueError(f"For 'Pad', the dimension of 'paddings' must be (n, 2), but got {paddings}.")
+            if not all(is_int(v) for v in pair):
+                raise TypeError(f"For 'Pad', the elements of 'paddings' must be ints, but got {paddings}.")
         self.paddings = tuple(tuple(int(v) for v in p) for p in paddings)
-        self.mode = mode.upper()
+        self.mode = mode
 
     def construct(self, x):
         if len(self.paddings) != len(x.shape):
-            raise ValueError(f"For 'Pad', the 'paddings' must have one pair per input dimension ({len(x.shape)}), "
-                             f"but got {len(self.paddings)} pairs.")
+            raise ValueError(f"For 'Pad', the length of 'paddings' must be equal to the rank of 'input_x', but got "
+                             f"{len(self.paddings)} vs {len(x.shape)}")
+        for i, (before, after) in enumerate(self.paddings):
+            if before < 0 or after < 0:
+                raise ValueError(f"For 'Pad', all elements of 'paddings' must be >= 0, but got paddings[{i}][0] = "
+                                 f"{before}, paddings[{i}][1] = {after}")
         if self.mode == "SYMMETRIC":
             return _symmetric_pad(x, self.paddings)
         flat = []
@@ -246,20 +252,6 @@ def _symmetric_pad(x, paddings):
             parts.append(ops.flip(ops.narrow(x, axis, size - after, after), (axis,)))
         x = ops.concat(tuple(parts), axis)
     return x
-
-
-class ZeroPad2d(Cell):
-    """`ZeroPad2d(padding)`: zero-pad the last two dimensions; padding is an int or (left, right, top, bottom)."""
-
-    def __init__(self, padding):
-        super().__init__()
-        self.padding = int_tuple("ZeroPad2d", "padding", padding, 4, allow_zero=True)
-
-    def construct(self, x):
-        return ops.pad(x, self.padding, "constant")
-
-    def extend_repr(self):
-        return f"padding={self.padding}"
 
 
 class Unfold(Cell):
@@ -308,4 +300,4 @@ class Unfold(Cell):
         return ops.reshape(cols, (n, kh * kw * c, out_hw[0], out_hw[1]))
 
 
-__all__ = ["Dense", "Identity", "Flatten", "Dropout", "Dropout1d", "Dropout2d", "Pad", "ZeroPad2d", "Unfold"]
+__all__ = ["Dense", "Identity", "Flatten", "Dropout", "Dropout1d", "Dropout2d", "Pad", "Unfold"]

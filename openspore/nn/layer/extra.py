@@ -14,47 +14,142 @@ from ... import ops
 from ...common import dtype as mstype
 from ..cell import Cell
 
-__all__ = ["ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ReflectionPad1d", "ReflectionPad2d",
+__all__ = ["ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ZeroPad2d", "ReflectionPad1d", "ReflectionPad2d",
            "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d", "Threshold", "Tril", "Triu",
            "Roll", "OneHot", "Norm", "PixelShuffle", "PixelUnshuffle", "Unflatten", "Softmax2d", "Range", "MatMul",
            "Moments", "ChannelShuffle", "ClipByNorm", "L1Regularizer", "MatrixDiag", "MatrixDiagPart",
            "MatrixSetDiag", "ReduceLogSumExp", "MatInverse", "Dropout3d", "CentralCrop", "ImageGradients"]
 
 
-class _Pad(Cell):
-    dims, mode = 1, "constant"
+def _is_plain_int(value):
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
-    def __init__(self, padding, value=None):
+
+class _ConstantPad(Cell):
+    """Constant padding of the last `dims` axes (padding given from the last axis, as PyTorch's); a shorter tuple
+    pads fewer axes and negative widths crop, as MindSpore's ConstantPad*d/ZeroPad2d do. Argument errors follow
+    MindSpore's checks: the container type and length at construction, the elements when called."""
+    dims = 1
+
+    def __init__(self, padding, value):
         super().__init__()
-        if isinstance(padding, int):
+        name = type(self).__name__
+        if isinstance(padding, (int, np.integer)):
             padding = (padding,) * (2 * self.dims)
-        padding = tuple(padding)
-        if len(padding) != 2 * self.dims or any(not isinstance(p, int) or p < 0 for p in padding):
-            raise ValueError(f"For '{type(self).__name__}', 'padding' must be an int or {2 * self.dims} non-negative "
-                             f"ints, but got {padding!r}.")
+        elif isinstance(padding, tuple):
+            if len(padding) % 2:
+                raise ValueError(f"For '{name}', the length of parameter 'padding' with tuple type must be a multiple "
+                                 f"of 2, but got {len(padding)}")
+            if self.dims == 1 and len(padding) != 2:
+                raise ValueError(f"For '{name}', the length of parameter 'padding' with tuple type must equal to 2."
+                                 f"but got {len(padding)}")
+            if len(padding) > 2 * self.dims:
+                raise ValueError(f"For '{name}', the length of parameter 'padding' with tuple type must no more than "
+                                 f"{2 * self.dims}.but got {len(padding)}")
+        else:
+            raise TypeError(f"For '{name}', the type of parameter 'padding' must be in [int, tuple], but got "
+                            f"{type(padding)}")
+        if not isinstance(value, (int, float, np.integer, np.floating)):
+            raise TypeError(f"For '{name}', the type of parameter 'value' must be in [int, float], but got "
+                            f"{type(value)}")
         self.padding, self.value = padding, value
 
     def construct(self, x):
-        return ops.pad(x, self.padding, self.mode, self.value if self.mode == "constant" else None)
+        if not all(_is_plain_int(p) for p in self.padding):
+            raise TypeError(f"For primitive[PadV3], when the paddings value's type is one of ['tuple', 'list'], its "
+                            f"element data type must be int32 or int64, but got {self.padding}.")
+        if len(self.padding) // 2 > len(x.shape):
+            raise ValueError(f"For 'PadV3' constant mode, paddings length too large for input dims, the pad dims "
+                             f"must be less than or equal to {len(x.shape)}")
+        return ops.pad(x, tuple(int(p) for p in self.padding), "constant", self.value)
 
 
-def _pad_class(name, dims, mode, with_value):
-    doc = f"`{name}(padding{', value' if with_value else ''})`: {mode} padding of the last {dims} axes."
-    body = {"dims": dims, "mode": mode, "__doc__": doc, "__module__": __name__}
-    if not with_value:
-        body["__init__"] = lambda self, padding: _Pad.__init__(self, padding)
-    return type(name, (_Pad,), body)
+class _EdgePad(Cell):
+    """Reflection/replication padding; `padding` is an int (every side of the class's axes) or an even-length
+    tuple of int widths from the last axis."""
+    dims, mode = 1, "reflect"
+
+    def __init__(self, padding):
+        super().__init__()
+        name = type(self).__name__
+        if isinstance(padding, (int, np.integer)):
+            padding = (padding,) * (2 * self.dims)
+        elif isinstance(padding, tuple):
+            if len(padding) % 2:
+                raise ValueError(f"For '{name}' the length of input 'padding' must be divisible by 2, but got padding "
+                                 f"of length {len(padding)}. ")
+            if not all(isinstance(p, (int, np.integer)) for p in padding):
+                raise TypeError(f"For '{name}' every element in 'padding' must be integer, but got {padding}. ")
+        else:
+            raise TypeError(f"For '{name}' the input 'padding' must be an integer or tuple, but got "
+                            f"{type(padding).__name__}")
+        if self.mode == "reflect" and any(p < 0 for p in padding):
+            raise ValueError(f"For '{name}' every element in 'padding' must be >= 0. but got {padding}. ")
+        self.padding = padding
+
+    def construct(self, x):
+        return _reflect(x, self.padding) if self.mode == "reflect" else _replicate(x, self.padding, self.dims)
 
 
-ConstantPad1d = _pad_class("ConstantPad1d", 1, "constant", True)
-ConstantPad2d = _pad_class("ConstantPad2d", 2, "constant", True)
-ConstantPad3d = _pad_class("ConstantPad3d", 3, "constant", True)
-ReflectionPad1d = _pad_class("ReflectionPad1d", 1, "reflect", False)
-ReflectionPad2d = _pad_class("ReflectionPad2d", 2, "reflect", False)
-ReflectionPad3d = _pad_class("ReflectionPad3d", 3, "reflect", False)
-ReplicationPad1d = _pad_class("ReplicationPad1d", 1, "replicate", False)
-ReplicationPad2d = _pad_class("ReplicationPad2d", 2, "replicate", False)
-ReplicationPad3d = _pad_class("ReplicationPad3d", 3, "replicate", False)
+def _reflect(x, padding):
+    rank, n = len(x.shape), len(padding) // 2
+    if rank < n:
+        raise ValueError(f"For padding with length {len(padding)}, the dimension of the tensor should be at least "
+                         f"{n}, but got {rank}")
+    for i in range(n):
+        before, after, size = padding[2 * i], padding[2 * i + 1], x.shape[rank - 1 - i]
+        if before >= size or after >= size:
+            raise ValueError(f"For 'MirrorPad', paddings must be no greater than the dimension size: [{before}], "
+                             f"[{after}] not less than [{size}]")
+    return ops.pad(x, tuple(int(p) for p in padding), "reflect")
+
+
+def _replicate(x, padding, dims):
+    if not all(_is_plain_int(p) for p in padding):
+        raise TypeError(f"For primitive[PadV3], when the paddings value's type is one of ['tuple', 'list'], its "
+                        f"element data type must be int32 or int64, but got {padding}.")
+    batchless = len(x.shape) == dims + 1  # MindSpore adds the batch axis for (C, ...) inputs and removes it after
+    if batchless:
+        x = ops.expand_dims(x, 0)
+    rank = len(x.shape)
+    if rank < 3:
+        raise ValueError(f"For primitive[PadV3], the input dims for edge, reflect or circular mode must be greater "
+                         f"than or equal to 3, but got {rank}.")
+    if len(padding) not in (2, 4, 6):
+        raise ValueError(f"For 'PadV3', the length of paddings must be 2, 4 or 6, but got {len(padding)}")
+    if rank != len(padding) // 2 + 2:
+        raise ValueError(f"For primitive[PadV3], the input dims when padding's size equal {len(padding)} must be "
+                         f"equal to {len(padding) // 2 + 2}, but got {rank}.")
+    out = ops.pad(x, tuple(max(int(p), 0) for p in padding), "replicate")
+    for i in range(len(padding) // 2):  # negative widths crop, as MindSpore's PadV3 edge mode does
+        axis, before, after = rank - 1 - i, min(padding[2 * i], 0), min(padding[2 * i + 1], 0)
+        if before or after:
+            out = ops.narrow(out, axis, -before, out.shape[axis] + before + after)
+    return ops.squeeze(out, 0) if batchless else out
+
+
+def _pad_class(name, base, dims, mode=None, value=None):
+    what = f"{mode} padding" if mode else ("zero padding" if value == 0 else "constant padding with `value`")
+    doc = f"`{name}(padding{', value' if base is _ConstantPad and value is None else ''})`: {what} of the last " \
+          f"{dims} axes."
+    body = {"dims": dims, "__doc__": doc, "__module__": __name__}
+    if mode:
+        body["mode"] = mode
+    if value is not None:
+        body["__init__"] = lambda self, padding: _ConstantPad.__init__(self, padding, value)
+    return type(name, (base,), body)
+
+
+ConstantPad1d = _pad_class("ConstantPad1d", _ConstantPad, 1)
+ConstantPad2d = _pad_class("ConstantPad2d", _ConstantPad, 2)
+ConstantPad3d = _pad_class("ConstantPad3d", _ConstantPad, 3)
+ZeroPad2d = _pad_class("ZeroPad2d", _ConstantPad, 2, value=0)
+ReflectionPad1d = _pad_class("ReflectionPad1d", _EdgePad, 1, "reflect")
+ReflectionPad2d = _pad_class("ReflectionPad2d", _EdgePad, 2, "reflect")
+ReflectionPad3d = _pad_class("ReflectionPad3d", _EdgePad, 3, "reflect")
+ReplicationPad1d = _pad_class("ReplicationPad1d", _EdgePad, 1, "replicate")
+ReplicationPad2d = _pad_class("ReplicationPad2d", _EdgePad, 2, "replicate")
+ReplicationPad3d = _pad_class("ReplicationPad3d", _EdgePad, 3, "replicate")
 
 
 class Threshold(Cell):

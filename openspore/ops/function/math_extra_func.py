@@ -562,19 +562,45 @@ def invert(x):
     return P.Invert()(x)
 
 
+def _bitwise_operands(name, input, other):
+    """Both operands as tensors of their promoted dtype (MindSpore promotes before the bitwise kernel: bool & int32
+    is int32, a bool tensor & a Python int is int64); a float result is refused as the kernel refuses it."""
+    operands = []
+    for value in (input, other):
+        if isinstance(value, Tensor):
+            operands.append(value.dtype)
+        elif isinstance(value, (bool, int, np.integer, np.bool_)):
+            operands.append(int(value) if not isinstance(value, (bool, np.bool_)) else bool(value))
+        else:
+            raise TypeError(f"Failed calling {name} with \"{name}({type(value).__name__})\": "
+                            f"expected a Tensor or an int/bool scalar.")
+    dtype = mstype.result_type(*operands)
+    if dtype.kind not in ("int", "uint", "bool"):
+        prim = "Bitwise" + name[8:].capitalize()
+        raise TypeError(f"For primitive[{prim}], the input argument[x] must be a type of {{Tensor[Bool], "
+                        f"Tensor[Int8], Tensor[Int16], Tensor[Int32], Tensor[Int64], Tensor[UInt8], Tensor[UInt16], "
+                        f"Tensor[UInt32], Tensor[UInt64]}}, but got Tensor[{str(dtype).capitalize()}].")
+
+    def as_tensor(value):
+        if isinstance(value, Tensor):
+            return value if value.dtype is dtype else F.cast(value, dtype)
+        return Tensor(np.asarray(value, dtype.np_dtype))
+    return as_tensor(input), as_tensor(other)
+
+
 def bitwise_and(input, other):
-    """Elementwise bitwise AND."""
+    """Elementwise bitwise AND (integer and bool tensors, Python ints; operands promoted first)."""
     from .. import operations as P
-    return P.BitwiseAnd()(input, _like(other, input))
+    return P.BitwiseAnd()(*_bitwise_operands("bitwise_and", input, other))
 
 
 def bitwise_or(input, other):
-    """Elementwise bitwise OR."""
+    """Elementwise bitwise OR (integer and bool tensors, Python ints; operands promoted first)."""
     from .. import operations as P
-    return P.BitwiseOr()(input, _like(other, input))
+    return P.BitwiseOr()(*_bitwise_operands("bitwise_or", input, other))
 
 
 def bitwise_xor(input, other):
-    """Elementwise bitwise XOR."""
+    """Elementwise bitwise XOR (integer and bool tensors, Python ints; operands promoted first)."""
     from .. import operations as P
-    return P.BitwiseXor()(input, _like(other, input))
+    return P.BitwiseXor()(*_bitwise_operands("bitwise_xor", input, other))

@@ -154,8 +154,18 @@ def einsum(equation, *operands):
 # ---- running extrema ----------------------------------------------------------------------------------------------
 def _cumulative_extreme(op, x, axis, better):
     _check(op, "input", x)
+    rank = len(x.shape)
+    if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
+        raise TypeError(f"The date type of 'axis' must be Int, but got {axis}.")
+    if rank == 0:
+        raise ValueError(f"For primitive[{op.capitalize()}], the rank of 'x' must be greater than 0, but got 0.")
+    if not -rank <= axis < rank:
+        raise ValueError(f"The value of axis must be in [{-rank}, {rank}], but got {axis}.")
+    axis = axis % rank
     n = x.shape[axis]
-    axis = axis % len(x.shape)
+    if n == 0:
+        return x, F.zeros(tuple(x.shape), mstype.int64)
+    floating = x.dtype.kind in ("float", "complex")
     values, indices = [], []
     best = idx = None
     for i in range(n):
@@ -165,6 +175,8 @@ def _cumulative_extreme(op, x, axis, better):
             best, idx = cur, here
         else:
             take = better(cur, best)  # ties take the later index, as MindSpore's Cummax/Cummin do
+            if floating:  # a NaN wins once and then stays (its index with it), as in MindSpore
+                take = F.logical_and(F.logical_or(take, F.isnan(cur)), F.logical_not(F.isnan(best)))
             best = F.where(take, cur, best)
             idx = F.where(take, here, idx)
         values.append(best)
