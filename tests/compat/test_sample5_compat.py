@@ -255,3 +255,51 @@ def test_sequential_cell_refuses_a_plain_dict():
         nn.SequentialCell({"a": nn.ReLU()})
     with pytest.raises(AttributeError, match="The 'Cell' object has no attribute 'missing'"):
         getattr(nn.Cell(), "missing")
+
+
+# ---- bitwise and shift operators between Python scalars in graph code -----------------------------------------------
+@ms.jit
+def _shift_left(x, y):
+    return x << y
+
+
+@ms.jit
+def _xor(x, y):
+    return x ^ y
+
+
+@ms.jit
+def _bit_or(x, y):
+    return x | y
+
+
+def test_graph_scalar_bitwise_operators_compute_on_int64(graph_mode):
+    assert _shift_left(3, 5) == 96
+    assert _shift_left(-1, 63) == -2 ** 63
+    assert _xor(12, 3) == 15
+    assert _bit_or(True, 2) == 3
+
+    @ms.jit
+    def augmented():
+        a = -16
+        a <<= 5
+        b = 7
+        b &= 3
+        return a, b
+
+    assert augmented() == (-512, 3)
+
+
+@pytest.mark.parametrize("call, error, words", [
+    (lambda: _shift_left(1, 63), RuntimeError, "int64 integer overflow"),
+    (lambda: _shift_left(16, -2), ValueError, "shift count must be a non-negative integer"),
+    (lambda: _xor(2 ** 63, 2), RuntimeError, "Unable to cast Python instance"),
+    (lambda: _xor(1.5, 2.0), TypeError, "For BitXor, only integer types are supported"),
+    (lambda: _shift_left(True, 3), TypeError, "For BitLeftShift, only integer types are supported"),
+    (lambda: _bit_or(3, 2.0), TypeError, "For primitive[bit_or], the input argument[y_dtype]"),
+    (lambda: _bit_or([1], [2]), TypeError, "unsupported operand type"),
+])
+def test_graph_scalar_bitwise_operator_errors(graph_mode, call, error, words):
+    with pytest.raises(error) as info:
+        call()
+    assert words in str(info.value)

@@ -100,6 +100,26 @@ class ExpressionRewriter(ast.NodeTransformer):
             return cf_call("not_", [node.operand], node)
         return node
 
+    # `&`, `|`, `^`, `<<`, `>>` between Python scalars follow MindSpore's int64 scalar rules in graph code
+    _BIT_SYMBOLS = {ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>"}
+
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        symbol = self._BIT_SYMBOLS.get(type(node.op))
+        if symbol is None:
+            return node
+        return cf_call("bit_op", [at(ast.Constant(value=symbol), node), node.left, node.right], node)
+
+    def visit_AugAssign(self, node):
+        self.generic_visit(node)
+        symbol = self._BIT_SYMBOLS.get(type(node.op))
+        if symbol is None or not isinstance(node.target, ast.Name):
+            return node
+        current = at(ast.Name(id=node.target.id, ctx=ast.Load()), node)
+        call = cf_call("bit_op", [at(ast.Constant(value=symbol), node), current, node.value,
+                                  at(ast.Constant(value=True), node)], node)
+        return at(ast.Assign(targets=[node.target], value=call), node)
+
     def visit_IfExp(self, node):
         self.generic_visit(node)
         if _has_walrus([node.body, node.orelse]):

@@ -18,7 +18,7 @@ from ... import context
 from ...common.errors import is_user_file
 from ...core.dispatch import current_tracer
 from .errors import GraphCaptureError, located, user_location
-from .graph_builtins import BUILTINS as GRAPH_BUILTINS, bound_builtin
+from .graph_builtins import BUILTINS as GRAPH_BUILTINS, bit_op, bound_builtin  # noqa: F401  (bit_op: `_os_cf.bit_op`)
 from .symbolic import SymbolicTensor
 
 

@@ -23,6 +23,7 @@ keeps Python's builtins. What differs in a graph:
 (True, (2, 4), Tensor(shape=[2], dtype=Float32, value= [ 1.00000000e+00,  3.00000000e+00]))
 """
 import builtins
+import operator
 
 import numpy as np
 
@@ -161,6 +162,53 @@ def graph_tensor(input_data=None, dtype=None, *args, **kwargs):
         from ... import ops
         return ops.cast(input_data, dtype)
     return Tensor(input_data, dtype, *args, **kwargs)
+
+
+_INT64_MIN, _INT64_MAX = -2 ** 63, 2 ** 63 - 1
+_BIT_OPS = {"&": ("bit_and", operator.and_, operator.iand), "|": ("bit_or", operator.or_, operator.ior),
+            "^": ("BitXor", operator.xor, operator.ixor), "<<": ("BitLeftShift", operator.lshift, operator.ilshift),
+            ">>": ("BitRightShift", operator.rshift, operator.irshift)}
+
+
+def _scalar_imm(value):
+    """MindSpore's name and printed value of a scalar constant (its graph's immediates)."""
+    if isinstance(value, bool):
+        return "BoolImm", str(value).lower()
+    if isinstance(value, int):
+        return "Int64Imm", str(value)
+    return "FP32Imm", f"{value:g}"
+
+
+def bit_op(symbol, x, y, inplace=False):
+    """`x & y`, `x | y`, `x ^ y`, `x << y`, `x >> y` (and their augmented forms) in graph code. Between Python
+    scalars they follow MindSpore's graph compiler, which computes them on int64 scalars: floats (and bools for
+    `^`/shifts) are a TypeError, ints beyond int64 a RuntimeError, a negative shift count a ValueError and a left
+    shift past int64 a RuntimeError. Anything else (tensors, outside a trace) is Python's operator.
+
+    >>> bit_op("<<", 3, 2)
+    12
+    """
+    name, plain, augmented = _BIT_OPS[symbol]
+    scalars = all(isinstance(v, (bool, int, float)) for v in (x, y))
+    if current_tracer() is None or not scalars:
+        return (augmented if inplace else plain)(x, y)
+    if symbol in ("&", "|"):
+        for arg, value in (("x_dtype", x), ("y_dtype", y)):
+            if isinstance(value, float):
+                raise TypeError(located(f"For primitive[{name}], the input argument[{arg}] must be a type of "
+                                        "{Bool, Int32, Int64}, but got Float32."))
+    elif not all(isinstance(v, int) and not isinstance(v, bool) for v in (x, y)):
+        (tx, vx), (ty, vy) = _scalar_imm(x), _scalar_imm(y)
+        raise TypeError(located(f"Unsupported input type. For {name}, only integer types are supported, but got "
+                                f"type of x:{tx}, value of x:{vx}, type of y:{ty}, value of y:{vy}"))
+    if any(not _INT64_MIN <= int(v) <= _INT64_MAX for v in (x, y)):
+        raise RuntimeError(located("Unable to cast Python instance of type <class 'int'> to C++ type 'long'"))
+    if symbol in ("<<", ">>") and y < 0:
+        raise ValueError(located("For shift operator, shift count must be a non-negative integer."))
+    out = plain(x, y)
+    if symbol == "<<" and not _INT64_MIN <= out <= _INT64_MAX:
+        raise RuntimeError(located("Arithmetic left shift causes int64 integer overflow."))
+    return out
 
 
 def bound_builtin(fn):
