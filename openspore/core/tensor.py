@@ -276,8 +276,9 @@ class Tensor:
         return self._scalar(builtins.float)
 
     def __index__(self):
-        if self._dtype.kind not in ("int", "uint", "bool"):
-            raise TypeError(f"Only integer tensors can be used as an index, but got {self._dtype}.")
+        # MindSpore: a ValueError (not numpy's TypeError) for float and multi-element tensors alike
+        if self._dtype.kind not in ("int", "uint", "bool") or self.size != 1:
+            raise ValueError("Only integer tensors of a single element can be converted to an index.")
         return self._scalar(builtins.int)
 
     def __complex__(self):

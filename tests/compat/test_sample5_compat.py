@@ -303,3 +303,21 @@ def test_graph_scalar_bitwise_operator_errors(graph_mode, call, error, words):
     with pytest.raises(error) as info:
         call()
     assert words in str(info.value)
+
+
+# ---- tensors as indices ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("index", [Tensor(1.0), Tensor([1, 2])])
+def test_tensor_as_python_index_needs_one_integer_element(index):
+    with pytest.raises(ValueError, match="Only integer tensors of a single element can be converted to an index"):
+        [1, 2, 3][index]
+
+
+def test_graph_list_of_tensors_indexed_by_an_input_tensor(graph_mode):
+    class Pick(nn.Cell):
+        def construct(self, items, i):
+            return items[i], items[-i]
+
+    items = [Tensor(np.full([2], k, np.int32)) for k in range(4)]
+    first, last = Pick()(items, Tensor(1))
+    assert first.asnumpy().tolist() == [1, 1]
+    assert last.asnumpy().tolist() == [3, 3]

@@ -78,10 +78,38 @@ def _indexable_functions(obj):
     return items if items and all(is_function_value(v) for v in items) else None
 
 
+def _stackable_tensors(obj):
+    """The elements of a tuple/list when all are tensors of one shape and dtype (so one can be picked by a
+    run-time index from their stack), else None."""
+    if type(obj) not in (tuple, list) or not obj:
+        return None
+    from ...core.tensor import Tensor
+    first = obj[0]
+    if not all(isinstance(v, Tensor) and tuple(v.shape) == tuple(first.shape) and v.dtype == first.dtype
+               for v in obj):
+        return None
+    return list(obj)
+
+
+def _pick_tensor(items, index):
+    """`items[index]` for a traced integer index: the index-th slice of the items' stack (negative from the end)."""
+    from ...ops import functional as F
+    n = len(items)
+    if str(index.dtype).lower().startswith("float") or index.size != 1:
+        raise ValueError(located("Only integer tensors of a single element can be converted to an index."))
+    index = F.reshape(index, ())
+    index = F.select(F.less(index, 0), index + n, index)
+    return F.gather(F.stack(items), index, 0)
+
+
 def getitem(obj, index):
-    """`obj[index]` in graph code: a tuple/list of functions indexed by a traced tensor chooses at run time."""
+    """`obj[index]` in graph code: a tuple/list of functions indexed by a traced tensor chooses at run time, and
+    one of tensors of one shape is taken from their stack (MindSpore's dynamic list/tuple getitem)."""
     if isinstance(index, SymbolicTensor):
         items = _indexable_functions(obj)
         if items is not None:
             return SwitchCallable.by_index(index, items, user_location())
+        tensors = _stackable_tensors(obj)
+        if tensors is not None:
+            return _pick_tensor(tensors, index)
     return obj[index]
