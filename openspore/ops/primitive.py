@@ -9,19 +9,29 @@
 """
 import functools
 import inspect
+import types
 
+from ..core.dispatch import current_tracer
 from ..core.primitive import Primitive  # noqa: F401
 from .custom_primitive import PrimitiveWithCheck, PrimitiveWithInfer  # noqa: F401
 
 __all__ = ["Primitive", "PrimitiveWithInfer", "PrimitiveWithCheck", "constexpr", "prim_attr_register"]
 
 
+_FUNCTION_TYPES = (types.FunctionType, types.BuiltinFunctionType)
+
+
 def constexpr(fn=None, get_instance=True, name=None, reuse_result=True, check=True):
     """Mark a function evaluated on Python constants at compile time. openspore's graph capture runs Python
-    while tracing, so the function simply runs on its (constant) arguments in both modes."""
+    while tracing, so the function simply runs on its (constant) arguments in both modes; while a graph is
+    traced, a function passed as an argument arrives as None, as in MindSpore's graph (a function has no
+    constant value there)."""
     def deco(f):
         @functools.wraps(f)
         def run(*args, **kwargs):
+            if current_tracer() is not None:
+                args = tuple(None if isinstance(a, _FUNCTION_TYPES) else a for a in args)
+                kwargs = {k: None if isinstance(v, _FUNCTION_TYPES) else v for k, v in kwargs.items()}
             return f(*args, **kwargs)
         run._constexpr = True
         return run

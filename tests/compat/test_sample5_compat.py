@@ -321,3 +321,23 @@ def test_graph_list_of_tensors_indexed_by_an_input_tensor(graph_mode):
     first, last = Pick()(items, Tensor(1))
     assert first.asnumpy().tolist() == [1, 1]
     assert last.asnumpy().tolist() == [3, 3]
+
+
+# ---- constexpr ------------------------------------------------------------------------------------------------------
+def _plain_function():
+    return 0
+
+
+def test_constexpr_sees_a_function_argument_as_none_in_a_graph():
+    from openspore.ops.primitive import constexpr
+
+    @constexpr(check=False)
+    def is_none(value):
+        return value is None
+
+    @ms.jit
+    def in_graph():
+        return is_none(_plain_function), is_none(nn.ReLU), is_none(len)
+
+    assert is_none(_plain_function) is False          # PyNative: the function itself
+    assert in_graph() == (True, False, True)          # a graph: functions have no constant value, classes do
