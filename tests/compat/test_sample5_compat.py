@@ -341,3 +341,11 @@ def test_constexpr_sees_a_function_argument_as_none_in_a_graph():
 
     assert is_none(_plain_function) is False          # PyNative: the function itself
     assert in_graph() == (True, False, True)          # a graph: functions have no constant value, classes do
+
+
+def test_bincount_counts_are_float32():
+    counts = ops.bincount(Tensor(np.array([1, 1, 3], np.int32)), minlength=5)
+    assert counts.dtype == ms.float32
+    assert counts.asnumpy().tolist() == [0.0, 2.0, 0.0, 1.0, 0.0]
+    weighted = ops.bincount(Tensor(np.array([1, 1, 3], np.int32)), Tensor(np.array([1, 2, 3], np.int32)))
+    assert weighted.dtype == ms.float32 and weighted.asnumpy().tolist() == [0.0, 3.0, 0.0, 3.0]

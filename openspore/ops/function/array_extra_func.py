@@ -292,14 +292,15 @@ def unsorted_segment_sum(input_x, segment_ids, num_segments):
 
 
 def bincount(input, weights=None, minlength=0):
-    """Counts (or summed weights) of each non-negative integer value."""
+    """Counts (or summed weights) of each non-negative integer value, as float32 (MindSpore 2.10's dtype with and
+    without weights)."""
     values = input.asnumpy()
     if values.size and values.min() < 0:
         raise ValueError("For 'bincount', the input must hold non-negative integers.")
     length = max(int(values.max()) + 1 if values.size else 0, int(minlength))
     onehot = F.one_hot(F.cast(input, mstype.int32), length, 1.0, 0.0)
     if weights is None:
-        return F.cast(F.sum(onehot, 0), mstype.int64)
+        return F.sum(onehot, 0)
     return F.sum(onehot * F.expand_dims(F.cast(weights, mstype.float32), -1), 0)
 
 
