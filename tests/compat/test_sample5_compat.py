@@ -349,3 +349,10 @@ def test_bincount_counts_are_float32():
     assert counts.asnumpy().tolist() == [0.0, 2.0, 0.0, 1.0, 0.0]
     weighted = ops.bincount(Tensor(np.array([1, 1, 3], np.int32)), Tensor(np.array([1, 2, 3], np.int32)))
     assert weighted.dtype == ms.float32 and weighted.asnumpy().tolist() == [0.0, 3.0, 0.0, 3.0]
+
+
+@pytest.mark.parametrize("args, dtype, values", [((1, 8, 2), ms.int32, [1, 3, 5, 7]), ((5,), ms.int32, [0, 1, 2, 3, 4]),
+                                                 ((0, 3, 0.5), ms.float32, [0.0, 0.5, 1.0, 1.5, 2.0, 2.5])])
+def test_nn_range_dtype(args, dtype, values):
+    out = nn.Range(*args)()
+    assert out.dtype == dtype and out.asnumpy().tolist() == values

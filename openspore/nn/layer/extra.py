@@ -267,14 +267,17 @@ class Softmax2d(Cell):
 
 
 class Range(Cell):
-    """`Range(start, limit=None, delta=1)()`: arange(start, limit, delta) (start alone is the limit)."""
+    """`Range(start, limit=None, delta=1)()`: arange(start, limit, delta) (start alone is the limit); int32 when
+    all three are ints, float32 otherwise (MindSpore's dtypes)."""
 
     def __init__(self, start, limit=None, delta=1):
         super().__init__()
         self.start, self.limit, self.delta = (0, start, delta) if limit is None else (start, limit, delta)
+        ints = all(isinstance(v, int) for v in (self.start, self.limit, self.delta))
+        self.dtype = mstype.int32 if ints else mstype.float32
 
     def construct(self):
-        return ops.range(self.start, self.limit, self.delta)
+        return ops.cast(ops.range(self.start, self.limit, self.delta), self.dtype)
 
 
 class MatMul(Cell):
