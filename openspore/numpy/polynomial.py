@@ -45,7 +45,7 @@ def _full_convolution(x, y):
     # windows[k, i] = padded[k + i]: the i-th tap under output k
     index = onp.arange(n + m - 1)[:, None] + onp.arange(m)[None, :]
     windows = ops.gather(padded, Tensor(index.astype(onp.int32)), 0)
-    return ops.sum(windows * ops.flip(y, (0,)), -1)
+    return ops.sum(windows * ops.flip(y, (0,)), -1, dtype=x.dtype)  # keeps an integer dtype (ops.sum gives int64)
 
 
 def _trim(full, n, m, mode, name):

@@ -130,6 +130,29 @@ for _name in ("add", "sub", "mul", "div", "pow", "maximum", "minimum", "atan2", 
 Tensor.subtract, Tensor.multiply, Tensor.divide = Tensor.sub, Tensor.mul, Tensor.div
 
 
+def _scaled(other, alpha):
+    return other if alpha == 1 else F.mul(other, alpha)
+
+
+# `x.add(y, alpha=a)` / `x.sub(y, alpha=a)`: x ± a*y (MindSpore 2.x's Tensor methods take `alpha`)
+Tensor.add = lambda self, other, *, alpha=1: F.add(self, _scaled(other, alpha))
+Tensor.sub = lambda self, other, *, alpha=1: F.sub(self, _scaled(other, alpha))
+Tensor.subtract = Tensor.sub
+
+
+@_install("resize")
+def _resize(self, *new_shape):
+    """A tensor of `new_shape` holding this one's elements in order, cut short or padded with zeros (numpy's
+    ndarray.resize; MindSpore's Tensor.resize)."""
+    import numpy as np
+    shape = tuple(new_shape[0]) if len(new_shape) == 1 and isinstance(new_shape[0], (tuple, list)) else new_shape
+    flat = self.asnumpy().ravel()
+    out = np.zeros(int(np.prod(shape, dtype=np.int64)), flat.dtype)
+    n = min(out.size, flat.size)
+    out[:n] = flat[:n]
+    return Tensor(out.reshape(shape), self.dtype)
+
+
 @_install("clip")
 def _clip(self, min=None, max=None):  # noqa: A002 - MindSpore's argument names
     return F.clamp(self, min, max)

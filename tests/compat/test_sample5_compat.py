@@ -356,3 +356,31 @@ def test_bincount_counts_are_float32():
 def test_nn_range_dtype(args, dtype, values):
     out = nn.Range(*args)()
     assert out.dtype == dtype and out.asnumpy().tolist() == values
+
+
+# ---- reduction and index dtypes, Tensor.add/sub alpha, Tensor.resize -----------------------------------------------
+_X = Tensor(np.array([[1.5, -2.0, 3.0], [0.5, 4.0, -1.0]], np.float32))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.uint8, np.bool_])
+def test_integer_sums_are_int64(dtype):
+    values = Tensor(np.ones((2, 3), dtype))
+    assert values.sum(1).dtype == ms.int64 and values.sum().dtype == ms.int64
+    assert ops.sum(values, 1).dtype == ms.int64
+    assert values.sum(1).asnumpy().tolist() == [3, 3]
+
+
+def test_argmin_is_int32_and_median_indices_int64():
+    assert _X.argmin().dtype == ms.int32 and _X.argmin(1, True).shape == (2, 1)
+    assert ops.argmin(_X, 1).dtype == ms.int32 and ops.argmin(_X, 1).asnumpy().tolist() == [1, 2]
+    assert _X.median(1)[1].dtype == ms.int64
+
+
+def test_tensor_add_sub_take_alpha():
+    assert _X.sub(_X, alpha=2).asnumpy().tolist() == (-_X).asnumpy().tolist()
+    assert _X.add(1, alpha=3).asnumpy()[0].tolist() == [4.5, 1.0, 6.0]
+
+
+def test_tensor_resize_pads_with_zeros_or_cuts():
+    assert _X.resize(3, 3).asnumpy().ravel().tolist() == [1.5, -2.0, 3.0, 0.5, 4.0, -1.0, 0.0, 0.0, 0.0]
+    assert _X.resize((1, 2)).asnumpy().tolist() == [[1.5, -2.0]]

@@ -491,7 +491,7 @@ def cdist(x1, x2, p=2.0):
 
 
 def median(input, axis=-1, keepdims=False):
-    """(lower median, its index) along `axis`."""
+    """(lower median, its int64 index) along `axis`."""
     axis = axis % len(input.shape)
     order = F.argsort(input, axis)
     k = (input.shape[axis] - 1) // 2
@@ -499,7 +499,7 @@ def median(input, axis=-1, keepdims=False):
     vals = F.gather_elements(input, axis, idx)
     if not keepdims:
         vals, idx = F.squeeze(vals, axis), F.squeeze(idx, axis)
-    return vals, idx
+    return vals, F.cast(idx, mstype.int64)
 
 
 def _quantile(input, q, axis, keepdims, ignore_nan):

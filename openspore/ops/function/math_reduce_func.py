@@ -44,9 +44,12 @@ def _as_float(x):
 
 # ---- sums, means, products ----------------------------------------------------------------------------
 def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001 - MindSpore's name
-    """sum(input, dim=None, keepdim=False, *, dtype=None): sum over `dim` (int, tuple, or None for all)."""
+    """sum(input, dim=None, keepdim=False, *, dtype=None): sum over `dim` (int, tuple, or None for all); integer
+    and bool inputs sum to int64 unless `dtype` says otherwise (MindSpore 2.10, as PyTorch)."""
     if dtype is not None:
         input = cast(input, dtype)
+    elif input.dtype.kind in ("int", "uint", "bool") and input.dtype is not mstype.int64:
+        input = cast(input, mstype.int64)
     return prim(P.ReduceSum, keep_dims=keepdim)(input, () if dim is None else dim)
 
 
@@ -136,8 +139,9 @@ def argmax(input, dim=None, keepdim=False):
 
 
 def argmin(input, axis=None, keepdims=False):
-    """argmin(input, axis=None, keepdims=False): index (Int64) of the minimum; axis=None flattens."""
-    return _arg(input, axis, keepdims, P.Argmin)
+    """argmin(input, axis=None, keepdims=False): index (Int32, as MindSpore 2.10's argmin) of the minimum;
+    axis=None flattens."""
+    return prim(P.Cast)(_arg(input, axis, keepdims, P.Argmin), mstype.int32)
 
 
 def all(input, axis=None, keep_dims=False):  # noqa: A001 - MindSpore's name
