@@ -15,7 +15,7 @@ from ...common import dtype as mstype
 from ...common.initializer import HeUniform, Uniform
 from ...core.primitive import Primitive
 from ..cell import Cell
-from ._common import check_bool, check_dtype, check_number, compute_cast, int_tuple, is_int, make_param, positive_int
+from ._common import check_bool, check_dtype, check_number, compute_cast, is_int, make_param, positive_int
 from .activation import get_activation
 
 
