@@ -377,6 +377,30 @@ class ZipDataset(Dataset):
             yield tuple(itertools.chain.from_iterable(parts))
 
 
+def _dtype_name(col):
+    dtype = np.asarray(col).dtype
+    return "string" if dtype.kind in "USO" else str(dtype)  # strings of any length are one type
+
+
+def _same_types_and_ranks(rows):
+    """Pass `rows` through, raising MindSpore's RuntimeError when a row's column dtype or rank differs from the
+    first row's (concatenated datasets must agree on both)."""
+    first = None
+    for row in rows:
+        kinds = [(_dtype_name(col), np.ndim(col)) for col in row]
+        if first is None:
+            first = kinds
+        else:
+            for (dtype0, rank0), (dtype, rank) in zip(first, kinds):
+                if dtype != dtype0:
+                    raise RuntimeError("Concat: the data types of the two datasets to be concatenated should be "
+                                       f"the same, but got: {dtype0} and {dtype}.")
+                if rank != rank0:
+                    raise RuntimeError("Concat: the data tensor rank of the two datasets to be concatenated should "
+                                       f"be the same, but got: {rank0} and {rank}.")
+        yield row
+
+
 class ConcatDataset(Dataset):
     def __init__(self, datasets):
         for d in datasets:
@@ -388,8 +412,9 @@ class ConcatDataset(Dataset):
         names = self.children[0].get_col_names()
         for child in self.children[1:]:
             if child.get_col_names() != names:
-                raise ValueError(f"For 'concat', all datasets must have the same columns, but got {names} and "
-                                 f"{child.get_col_names()}.")
+                # MindSpore reports this when the pipeline runs, as a RuntimeError
+                raise RuntimeError("Invalid columns, 'column name' or 'column order' of concat datasets should be "
+                                   f"the same, but got {names} and {child.get_col_names()}.")
         return names
 
     _sampler = None
@@ -435,7 +460,7 @@ class ConcatDataset(Dataset):
 
     def _iter_rows(self, ctx):
         self.get_col_names()
-        rows = (row for child in self.children for row in child._iter_rows(ctx))
+        rows = _same_types_and_ranks(row for child in self.children for row in child._iter_rows(ctx))
         if self._sampler is None:
             yield from rows
         elif hasattr(self._sampler, "num_shards"):
