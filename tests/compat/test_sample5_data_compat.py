@@ -286,3 +286,22 @@ def test_mindrecord_reader_of_a_missing_file_names_it():
     from openspore.mindrecord import FileReader
     with pytest.raises(RuntimeError, match="The input: dummy.mindrecord is not exists."):
         FileReader("dummy.mindrecord")
+
+
+def test_get_lr_parameter_type_and_value_errors():
+    from openspore import nn
+    net = nn.Dense(2, 2)
+    opt = nn.SGD(net.trainable_params())
+    with pytest.raises(TypeError, match="the type of 'parameter' should be 'Parameter', but got type 'int'"):
+        opt.get_lr_parameter([1, 2, 3])
+    with pytest.raises(ValueError, match="the parameter zz is not in optimizer"):
+        opt.get_lr_parameter([ms.Parameter(ms.Tensor(np.ones(2)), "zz")])
+
+
+def test_group_dynamic_lr_must_match_the_default_length():
+    from openspore import nn
+    params = nn.Dense(2, 2).trainable_params()
+    groups = [{"params": [params[0]], "lr": (0.1, 0.2, 0.3)}, {"params": [params[1]]}]
+    with pytest.raises(ValueError, match="dynamic learning rate in group must be the same size"):
+        nn.Momentum(groups, learning_rate=(0.1, 0.2), momentum=0.9)
+    nn.Momentum(groups, learning_rate=0.1, momentum=0.9)  # a constant default is fine
