@@ -33,7 +33,9 @@ def _reject_unsupported_elements(array):
 def _infer_numpy(input_data):
     """Python data → numpy array with MindSpore's dtype inference (facts §1.4)."""
     if isinstance(input_data, np.ndarray):
-        if input_data.dtype.kind in "VO":
+        dtype = input_data.dtype
+        # structured records and objects; ml_dtypes' bfloat16 is also of kind 'V' but is a number type
+        if dtype.kind == "O" or (dtype.kind == "V" and (dtype.fields is not None or dtype.name.startswith("void"))):
             _reject_unsupported_elements(input_data)
         return input_data
     if isinstance(input_data, np.generic):
