@@ -137,6 +137,10 @@ def nptype_to_dtype(np_type):
 
 def dtype_to_pytype(type_):
     import builtins
+    containers = {id(list_): builtins.list, id(tuple_): builtins.tuple, id(string): builtins.str,
+                  id(type_none): type(None)}
+    if id(type_) in containers:
+        return containers[id(type_)]
     return {"bool": builtins.bool, "int": builtins.int, "uint": builtins.int,
             "float": builtins.float, "complex": complex}.get(type_.kind, type(None))
 
@@ -159,13 +163,15 @@ def pytype_to_dtype(obj):
     try:
         return nptype_to_dtype(obj)
     except TypeError:
-        raise TypeError(f"For 'pytype_to_dtype', the python type {obj.__name__} has no MindSpore dtype.") from None
+        # MindSpore's wording and error type for a type it has no dtype for
+        raise NotImplementedError(f"The python type {obj} cannot be converted to MindSpore type.") from None
 
 
 def get_py_obj_dtype(obj):
+    """The dtype of a Python object or of a Python type (`get_py_obj_dtype(1.5)` and `(float)` are Float64)."""
     if hasattr(obj, "dtype") and isinstance(obj.dtype, Type):
         return obj.dtype
-    return pytype_to_dtype(type(obj))
+    return pytype_to_dtype(obj if isinstance(obj, type) else type(obj))
 
 
 def to_dtype(value, where="dtype"):

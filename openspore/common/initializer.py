@@ -77,6 +77,16 @@ class Initializer:
 
 
 # ---- fans and gains -------------------------------------------------------------------------------
+def _assignment(arr, num):
+    """Fill the numpy array `arr` in place with `num` (the helper custom `_initialize(arr)` methods call)."""
+    if arr.shape == ():
+        arr = arr.reshape(1)
+        arr[:] = num
+        return arr
+    arr[...] = num
+    return arr
+
+
 def _calculate_fan_in_and_fan_out(shape):
     """(fan_in, fan_out) of a weight shape: dims 0/1 are out/in channels, the rest the receptive field."""
     shape = tuple(shape)

@@ -13,9 +13,30 @@ from ..common.generations import WRITES
 from .tensor_format import format_values
 
 
+_SUPPORTED_ELEMENTS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
+                       "float32", "float64", "bool_", "complex64", "complex128")
+
+
+def _reject_unsupported_elements(array):
+    """Structured (void) or object arrays: MindSpore's TypeError naming the element type it cannot hold."""
+    supported = "\n".join(f"<class 'numpy.{name}'>" for name in _SUPPORTED_ELEMENTS)
+    if array.dtype.kind == "V":
+        index = (0,) * array.ndim
+        raise TypeError(f"initializing tensor by numpy array failed, because the element type "
+                        f"'{type(array[index]) if array.size else np.void}' of array is not supported.\n"
+                        f"The element index in array: {index}, numpy array: {array}.\n"
+                        f"The supported element type of ndarray as follow: \n{supported}")
+    raise TypeError(f"initializing tensor by numpy array failed, numpy array: {array}, data type: object.\n"
+                    f"The supported element type of ndarray as follow: \n{supported}")
+
+
 def _infer_numpy(input_data):
     """Python data → numpy array with MindSpore's dtype inference (facts §1.4)."""
     if isinstance(input_data, np.ndarray):
+        dtype = input_data.dtype
+        # structured records and objects; ml_dtypes' bfloat16 is also of kind 'V' but is a number type
+        if dtype.kind == "O" or (dtype.kind == "V" and (dtype.fields is not None or dtype.name.startswith("void"))):
+            _reject_unsupported_elements(input_data)
         return input_data
     if isinstance(input_data, np.generic):
         return np.asarray(input_data)

@@ -50,7 +50,11 @@ def _check_bool(name, value):
 
 def set_seed(seed):
     """`set_seed(seed)`: seed the pipeline's shuffles, random samplers and random transforms."""
-    seed = _check_int("set_seed", seed, 0, 2 ** 32 - 1)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError("seed isn't of type int.")
+    if not 0 <= seed <= 2 ** 32 - 1:
+        raise ValueError("seed given is not within the required range [0, UINT32_MAX(4294967295)].")
+    seed = int(seed)
     _state["seed"] = seed
     _state["seed_set"] = True
     _op_rng[0] = np.random.default_rng([seed, 0x5EED])
@@ -70,6 +74,10 @@ def get_seed():
 
 def set_num_parallel_workers(num):
     """`set_num_parallel_workers(num)`: default worker count of ops that run in parallel."""
+    if isinstance(num, bool) or not isinstance(num, (int, np.integer)):
+        raise TypeError("num isn't of type int.")
+    if not 0 < num <= 2 ** 31 - 1:
+        raise ValueError("Number of parallel workers given is not within the required range (0, INT32_MAX(2147483647)].")
     _state["num_parallel_workers"] = _check_int("set_num_parallel_workers", num, 1, 1024)
 
 
@@ -80,7 +88,11 @@ def get_num_parallel_workers():
 
 def set_prefetch_size(size):
     """`set_prefetch_size(size)`: rows kept in flight ahead of the consumer by parallel ops."""
-    _state["prefetch_size"] = _check_int("set_prefetch_size", size, 1)
+    if isinstance(size, bool) or not isinstance(size, (int, np.integer)):
+        raise TypeError("size isn't of type int.")
+    if not 0 < size <= 2 ** 31 - 1:
+        raise ValueError("size is not within the required range (0, INT32_MAX(2147483647)].")
+    _state["prefetch_size"] = int(size)
 
 
 def get_prefetch_size():

@@ -2,7 +2,7 @@
 FileReader and converters from common dataset layouts. The byte format is MindSpore's (version 3.0), so files
 move between openspore and MindSpore in both directions."""
 from .converters import Cifar10ToMR, Cifar100ToMR, CsvToMR, ImageNetToMR, MnistToMR  # noqa: F401
-from .errors import (MRMDefineIndexError, MRMInvalidSchemaError, MRMOpenError, MRMValidateDataError,  # noqa: F401
+from .errors import (MRMDefineIndexError, MRMGetMetaError, MRMInvalidSchemaError, MRMOpenError, MRMValidateDataError,  # noqa: F401
                      ParamTypeError, ParamValueError)
 from .page import MindPage  # noqa: F401
 from .reader import FileReader  # noqa: F401

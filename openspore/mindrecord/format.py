@@ -58,8 +58,8 @@ def check_schema(content):
             out[name] = {"type": ftype, "shape": list(shape)}
         else:
             if ftype not in SCALAR_TYPES:
-                raise MRMInvalidSchemaError(f"Schema field '{name}' has an invalid type {ftype!r}; expected one of "
-                                            f"{list(SCALAR_TYPES)}.")
+                raise MRMInvalidSchemaError(f"Detail: Field '{name}' contain illegal attribute '{ftype}'; expected "
+                                            f"one of {list(SCALAR_TYPES)}.")
             out[name] = {"type": ftype}
     return out
 

@@ -20,8 +20,12 @@ class MindPage:
     """`MindPage(file_name, num_consumer=4)`."""
 
     def __init__(self, file_name, num_consumer=4):
-        if isinstance(num_consumer, bool) or not isinstance(num_consumer, int) or num_consumer < 1:
-            raise ParamValueError(f"Parameter num_consumer must be a positive int, but got {num_consumer!r}.")
+        if num_consumer is None:
+            raise ParamValueError("Parameter num_consumer is None.")
+        if isinstance(num_consumer, bool) or not isinstance(num_consumer, int):
+            raise ParamValueError("Parameter num_consumer is not int.")
+        if num_consumer < 1:
+            raise ParamValueError(f"Parameter num_consumer: {num_consumer} should between 1 and the CPU count.")
         self._set = ShardSet(file_name)
         self._field = None
         self._categories = None

@@ -46,8 +46,8 @@ def resolve_shards(dataset_files):
 
 def _existing(path):
     if not os.path.isfile(path):
-        raise MRMOpenError(f"Invalid file, the MindRecord file {path} does not exist or is not a file (a set's "
-                           f"shard files must keep the names they were written with).")
+        raise MRMOpenError(f"The input: {path} is not exists. Invalid file, the MindRecord file does not exist or is "
+                           f"not a file (a set's shard files must keep the names they were written with).")
     return path
 
 
@@ -145,8 +145,12 @@ class FileReader:
     """`FileReader(file_name, num_consumer=4, columns=None, operator=None)`: rows of a MindRecord file set as dicts."""
 
     def __init__(self, file_name, num_consumer=4, columns=None, operator=None):
-        if isinstance(num_consumer, bool) or not isinstance(num_consumer, int) or not 1 <= num_consumer:
-            raise ParamValueError(f"Parameter num_consumer must be a positive int, but got {num_consumer!r}.")
+        if num_consumer is None:
+            raise ParamValueError("Parameter num_consumer is None.")
+        if isinstance(num_consumer, bool) or not isinstance(num_consumer, int):
+            raise ParamValueError("Parameter num_consumer is not int.")
+        if num_consumer < 1:
+            raise ParamValueError(f"Parameter num_consumer: {num_consumer} should between 1 and the CPU count.")
         self._set = ShardSet(file_name)
         if columns is not None:
             if not isinstance(columns, list) or not all(isinstance(c, str) for c in columns):

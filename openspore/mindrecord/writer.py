@@ -19,7 +19,8 @@ import numpy as np
 
 from . import format as fmt
 from . import msgpack
-from .errors import MRMDefineIndexError, MRMInvalidSchemaError, MRMValidateDataError, ParamTypeError, ParamValueError
+from .errors import (MRMDefineIndexError, MRMGetMetaError, MRMInvalidSchemaError, MRMValidateDataError,
+                     ParamTypeError, ParamValueError)
 from .index import read_index, write_index
 from .shard import ShardBuilder
 
@@ -53,18 +54,21 @@ class FileWriter:
     """`FileWriter(file_name, shard_num=1, overwrite=False)`."""
 
     def __init__(self, file_name, shard_num=1, overwrite=False):
+        # MindSpore's checks, in its order and words
+        if shard_num is None:
+            raise ParamValueError("Parameter shard_num is None.")
         if isinstance(shard_num, bool) or not isinstance(shard_num, int):
-            raise ParamValueError(f"Parameter shard_num must be an int in [{fmt.MIN_SHARD_COUNT}, "
-                                  f"{fmt.MAX_SHARD_COUNT}], but got {shard_num!r}.")
+            raise ParamValueError("Parameter shard_num's type is not int.")
         if not fmt.MIN_SHARD_COUNT <= shard_num <= fmt.MAX_SHARD_COUNT:
-            raise ParamValueError(f"Parameter shard_num must be in [{fmt.MIN_SHARD_COUNT}, {fmt.MAX_SHARD_COUNT}], "
-                                  f"but got {shard_num}.")
+            raise ParamValueError(f"Parameter shard_num's value: {shard_num} should between {fmt.MIN_SHARD_COUNT} "
+                                  f"and {fmt.MAX_SHARD_COUNT}.")
         if not isinstance(overwrite, bool):
-            raise ParamTypeError(f"Parameter overwrite must be bool, but got {type(overwrite).__name__}.")
+            raise ParamValueError("Parameter overwrite's type is not bool.")
         self._paths = shard_paths(_check_file_name(file_name), shard_num)
         existing = [p for path in self._paths for p in (path, path + ".db") if os.path.exists(p)]
         if existing and not overwrite:
-            raise RuntimeError(f"Invalid file, mindrecord files already exist: {existing}. Please check the files or "
+            raise RuntimeError(f"Invalid file, mindrecord files already exist. Please check file path: {existing}. "
+                               f"Remove them or "
                                f"set the 'overwrite' parameter to True.")
         self._shard_num = shard_num
         self._header_size, self._page_size = fmt.DEFAULT_HEADER_SIZE, fmt.DEFAULT_PAGE_SIZE
@@ -90,7 +94,7 @@ class FileWriter:
         if not isinstance(index_fields, list) or not index_fields:
             raise ParamTypeError(f"Parameter index_fields must be a non-empty list of str, but got {index_fields!r}.")
         if self._schema is None:
-            raise MRMDefineIndexError("Call add_schema before add_index.")
+            raise MRMGetMetaError("Call add_schema before add_index.")
         for f in index_fields:
             if not isinstance(f, str):
                 raise ParamTypeError(f"Each index field must be a str, but got {f!r}.")

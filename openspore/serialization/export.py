@@ -39,7 +39,7 @@ def export(net, *inputs, file_name, file_format="MINDIR", **kwargs):
     if file_format not in _FORMATS:
         raise ValueError(f"For 'export', 'file_format' must be one of {list(_FORMATS)}, but got {file_format!r}.")
     if file_format == "AIR":
-        raise RuntimeError("Only support export file in 'AIR' format with Ascend backend.")
+        raise ValueError("Only support export file in 'AIR' format with Ascend backend.")
     if file_format == "ONNX":
         if kwargs:
             raise ValueError(f"For 'export', the options {sorted(kwargs)} are not supported with file_format 'ONNX'.")

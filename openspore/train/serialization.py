@@ -407,6 +407,21 @@ def safetensors_to_ckpt(file_path, save_path=None, name_map=None, file_name_rege
     return _convert(file_path, save_path, name_map, file_name_regex, "safetensors", "ckpt", "safetensors_to_ckpt")
 
 
+def _save_graph(network, file_name):
+    """MindSpore's private `_save_graph(network, file_name)`: write a description of the network's graph.
+    There is no compiled graph proto here, so the file holds the cell structure as text (readable, not a
+    MindSpore graph file); written to a temporary name, then renamed."""
+    if not isinstance(file_name, str):
+        raise TypeError(f"For '_save_graph', 'file_name' must be a str, but got {type(file_name).__name__}.")
+    folder = os.path.dirname(os.path.abspath(file_name))
+    os.makedirs(folder, exist_ok=True)
+    tmp = file_name + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as handle:
+        handle.write(repr(network))
+    os.replace(tmp, file_name)
+    os.chmod(file_name, 0o400)
+
+
 __all__ = ["save_checkpoint", "load_checkpoint", "load_param_into_net", "ckpt_to_safetensors", "safetensors_to_ckpt"]
 
 

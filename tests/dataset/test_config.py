@@ -23,7 +23,7 @@ def test_setters_validate_and_round_trip():
     assert config.get_enable_shared_mem() is False
     config.set_debug_mode(True)
     assert config.get_debug_mode() is True
-    with pytest.raises(ValueError, match="set_seed"):
+    with pytest.raises(ValueError, match=r"seed given is not within the required range \[0, UINT32_MAX"):
         config.set_seed(-1)
     with pytest.raises(TypeError, match="bool"):
         config.set_enable_shared_mem(1)

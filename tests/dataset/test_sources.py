@@ -74,11 +74,11 @@ def test_generator_column_types_and_schema():
 
 
 def test_generator_argument_errors():
-    with pytest.raises(ValueError, match="neither 'column_names' nor 'schema'"):
+    with pytest.raises(ValueError, match="Neither columns_names nor schema are provided"):
         ds.GeneratorDataset(RandomAccess(3))
-    with pytest.raises(ValueError, match="'sampler' is not supported"):
+    with pytest.raises(ValueError, match="sampler is not supported if source does not have attribute"):
         ds.GeneratorDataset(lambda: iter([]), ["x"], sampler=ds.SequentialSampler())
-    with pytest.raises(ValueError, match="'num_shards' is not supported"):
+    with pytest.raises(ValueError, match="num_shards is not supported if source does not have attribute"):
         ds.GeneratorDataset(lambda: iter([]), ["x"], num_shards=2, shard_id=0)
     with pytest.raises(RuntimeError, match="'sampler' and 'shuffle'"):
         ds.GeneratorDataset(RandomAccess(3), ["x", "y"], sampler=ds.SequentialSampler(), shuffle=True)

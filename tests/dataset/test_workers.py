@@ -164,7 +164,7 @@ def test_multiprocessing_without_a_count_uses_the_configured_workers():
     data = ds.NumpySlicesDataset({"x": np.arange(12)}, shuffle=False).map(
         slow_square, "x", ["a", "b"], python_multiprocessing=True)
     assert len({int(r[1]) for r in numpy_rows(data)}) == 2
-    with pytest.raises(ValueError, match="set_num_parallel_workers"):
+    with pytest.raises(ValueError, match="Number of parallel workers given is not within the required range"):
         config.set_num_parallel_workers(0)
 
 

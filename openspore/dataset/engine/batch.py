@@ -4,6 +4,7 @@ import itertools
 
 import numpy as np
 
+from .checks import INT32_MAX, check_interval, check_num_parallel_workers
 from .datasets import Dataset
 from .ops import _row_error, op_name, run_rows
 from .pyobjects import batch_dicts
@@ -90,9 +91,11 @@ class BatchDataset(Dataset):
     def __init__(self, child, batch_size, drop_remainder=False, num_parallel_workers=None, per_batch_map=None,
                  input_columns=None, output_columns=None, python_multiprocessing=False, max_rowsize=None,
                  pad_info=None):
-        if not callable(batch_size) and (isinstance(batch_size, bool) or not isinstance(batch_size, int)
-                                         or batch_size < 1):
-            raise ValueError(f"For 'batch', 'batch_size' must be a positive int or a callable, but got {batch_size!r}.")
+        if not callable(batch_size):
+            if isinstance(batch_size, bool) or not isinstance(batch_size, int):
+                raise TypeError("batch_size should either be an int or a callable.")
+            check_interval(batch_size, 1, INT32_MAX, "batch_size")
+        check_num_parallel_workers(num_parallel_workers)
         if not isinstance(drop_remainder, bool):
             raise TypeError(f"For 'batch', 'drop_remainder' must be a bool, but got {drop_remainder!r}.")
         if per_batch_map is not None and not callable(per_batch_map):

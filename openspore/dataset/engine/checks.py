@@ -6,6 +6,7 @@ Traceback (most recent call last):
 ...
 ValueError: Input num_shards is not within the required interval of [1, 2147483647].
 """
+import os
 
 INT32_MAX = 2147483647
 
@@ -35,6 +36,15 @@ def check_interval(value, low, high, name, left_open=False, right_open=False):
     if not (above and below):
         raise ValueError(f"Input {name} is not within the required interval of {'(' if left_open else '['}{low}, "
                          f"{high}{')' if right_open else ']'}.")
+
+
+def check_num_parallel_workers(value):
+    """None or an int of at least 1 (MindSpore words the bound with the machine's CPU count)."""
+    if value is None:
+        return
+    check_type(value, (int,), "num_parallel_workers")
+    if value < 1:
+        raise ValueError(f"num_parallel_workers exceeds the boundary between 1 and {os.cpu_count() or 1}!")
 
 
 def check_nonzero_int32(value, name):

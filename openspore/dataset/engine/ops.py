@@ -10,7 +10,7 @@ import numpy as np
 from .. import config
 from . import autotune, profiling
 from .callbacks import CallbackRunner, check_callbacks
-from .checks import INT32_MAX, check_interval, check_type
+from .checks import INT32_MAX, check_interval, check_num_parallel_workers, check_type
 from .datasets import Dataset
 from .rows import INFINITE, check_columns_exist, names_list, to_array
 from .workers import TaskError, describe_failure, make_pool
@@ -102,10 +102,7 @@ class MapDataset(Dataset):
         for op in ops:
             if not callable(op):
                 raise TypeError(f"For 'map', each operation must be callable, but got {type(op).__name__}.")
-        if num_parallel_workers is not None and (isinstance(num_parallel_workers, bool)
-                                                 or not isinstance(num_parallel_workers, int)
-                                                 or num_parallel_workers < 1):
-            raise ValueError(f"For 'map', 'num_parallel_workers' must be a positive int, but got {num_parallel_workers!r}.")
+        check_num_parallel_workers(num_parallel_workers)
         self.operations = ops
         self.input_columns = names_list(input_columns, "input_columns", "map")
         self.output_columns = names_list(output_columns, "output_columns", "map")
@@ -271,8 +268,8 @@ class ShuffleDataset(Dataset):
     """Shuffles through a buffer: each output row is drawn at random from the next `buffer_size` rows."""
 
     def __init__(self, child, buffer_size, fixed_seed=None):
-        if isinstance(buffer_size, bool) or not isinstance(buffer_size, int) or not 2 <= buffer_size <= 2 ** 31 - 1:
-            raise ValueError(f"For 'shuffle', 'buffer_size' must be an int in [2, 2147483647], but got {buffer_size!r}.")
+        check_type(buffer_size, (int,), "buffer_size")
+        check_interval(buffer_size, 2, INT32_MAX, "buffer_size")
         super().__init__([child])
         self.buffer_size = buffer_size
         self.fixed_seed = fixed_seed
@@ -295,8 +292,11 @@ class RepeatDataset(Dataset):
     def __init__(self, child, count):
         if count is None:
             count = -1
-        if isinstance(count, bool) or not isinstance(count, int) or (count <= 0 and count != -1):
-            raise ValueError(f"For 'repeat', 'count' must be -1, None or a positive int, but got {count!r}.")
+        if isinstance(count, bool) or not isinstance(count, int):
+            raise TypeError(f"Argument repeat with value {count} is not of type [<class 'int'>, <class 'NoneType'>], "
+                            f"but got {type(count)}.")
+        if (count <= 0 and count != -1) or count > INT32_MAX:
+            raise ValueError("count should be either -1 or positive integer, range[1, INT32_MAX].")
         super().__init__([child])
         self.count = count
 
@@ -319,8 +319,10 @@ class RepeatDataset(Dataset):
 
 class TakeDataset(Dataset):
     def __init__(self, child, count):
-        if isinstance(count, bool) or not isinstance(count, int) or (count <= 0 and count != -1):
-            raise ValueError(f"For 'take', 'count' must be -1 or a positive int, but got {count!r}.")
+        check_type(count, (int,), "count")
+        if (count <= 0 and count != -1) or count > INT32_MAX:
+            raise ValueError(f"count should be either -1 or within the required interval of (0, {INT32_MAX}], "
+                             f"got {count}.")
         super().__init__([child])
         self.count = count
 
@@ -377,6 +379,30 @@ class ZipDataset(Dataset):
             yield tuple(itertools.chain.from_iterable(parts))
 
 
+def _dtype_name(col):
+    dtype = np.asarray(col).dtype
+    return "string" if dtype.kind in "USO" else str(dtype)  # strings of any length are one type
+
+
+def _same_types_and_ranks(rows):
+    """Pass `rows` through, raising MindSpore's RuntimeError when a row's column dtype or rank differs from the
+    first row's (concatenated datasets must agree on both)."""
+    first = None
+    for row in rows:
+        kinds = [(_dtype_name(col), np.ndim(col)) for col in row]
+        if first is None:
+            first = kinds
+        else:
+            for (dtype0, rank0), (dtype, rank) in zip(first, kinds):
+                if dtype != dtype0:
+                    raise RuntimeError("Concat: the data types of the two datasets to be concatenated should be "
+                                       f"the same, but got: {dtype0} and {dtype}.")
+                if rank != rank0:
+                    raise RuntimeError("Concat: the data tensor rank of the two datasets to be concatenated should "
+                                       f"be the same, but got: {rank0} and {rank}.")
+        yield row
+
+
 class ConcatDataset(Dataset):
     def __init__(self, datasets):
         for d in datasets:
@@ -388,8 +414,9 @@ class ConcatDataset(Dataset):
         names = self.children[0].get_col_names()
         for child in self.children[1:]:
             if child.get_col_names() != names:
-                raise ValueError(f"For 'concat', all datasets must have the same columns, but got {names} and "
-                                 f"{child.get_col_names()}.")
+                # MindSpore reports this when the pipeline runs, as a RuntimeError
+                raise RuntimeError("Invalid columns, 'column name' or 'column order' of concat datasets should be "
+                                   f"the same, but got {names} and {child.get_col_names()}.")
         return names
 
     _sampler = None
@@ -435,7 +462,7 @@ class ConcatDataset(Dataset):
 
     def _iter_rows(self, ctx):
         self.get_col_names()
-        rows = (row for child in self.children for row in child._iter_rows(ctx))
+        rows = _same_types_and_ranks(row for child in self.children for row in child._iter_rows(ctx))
         if self._sampler is None:
             yield from rows
         elif hasattr(self._sampler, "num_shards"):

@@ -84,10 +84,26 @@ def names_list(value, arg, where):
     raise TypeError(f"For '{where}', '{arg}' must be a str or a non-empty list of str, but got {value!r}.")
 
 
+class MissingColumnError(RuntimeError, ValueError):
+    """A named column the dataset does not have. MindSpore reports it as a RuntimeError of the pipeline; it is
+    also a ValueError, as openspore reported it before."""
+
+
+_MISSING_COLUMN = {  # MindSpore's sentences (its tests match on them)
+    "map": "Invalid parameter, input column name: {c} doesn't exist in the dataset columns.",
+    "rename": "Invalid column, column to be renamed does not exist.",
+    "project": "Invalid column, column name: {c} does not exist.",
+    "filter": "Invalid parameter, column name: {c} does not exist in the dataset columns.",
+    "batch": "Invalid input_columns, '{c}' of 'input_columns' doesn't exist.",
+}
+
+
 def check_columns_exist(columns, available, where):
     for c in columns:
         if c not in available:
-            raise ValueError(f"For '{where}', column '{c}' does not exist in the dataset columns {available}.")
+            sentence = _MISSING_COLUMN.get(where, "For '{where}', column '{c}' does not exist.").format(c=c,
+                                                                                                    where=where)
+            raise MissingColumnError(f"{sentence} The dataset columns are {available}.")
 
 
 class Context:

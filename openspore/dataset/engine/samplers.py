@@ -23,8 +23,10 @@ class Shuffle(str, enum.Enum):
 def _check_num_samples(num_samples, where):
     if num_samples is None:
         return None
-    if isinstance(num_samples, bool) or not isinstance(num_samples, (int, np.integer)) or num_samples < 0:
-        raise ValueError(f"For '{where}', 'num_samples' must be None or a non-negative int, but got {num_samples!r}.")
+    if isinstance(num_samples, bool) or not isinstance(num_samples, (int, np.integer)):
+        raise TypeError(f"num_samples must be integer but was: {num_samples}.")
+    if not 0 <= num_samples <= 2 ** 63 - 1:
+        raise ValueError("num_samples exceeds the boundary between 0 and 9223372036854775807(INT64_MAX)!")
     return int(num_samples) or None  # 0 means all rows
 
 
@@ -33,9 +35,10 @@ def _check_indices(indices, where):
         indices = indices.tolist()
     if not isinstance(indices, (list, tuple)):
         raise TypeError(f"For '{where}', 'indices' must be a list or tuple of int, but got {type(indices).__name__}.")
-    for i in indices:
+    for k, i in enumerate(indices):
         if isinstance(i, bool) or not isinstance(i, (int, np.integer)):
-            raise TypeError(f"For '{where}', each index must be an int, but got {i!r}.")
+            raise TypeError(f"{where}: Type of indices element must be int, but got list[{k}]: {i}, "
+                            f"type: {type(i)}.")
     return np.asarray(indices, dtype=np.int64)
 
 
@@ -88,7 +91,7 @@ class RandomSampler(BuiltinSampler):
 
     def __init__(self, replacement=False, num_samples=None, shuffle=Shuffle.GLOBAL):
         if not isinstance(replacement, bool):
-            raise TypeError(f"For 'RandomSampler', 'replacement' must be a bool, but got {replacement!r}.")
+            raise TypeError(f"replacement must be a boolean value but was: {replacement}.")
         super().__init__(num_samples)
         self.replacement = replacement
         self.shuffle = shuffle
@@ -241,6 +244,10 @@ class _IterableSampler(Sampler):
 
 def build_sampler(where, num_samples, shuffle, sampler, num_shards, shard_id, shuffle_default=True):
     """The sampler a source's (num_samples, shuffle, sampler, num_shards, shard_id) arguments describe."""
+    if num_samples is not None and (isinstance(num_samples, bool) or
+                                    not isinstance(num_samples, (int, np.integer))):
+        raise TypeError(f"Argument num_samples with value {num_samples} is not of type [<class 'int'>], but got "
+                        f"{type(num_samples)}.")
     num_samples = _check_num_samples(num_samples, where)
     if shuffle is not None and not isinstance(shuffle, (bool, Shuffle)):
         raise TypeError(f"For '{where}', 'shuffle' must be a bool or None, but got {shuffle!r}.")

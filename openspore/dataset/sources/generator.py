@@ -103,18 +103,18 @@ class GeneratorDataset(MappableDataset):
         if isinstance(source, zip):  # a zip iterates once; its rows are kept so every epoch (and shuffle) sees them
             source = list(source)
         self.random_access = hasattr(source, "__getitem__") and hasattr(source, "__len__")
+        if (num_shards is None) != (shard_id is None):
+            raise ValueError("num_shards and shard_id need to be passed in together.")
         if not self.random_access:
             if not callable(source) and not hasattr(source, "__iter__") and not hasattr(source, "__getitem__"):
                 raise TypeError(f"For '{w}', 'source' must be a generator function, an iterable or a random-access "
                                 f"object, but got {type(source).__name__}.")
             for arg, value in (("sampler", sampler), ("num_shards", num_shards), ("shard_id", shard_id),
                                ("batch_sampler", batch_sampler)):
-                if value is not None:
-                    raise ValueError(f"For '{w}', '{arg}' is not supported if 'source' does not have attribute "
-                                     f"'__getitem__'.")
+                if value is not None:  # MindSpore's sentence, word for word
+                    raise ValueError(f"{arg} is not supported if source does not have attribute '__getitem__'.")
             if shuffle:
-                raise ValueError(f"For '{w}', 'shuffle' is not supported if 'source' does not have attribute "
-                                 f"'__getitem__'.")
+                raise ValueError("shuffle is not supported if source does not have attribute '__getitem__'.")
         if batch_sampler is not None and (sampler is not None or shuffle is not None or num_samples is not None
                                           or num_shards is not None):
             raise ValueError(f"For '{w}', 'batch_sampler' is mutually exclusive with 'sampler', 'shuffle', "
@@ -136,7 +136,7 @@ class GeneratorDataset(MappableDataset):
             names = check_column_names(column_names)
             types = None
         else:
-            raise ValueError(f"For '{w}', neither 'column_names' nor 'schema' is provided.")
+            raise ValueError("Neither columns_names nor schema are provided.")
         if column_types is not None:
             if len(column_types) != len(names):
                 raise ValueError(f"For '{w}', 'column_types' must have one type per column ({len(names)}), but got "

@@ -2,6 +2,7 @@
 import numpy as np
 
 from .. import config
+from ..engine.checks import check_num_parallel_workers
 from ..engine.datasets import Dataset, _split_sizes
 from ..engine.ops import run_rows
 from ..engine.samplers import DistributedSampler, RandomSampler, SubsetRandomSampler, SubsetSampler, build_sampler
@@ -16,11 +17,7 @@ class MappableDataset(Dataset):
     def __init__(self, num_samples=None, num_parallel_workers=None, shuffle=None, sampler=None, num_shards=None,
                  shard_id=None, cache=None):
         super().__init__([], num_parallel_workers, cache)
-        if num_parallel_workers is not None and (isinstance(num_parallel_workers, bool)
-                                                 or not isinstance(num_parallel_workers, int)
-                                                 or num_parallel_workers < 1):
-            raise ValueError(f"For '{self._where}', 'num_parallel_workers' must be a positive int, but got "
-                             f"{num_parallel_workers!r}.")
+        check_num_parallel_workers(num_parallel_workers)
         self.sampler = build_sampler(self._where, num_samples, shuffle, sampler, num_shards, shard_id)
         self.num_samples, self.shuffle_flag, self.num_shards, self.shard_id = num_samples, shuffle, num_shards, shard_id
 

@@ -3,6 +3,7 @@ import enum
 
 import numpy as np
 
+from ...common import dtype as mstype
 from ..engine.checks import check_interval, check_type
 from .base import TensorOperation, check_prob, check_transforms, rng, run_chain
 
@@ -97,16 +98,29 @@ class OneHot(TensorOperation):
         self.num_classes, self.smoothing_rate = num_classes, float(smoothing_rate)
 
     def _execute(self, x):
+        # MindSpore's checks and sentences (RuntimeErrors of the pipeline)
         x = np.asarray(x)
-        if x.dtype.kind not in "iu" or x.ndim > 1:
-            raise TypeError(f"For 'OneHot', the input must be an integer scalar or 1-D array, but got {x.dtype} "
-                            f"with shape {x.shape}.")
-        if x.size and (x.min() < 0 or x.max() >= self.num_classes):
-            raise ValueError(f"For 'OneHot', every label must be in [0, {self.num_classes}), but got {x.tolist()}.")
-        eye = np.eye(self.num_classes, dtype=np.float32)[x]
+        while x.ndim > 1 and x.shape[0] == 1:
+            x = x[0]
+        if x.ndim > 1:
+            raise RuntimeError(f"OneHot: Only support scalar or 1D input, got rank: {x.ndim}")
+        if x.dtype.kind not in "iu":
+            raise RuntimeError(f"OneHot: Only support input of int type, but got: {x.dtype}")
+        if x.size and x.max() >= self.num_classes:
+            raise RuntimeError(f"OneHot: index values should not bigger than num classes: {self.num_classes}, "
+                               f"but got: {x.max()}")
+        valid = x >= 0  # a negative label gives an all-zero row
+        x = np.where(valid, x, 0)
+        eye = np.eye(self.num_classes, dtype=np.float32)[x] * np.expand_dims(valid, -1)
         if self.smoothing_rate:
             return eye * (1 - self.smoothing_rate) + self.smoothing_rate / self.num_classes
         return eye.astype(x.dtype)
+
+
+def _type_name(value):
+    """MindSpore's dtype word for a value or array ('string' for str and bytes)."""
+    dtype = np.asarray(value).dtype
+    return "string" if dtype.kind in "SUO" else str(dtype)
 
 
 class Fill(TensorOperation):
@@ -119,8 +133,24 @@ class Fill(TensorOperation):
 
     def _execute(self, x):
         if isinstance(self.fill_value, (str, bytes)) != (x.dtype.kind in "SU"):
-            raise TypeError(f"For 'Fill', 'fill_value' {self.fill_value!r} does not match the input dtype {x.dtype}.")
-        return np.full(x.shape, self.fill_value, dtype=x.dtype)
+            raise RuntimeError("Fill: fill_value and the input tensor must be of the same data type when involving "
+                               f"strings or bytes, but got fill_value data type {_type_name(self.fill_value)} and "
+                               f"input tensor data type {_type_name(x)}")
+        if x.dtype.kind in "SU":
+            value = self.fill_value
+            if x.dtype.kind == "S" and isinstance(value, str):
+                value = value.encode()
+            elif x.dtype.kind == "U" and isinstance(value, bytes):
+                value = value.decode()
+            return np.full(x.shape, value)  # the fill value's own length, not the input strings'
+
+        # numbers are cast to the input's dtype the C way: -3 → 253 for uint8, 3.7 → 3 for int32
+        value = np.asarray(self.fill_value)
+        if x.dtype.kind in "iu" and value.dtype.kind == "f":
+            value = value.astype(np.int64)
+        if x.dtype.kind in "iu" and value.dtype.kind in "iu":
+            value = value.astype(np.int64).astype(x.dtype)
+        return np.full(x.shape, value.astype(x.dtype), dtype=x.dtype)
 
 
 class PadEnd(TensorOperation):
@@ -240,10 +270,28 @@ class Mask(TensorOperation):
             raise TypeError(f"For 'Mask', 'operator' must be a Relational, but got {operator!r}.")
         self.operator, self.constant = operator, constant
         self.dtype = dtype
-        self._dtype = np.dtype(np.bool_) if dtype is None else _np_dtype(dtype, "Mask")
+        if dtype is mstype.string:  # accepted here; MindSpore rejects it when the mask is computed
+            self._dtype = np.dtype(np.str_)
+        else:
+            self._dtype = np.dtype(np.bool_) if dtype is None else _np_dtype(dtype, "Mask")
 
     def _execute(self, x):
-        return _COMPARE[self.operator](x, self.constant).astype(self._dtype)
+        if self._dtype.kind in "SUO":
+            raise RuntimeError("Mask: Only supports bool or numeric datatype for generated mask type, but got:string")
+        x = np.asarray(x)
+        textual = x.dtype.kind in "SUO"
+        if textual != isinstance(self.constant, (str, bytes)):
+            raise RuntimeError("Mask: input datatype does not match the value datatype, both should be numeric or "
+                               "non-numerical in the same time.")
+        if textual:
+            constant = self.constant
+            if x.dtype.kind == "S" and isinstance(constant, str):
+                constant = constant.encode()
+            elif x.dtype.kind == "U" and isinstance(constant, bytes):
+                constant = constant.decode()
+        else:
+            constant = np.asarray(self.constant).astype(x.dtype)  # compared in the input's dtype: 3.5 → 3 for ints
+        return _COMPARE[self.operator](x, constant).astype(self._dtype)
 
 
 class Unique(TensorOperation):

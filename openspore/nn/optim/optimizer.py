@@ -29,6 +29,11 @@ from ..learning_rate_schedule import LearningRateSchedule
 
 __all__ = ["Optimizer"]
 
+def _is_lr_list(learning_rate):
+    """A per-step learning rate given as a 1-d Tensor (after `_preprocess_single_lr`)."""
+    return isinstance(learning_rate, Tensor) and learning_rate.ndim == 1
+
+
 _GROUP_KEYS = ("params", "lr", "weight_decay", "grad_centralization", "order_params")
 
 
@@ -184,7 +189,10 @@ class Optimizer(Cell):
                 self.is_group_params_ordered = True
             elif "lr" in group:
                 self.is_group_lr = True
-                self._preprocess_single_lr(group["lr"])  # validates, and marks dynamic_lr before anything is built
+                group_lr = self._preprocess_single_lr(group["lr"])  # validates, marks dynamic_lr before building
+                if _is_lr_list(group_lr) and _is_lr_list(learning_rate) and group_lr.shape != learning_rate.shape:
+                    raise ValueError("For 'Optimizer', the Tensor type dynamic learning rate in group must be the same "
+                                     "size as the argument 'learning_rate'.")
         default_lr = self._build_single_lr(learning_rate, "learning_rate")
         seen = set()
         for index, group in enumerate(groups):
@@ -309,9 +317,12 @@ class Optimizer(Cell):
         ids = [id(p) for p in self._parameters]
         out = []
         for p in wanted:
-            if not isinstance(p, Parameter) or id(p) not in ids:
-                raise ValueError(f"For 'get_lr_parameter', the parameter {getattr(p, 'name', p)} is not in the "
-                                 "optimizer; check the argument 'param'.")
+            if not isinstance(p, Parameter):
+                raise TypeError(f"For '{self.cls_name}', the type of 'parameter' should be 'Parameter', but got "
+                                f"type '{type(p).__name__}'.")
+            if id(p) not in ids:
+                raise ValueError(f"For 'get_lr_parameter', the parameter {p.name} is not in optimizer, please check "
+                                 "whether the argument 'param' is correct.")
             lr = self.learning_rate[ids.index(id(p))] if self.is_group_lr else self.learning_rate
             out.append(lr.learning_rate if isinstance(lr, (_ConvertToCell, _IteratorLearningRate)) else lr)
         return out if isinstance(param, list) else out[0]

@@ -14,6 +14,9 @@ from ._on_request_exit import OnRequestExit, BackupAndRestore
 from ._flops_collector import FlopsUtilizationCollector
 from ._train_fault_tolerance import TrainFaultTolerance
 
+from ._checkpoint_manager import (_CheckpointManager, _chg_ckpt_file_name_if_same_exist,  # noqa: F401
+                                  _set_cur_net, _checkpoint_cb_for_save_op)
+
 # MindSpore's private spellings, which its own tests and some training scripts import by name
 _CallbackManager = CallbackList
 _InternalCallbackParam = InternalCallbackParam

@@ -191,14 +191,16 @@ class CallbackList(Callback):
         return list(self._callbacks)
 
     def __enter__(self):
+        # looked up on the type, as the `with` statement does (a patched class method sees the callback as self)
         for cb in self._callbacks:
-            cb.__enter__()
+            type(cb).__enter__(cb)
             self._entered.append(cb)
         return self
 
     def __exit__(self, *err):
         while self._entered:
-            self._entered.pop().__exit__(*err)
+            cb = self._entered.pop()
+            type(cb).__exit__(cb, *err)
         return None
 
     def __len__(self):

@@ -167,6 +167,12 @@ def unused_prefix(directory, prefix):
     return f"{prefix}_{suffix}" if suffix else prefix
 
 
+def _chg_ckpt_file_name_if_same_exist(directory, prefix, exception=False):
+    """MindSpore's private name for `unused_prefix` (its tests import it from this module)."""
+    del exception  # the flag for exception-time checkpoints does not change the naming here
+    return unused_prefix(directory, prefix)
+
+
 class ModelCheckpoint(Callback):
     """`ModelCheckpoint(prefix='CKP', directory=None, config=None)`: save checkpoints during training."""
 

@@ -82,8 +82,8 @@ class Metric(metaclass=ABCMeta):
         """`set_indexes(indexes)`: make `update` use `inputs[i] for i in indexes`; returns self."""
         if not isinstance(indexes, list) or not all(isinstance(i, int) and not isinstance(i, bool) and i >= 0
                                                     for i in indexes):
-            raise ValueError("For 'set_indexes', the argument 'indexes' should be a list of non-negative ints, "
-                             f"but got {indexes!r}.")
+            raise ValueError("For 'set_indexes', the argument 'indexes' must be a list and all its elements must "
+                             "be int, please check whether it is correct.")
         self._indexes = indexes
         return self
 
@@ -123,8 +123,9 @@ class EvaluationBase(Metric):
     def __init__(self, eval_type):
         super().__init__()
         if eval_type not in ("classification", "multilabel"):
-            raise ValueError(f"For '{type(self).__name__}', the argument 'eval_type' must be 'classification' or "
-                             f"'multilabel', but got {eval_type!r}.")
+            # MindSpore's check: a TypeError, worded as below
+            raise TypeError("The argument 'eval_type' must be in {'multilabel', 'classification'}, "
+                            f"but got {eval_type}")
         self._type = eval_type
 
     def _prepare(self, inputs):

@@ -21,14 +21,21 @@ class _PerClassRate(EvaluationBase):
     def clear(self):
         """Reset the per-class counts."""
         self._class_num = 0
-        self._true_positives = 0
-        self._counts = 0
+        self._true_positives = np.zeros(0) if self._type == "multilabel" else 0
+        self._counts = np.zeros(0) if self._type == "multilabel" else 0
 
     @rearrange_inputs
     def update(self, *inputs):
         """`update(y_pred, y)`: accumulate one batch."""
         y_pred, y = self._prepare(inputs)
         pred, true = self._one_hot_pair(y_pred, y)
+        if self._type == "multilabel":
+            # MindSpore rates each sample's labels (one value per row), batches appended in order
+            tp = (pred * true).reshape(len(pred), -1).sum(axis=1)
+            count = self._denominator(pred, true).reshape(len(pred), -1).sum(axis=1)
+            self._true_positives = np.concatenate([np.reshape(self._true_positives, -1), tp])
+            self._counts = np.concatenate([np.reshape(self._counts, -1), count])
+            return
         self._true_positives = self._true_positives + (pred * true).sum(axis=0)
         self._counts = self._counts + self._denominator(pred, true).sum(axis=0)
 
