@@ -44,7 +44,7 @@ def test_unicode_script_tokenizer_in_a_pipeline_and_bad_arguments():
     data = data.map(text.UnicodeScriptTokenizer(), input_columns=["text"])
     rows = [row["text"].tolist() for row in data.create_dict_iterator(output_numpy=True)]
     assert rows == [["Hello", "北京"]]
-    with pytest.raises(TypeError, match="keep_whitespace"):
+    with pytest.raises(TypeError, match="^Wrong input type for keep_whitespace, should be boolean.$"):
         text.UnicodeScriptTokenizer(keep_whitespace=1)
 
 

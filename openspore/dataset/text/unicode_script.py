@@ -76,12 +76,9 @@ class UnicodeScriptTokenizer(_Tokenizer):
     one script; whitespace runs are dropped unless keep_whitespace."""
 
     def __init__(self, keep_whitespace=False, with_offsets=False):
-        if not isinstance(keep_whitespace, bool):
-            raise TypeError(f"Argument keep_whitespace with value {keep_whitespace} is not of type [<class 'bool'>]"
-                            f", but got {type(keep_whitespace)}.")
-        if not isinstance(with_offsets, bool):
-            raise TypeError(f"Argument with_offsets with value {with_offsets} is not of type [<class 'bool'>], "
-                            f"but got {type(with_offsets)}.")
+        for name, value in (("keep_whitespace", keep_whitespace), ("with_offsets", with_offsets)):
+            if not isinstance(value, bool):
+                raise TypeError(f"Wrong input type for {name}, should be boolean.")
         super().__init__(with_offsets)
         self.keep_whitespace = keep_whitespace
 
