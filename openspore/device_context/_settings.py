@@ -18,6 +18,13 @@ _log = logging.getLogger("openspore.device_context")
 
 # "gpu.op_tuning.conv_fprop_algo" -> the value set, for what a later call (or a test) reads back.
 _recorded = {}
+# "gpu.op_tuning" -> that module's `function_status` dict (setter name -> set yet?), as MindSpore exposes it.
+_status = {}
+
+
+def function_status(module, names):
+    """The `function_status` dict of a settings module: each setter's name -> whether it has been set."""
+    return _status.setdefault(module, {name: False for name in names})
 
 
 def check_type(param, value, expected):
@@ -49,6 +56,9 @@ def record(where, value, device_available=True):
                      "ignored.", where, device.upper() if device == "gpu" else device.capitalize())
         return False
     _recorded[where] = value
+    module = where.rpartition(".")[0]
+    if module in _status:
+        _status[module][name] = True
     return True
 
 

@@ -90,14 +90,29 @@ for call in (lambda: op_debug.execute_timeout("a"), lambda: op_precision.op_prec
         call()
     except (TypeError, ValueError) as exc:
         print(type(exc).__name__, str(exc).split(",")[0])
+print(op_tuning.function_status)   # no Ascend device: nothing was set
 """)
     assert out[0] == " ".join(["None"] * 10)
-    assert out[1:] == [
+    assert out[-1] == "{'op_compile': False, 'aoe_tune_mode': False, 'aoe_job_type': False, 'aclnn_cache': False}"
+    assert out[1:-1] == [
         "TypeError The parameter 'op_timeout' must be <class 'int'>",
         "TypeError The parameter 'path' must be <class 'str'>",
         "ValueError For 'mindspore.device_context.ascend.op_precision.precision_mode'",
         "ValueError For 'mindspore.device_context.ascend.op_tuning.aoe_job_type'",
     ]
+
+
+def test_function_status_follows_the_setters():
+    out = _run("""
+from openspore.device_context.gpu import op_tuning
+print(sorted(op_tuning.function_status.items()))
+if ms.device_context.gpu.is_available():
+    op_tuning.conv_fprop_algo("normal")
+    print(op_tuning.function_status["conv_fprop_algo"])
+else:
+    print(True)
+""")
+    assert out == ["[('conv_dgrad_algo', False), ('conv_fprop_algo', False), ('conv_wgrad_algo', False)]", "True"]
 
 
 def test_mindspore_import_paths():

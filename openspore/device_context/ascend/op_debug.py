@@ -10,6 +10,10 @@ The parameter 'op_timeout' must be <class 'int'>, but got <class 'str'>
 from .. import _settings
 from .device import is_available
 
+# Setter name -> whether it has been set in this process (MindSpore's `function_status`).
+function_status = _settings.function_status(
+    "ascend.op_debug", ("execute_timeout", "debug_option", "aclinit_config"))
+
 ACLINIT_KEYS = ("max_opqueue_num", "err_msg_mode", "dump")
 
 

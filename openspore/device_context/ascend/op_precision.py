@@ -10,6 +10,10 @@ For 'mindspore.device_context.ascend.op_precision.precision_mode', the argument
 from .. import _settings
 from .device import is_available
 
+# Setter name -> whether it has been set in this process (MindSpore's `function_status`).
+function_status = _settings.function_status(
+    "ascend.op_precision", ("precision_mode", "op_precision_mode", "matmul_allow_hf32", "conv_allow_hf32"))
+
 PRECISION_MODES = ("force_fp16", "allow_fp32_to_fp16", "allow_mix_precision", "must_keep_origin_dtype",
                    "force_fp32", "allow_fp32_to_bf16", "allow_mix_precision_fp16", "allow_mix_precision_bf16")
 

@@ -10,6 +10,10 @@
 from .. import _settings
 from .device import is_available
 
+# Setter name -> whether it has been set in this process (MindSpore's `function_status`).
+function_status = _settings.function_status(
+    "ascend.op_tuning", ("op_compile", "aoe_tune_mode", "aoe_job_type", "aclnn_cache"))
+
 
 def op_compile(value):
     """Prefer online operator compilation (True) or prebuilt operator binaries (False), once per process."""

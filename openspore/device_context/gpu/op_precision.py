@@ -12,6 +12,10 @@ The parameter 'value' must be <class 'bool'>, but got <class 'int'>
 from .. import _settings
 from .device import is_available
 
+# Setter name -> whether it has been set in this process (MindSpore's `function_status`).
+function_status = _settings.function_status(
+    "gpu.op_precision", ("matmul_allow_tf32", "conv_allow_tf32"))
+
 
 def matmul_allow_tf32(value):
     """Let float32 MatMul run in TF32 on the GPU (bool; MindSpore's default False), once per process."""

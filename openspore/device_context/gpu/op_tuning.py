@@ -13,6 +13,10 @@ For 'mindspore.device_context.gpu.op_tuning.conv_fprop_algo', the argument must
 from .. import _settings
 from .device import is_available
 
+# Setter name -> whether it has been set in this process (MindSpore's `function_status`).
+function_status = _settings.function_status(
+    "gpu.op_tuning", ("conv_fprop_algo", "conv_wgrad_algo", "conv_dgrad_algo"))
+
 FPROP_ALGOS = ("normal", "performance", "implicit_gemm", "precomp_gemm", "gemm", "direct", "fft", "fft_tiling",
                "winograd", "winograd_nonfused")
 DGRAD_ALGOS = ("normal", "performance", "algo_0", "algo_1", "fft", "fft_tiling", "winograd", "winograd_nonfused")
