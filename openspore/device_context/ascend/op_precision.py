@@ -4,8 +4,8 @@
 >>> try:
 ...     op_precision.precision_mode("fp8")
 ... except ValueError as exc:
-...     print(str(exc)[:78])
-For 'mindspore.device_context.ascend.op_precision.precision_mode', the argument
+...     print(str(exc).split(",")[0])
+For 'mindspore.device_context.ascend.op_precision.precision_mode'
 """
 from .. import _settings
 from .device import is_available

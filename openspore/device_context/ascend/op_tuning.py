@@ -4,8 +4,8 @@
 >>> try:
 ...     op_tuning.aoe_job_type("3")
 ... except ValueError as exc:
-...     print(str(exc)[-24:])
-['1', '2'] but got 3.
+...     print(str(exc)[-24:].strip())
+in ['1', '2'] but got 3.
 """
 from .. import _settings
 from .device import is_available

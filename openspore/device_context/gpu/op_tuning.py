@@ -7,8 +7,8 @@ search) maps onto `torch.backends.cudnn.benchmark = True`; the other modes are r
 >>> try:
 ...     op_tuning.conv_fprop_algo("fastest")
 ... except ValueError as exc:
-...     print(str(exc)[:80])
-For 'mindspore.device_context.gpu.op_tuning.conv_fprop_algo', the argument must
+...     print(str(exc).split(",")[0])
+For 'mindspore.device_context.gpu.op_tuning.conv_fprop_algo'
 """
 from .. import _settings
 from .device import is_available
