@@ -1,15 +1,15 @@
 """MindSpore 2.10 public modules that openspore does not have yet: importing one raises a clear ImportError.
 
 A finder placed *last* on `sys.meta_path` answers only when no real module was found, so a module that gets
-implemented later simply wins; until then `import openspore.device_context` (or `mindspore.device_context` through an alias) says
+implemented later simply wins; until then `import openspore.scipy.sparse` (or `mindspore.scipy.sparse` through an alias) says
 what is missing instead of Python's bare "No module named ...".
 
 >>> import openspore
 >>> try:
-...     import openspore.device_context
+...     import openspore.scipy.sparse
 ... except ImportError as exc:
 ...     print(exc)
-mindspore.device_context (MindSpore 2.10's public module) is not implemented in openspore yet.
+mindspore.scipy.sparse (MindSpore 2.10's public module) is not implemented in openspore yet.
 """
 import importlib.abc
 import sys
@@ -17,7 +17,7 @@ import sys
 # Public module paths of MindSpore 2.10's API reference (and 1.x paths that still import), relative to the
 # package; submodules of a listed module are covered too.
 MINDSPORE_MODULES = frozenset({
-    "device_context", "scipy.sparse",
+    "scipy.sparse",
     "parallel.auto_parallel", "runtime_api",
     "nn.extend", "experimental.es",
 })

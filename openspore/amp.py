@@ -187,7 +187,8 @@ def _train_config(level, kwargs):
 def build_train_network(network, optimizer, loss_fn=None, level="O0", boost_level="O0", **kwargs):
     """`build_train_network(network, optimizer, loss_fn=None, level='O0', boost_level='O0', **kwargs)`: apply the
     mixed-precision level to `network`, add `loss_fn` (WithLossCell) and wrap it in a one-step training cell:
-    `TrainOneStepWithLossScaleCell` when the loss-scale manager has an update cell, else `TrainOneStepCell`.
+    `TrainOneStepWithLossScaleCell` when the loss-scale manager has an update cell, else `TrainOneStepCell` (their
+    `boost` counterparts when `boost_level` is 'O1' or 'O2', as in MindSpore).
     kwargs: `cast_model_type`, `keep_batchnorm_fp32`, `loss_scale_manager` (level defaults: O2 uses float16,
     keeps BatchNorm in float32 and a `DynamicLossScaleManager()`; O3 float16 without loss scaling)."""
     _check_network(network, "build_train_network")
@@ -200,8 +201,13 @@ def build_train_network(network, optimizer, loss_fn=None, level="O0", boost_leve
     if boost_level not in ("O0", "O1", "O2"):
         raise ValueError(f"For 'build_train_network', the boost level {boost_level!r} is not supported; "
                          "supported levels are ['O0', 'O1', 'O2'].")
+    one_step, scaled_step = nn.TrainOneStepCell, nn.TrainOneStepWithLossScaleCell
     if boost_level != "O0":
+        # MindSpore wraps the step in the boost cells at O1/O2; off Ascend their AutoBoost runs at "O0" (no
+        # algorithm), so training gives plain TrainOneStepCell's values, in a BoostTrainOneStepCell.
+        from .boost import BoostTrainOneStepCell, BoostTrainOneStepWithLossScaleCell
         logger.warning("boost_level=%s: the boost algorithms target Ascend; training runs without them.", boost_level)
+        one_step, scaled_step = BoostTrainOneStepCell, BoostTrainOneStepWithLossScaleCell
     config = _train_config(level, kwargs)
     cast_type = config["cast_model_type"]
     if level in ("O1", "auto"):
@@ -214,9 +220,9 @@ def build_train_network(network, optimizer, loss_fn=None, level="O0", boost_leve
     if lsm is not None:
         update_cell = lsm.get_update_cell()
         if update_cell is not None:
-            return nn.TrainOneStepWithLossScaleCell(network, optimizer, scale_sense=update_cell).set_train()
-        return nn.TrainOneStepCell(network, optimizer, sens=float(lsm.get_loss_scale())).set_train()
-    return nn.TrainOneStepCell(network, optimizer).set_train()
+            return scaled_step(network, optimizer, scale_sense=update_cell).set_train()
+        return one_step(network, optimizer, sens=float(lsm.get_loss_scale())).set_train()
+    return one_step(network, optimizer).set_train()
 
 
 # ---- functional loss scaling -----------------------------------------------------------------------------

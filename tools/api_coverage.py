@@ -51,6 +51,11 @@ MODULES = [
     "mindspore.mindrecord", "mindspore.log", "mindspore.runtime", "mindspore.device_context",
     "mindspore.boost", "mindspore.rewrite", "mindspore.hal", "mindspore.profiler", "mindspore.utils",
     "mindspore.parallel", "mindspore.ops.primitive",
+    # device_context has only submodules (no names of its own): its API is in these
+    "mindspore.device_context.cpu", "mindspore.device_context.cpu.op_tuning", "mindspore.device_context.gpu",
+    "mindspore.device_context.gpu.op_precision", "mindspore.device_context.gpu.op_tuning",
+    "mindspore.device_context.ascend", "mindspore.device_context.ascend.op_precision",
+    "mindspore.device_context.ascend.op_tuning", "mindspore.device_context.ascend.op_debug",
 ]
 
 # The groups the "Done when" measures (≥ 90% each): a group is the module and its listed submodules.

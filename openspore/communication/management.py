@@ -175,3 +175,14 @@ def destroy_group(group):
         raise ValueError(f"For 'destroy_group', the group '{group}' does not exist.")
     _destroy(group)
 
+
+
+def get_comm_name(group=GlobalComm.WORLD_COMM_GROUP):
+    """The name of the communicator behind `group`. openspore's communicator of a group is the group itself (one
+    torch.distributed process group per group name), so this is the group's name; MindSpore returns its HCCL
+    communicator's name (and supports the call only on Ascend)."""
+    if not isinstance(group, str):
+        raise TypeError(f"For 'get_comm_name', the argument 'group' must be a str, but got {type(group).__name__}.")
+    _require_init("get_comm_name")
+    world.group_ranks(group)   # an unknown group raises here
+    return GlobalComm.WORLD_COMM_GROUP if world.is_world(group) else group

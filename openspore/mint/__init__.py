@@ -291,3 +291,9 @@ from ._tensor_ops import *  # noqa: E402,F401,F403
 from . import distributed, linalg, optim, special  # noqa: E402,F401  (mint's submodules, as MindSpore imports them)
 from ._random import *  # noqa: E402,F401,F403
 from ._norm_stats import *  # noqa: E402,F401,F403
+
+
+def npu_gelu(input, approximate="none"):  # noqa: A002  (MindSpore's parameter name)
+    """`mint.npu_gelu(input, approximate='none')`: GELU (the Ascend-fused kernel's API; 'none' is the erf form,
+    'tanh' the tanh approximation). MindSpore 2.10 runs it only on Ascend; openspore computes it anywhere."""
+    return nn.functional.gelu(input, approximate=approximate)

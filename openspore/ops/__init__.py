@@ -9,6 +9,9 @@ from . import operations  # noqa: F401  (registers every primitive)
 from .operations import *  # noqa: F401,F403
 from .function import *  # noqa: F401,F403
 from . import functional, composite  # noqa: F401
+from . import signature  # noqa: F401  (mindspore.ops.signature)
+from .reshard_func import reshard  # noqa: F401
+from .hybrid_kernel import kernel, ms_kernel  # noqa: F401
 from . import tensor_methods as _tensor_methods  # noqa: F401  (installs Tensor methods)
 from . import tensor_math_methods as _tensor_math_methods  # noqa: F401  (and the math ones)
 from .composite import HyperMap, Map, MultitypeFuncGraph, add_flags, zip_operation  # noqa: F401

@@ -105,3 +105,7 @@ def add_flags(fn=None, **flags):
 def zip_operation(*seqs):
     """zip() of sequences as a tuple of tuples."""
     return tuple(zip(*seqs))
+
+
+from .composite_augassign import (augassign_add, augassign_div, augassign_floordiv, augassign_mod,  # noqa: E402,F401
+                                  augassign_mul, augassign_sub, hyper_add)

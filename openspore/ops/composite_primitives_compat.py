@@ -65,13 +65,15 @@ PyFunc = _primitive("PyFunc", _pyfunc, attrs=[("fn", None), ("in_types", ()), ("
 class Custom(_PythonPrimitive):
     """Custom(func, out_shape=None, out_dtype=None, func_type='hybrid', bprop=None, reg_info=None): a user
     operator. openspore runs func_type "pyfunc" (func gets numpy arrays and returns arrays; `bprop(*inputs, out,
-    dout)` written with ops, when given, is its backward rule); the compiled kinds need a compiler it lacks."""
+    dout)` written with ops, when given, is its backward rule) and "hybrid" functions marked with `ops.kernel` (run
+    as Python); the other compiled kinds need a compiler it lacks."""
     _attrs = (("func", None), ("out_shape", None), ("out_dtype", None), ("func_type", "hybrid"), ("bprop", None),
               ("reg_info", None))
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        if self.func_type != "pyfunc":
+        hybrid = self.func_type == "hybrid" and getattr(self.func, "ms_kernel_flag", False)  # ops.kernel: Python
+        if self.func_type != "pyfunc" and not hybrid:
             raise ValueError(f"For 'Custom', func_type {self.func_type!r} needs a kernel compiler (AKG, TBE, AOT, "
                              f"Julia) that openspore does not have; use func_type='pyfunc' (func computes on numpy "
                              f"arrays).")

@@ -28,3 +28,4 @@ def __getattr__(name):
         if name in module.__all__:
             return getattr(module, name)
     raise AttributeError(f"module 'openspore.ops.operations' has no attribute {name!r}")
+from .hybrid_kernel import kernel, ms_kernel  # noqa: E402,F401  (mindspore.ops.operations.kernel)

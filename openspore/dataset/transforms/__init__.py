@@ -6,3 +6,6 @@ from .transforms import (Compose, Concatenate, Duplicate, Fill, Mask, OneHot, Pa
 __all__ = ["Compose", "Concatenate", "Duplicate", "Fill", "Mask", "OneHot", "PadEnd", "RandomApply", "RandomChoice",
            "RandomOrder", "Relational", "Slice", "TypeCast", "Unique", "TensorOperation", "PyTensorOperation",
            "not_random"]
+from .plugin import Plugin  # noqa: F401,E402
+
+__all__ += ["Plugin"]

@@ -9,3 +9,7 @@ from .pipeline_cell import PipelineCell  # noqa: F401
 __all__ = ["WithLossCell", "WithEvalCell", "WithGradCell", "ForwardValueAndGrad", "TrainOneStepCell",
            "TrainOneStepWithLossScaleCell", "DynamicLossScaleUpdateCell", "FixedLossScaleUpdateCell",
            "DistributedGradReducer", "PipelineCell"]
+from .parallel_wrappers import (VirtualDatasetCellTriple, AdaSumByGradWrapCell,  # noqa: F401,E402
+                                AdaSumByDeltaWeightWrapCell)
+
+__all__ += ["VirtualDatasetCellTriple", "AdaSumByGradWrapCell", "AdaSumByDeltaWeightWrapCell"]
