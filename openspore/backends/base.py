@@ -59,6 +59,21 @@ class Backend:
                 return vars(cls).get(f"{self.name}_out")
         return None
 
+    def bound_kernel(self, prim, inputs, first_only=False):
+        """The primitive's kernel specialised for one graph node, or None: `<backend>_bind(p, xp, inputs,
+        first_only)` beside the kernel gets the node's inputs (AbstractTensor, or the Python value of a constant)
+        and returns `fn(*args)` with the axes, sizes and library choices worked out once (a compiled graph's
+        shapes are fixed), or None to keep the kernel. With `first_only` it must compute only output 0, as a
+        1-tuple (as `first_kernel`). Only for primitives without side effects."""
+        cls = type(prim)
+        if getattr(cls, "side_effect", False):
+            return None
+        for klass in cls.__mro__:  # only beside the kernel it mirrors: a subclass's own kernel wins
+            if self.name in vars(klass):
+                bind = vars(klass).get(f"{self.name}_bind")
+                return None if bind is None else bind(prim, self.xp, inputs, first_only)
+        return None
+
     def first_kernel(self, prim):
         """The primitive's kernel that computes only its first output, as a 1-tuple (`<backend>_first(p, xp,
         *args)`), or None. The executor uses it where a graph reads nothing else of a multi-output primitive

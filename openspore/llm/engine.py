@@ -36,6 +36,8 @@ import numpy as np
 from .. import backends
 from ..common import dtype as mstype
 from ..common.tensor import Tensor
+from ..context import jit_disabled
+from ..core.dispatch import current_tracer
 from ..runtime.jit import jit
 from .config import GPTConfig
 from .engine_graphs import DecodeGraph, PrefillGraph, RowCopyGraph, ViewDecodeGraph
@@ -200,8 +202,6 @@ class LLMEngine:
         function (its graph cache compiles it, as for any call); later calls of that shape on the same backend
         run the compiled graph itself on the arrays: no Tensor wrapping, signature key or cache lookup per step.
         A traced or jit-disabled call (MS_JIT=0) takes the jit function's own path every time."""
-        from ..context import jit_disabled
-        from ..core.dispatch import current_tracer
         backend = backends.current()
         key = (id(cell),) + tuple(a.shape for a in arrays)
         found = self._graphs.get(key)

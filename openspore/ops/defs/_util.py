@@ -58,6 +58,16 @@ def check_rank(op, name, tensor, ranks):
                          f"but got shape {list(tensor.shape)} (rank {len(tensor.shape)}).")
 
 
+def static_shape(spec):
+    """The shape of a graph node's input as a tuple of ints when it is a tensor of fully known shape (what a
+    kernel's `<backend>_bind` specialises on, runtime/executor.py), else None."""
+    from ...core.primitive import AbstractTensor
+    if not isinstance(spec, AbstractTensor):
+        return None
+    shape = tuple(spec.shape)
+    return shape if all(type(d) is int and d >= 0 for d in shape) else None
+
+
 def normalize_axis(op, axis, ndim, name="axis"):
     if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
         raise TypeError(f"For '{op}', '{name}' must be an int, but got {type(axis).__name__}.")

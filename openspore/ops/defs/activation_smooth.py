@@ -256,6 +256,12 @@ class GeLU(Activation):
     def torch(self, torch, x):
         return _gelu_torch(torch, x, "tanh")
 
+    def torch_bind(self, torch, inputs, first_only):
+        if first_only:
+            return None
+        gelu = torch.nn.functional.gelu
+        return lambda x: gelu(x, approximate="tanh")
+
 
 @register
 class GeluExt(Activation):

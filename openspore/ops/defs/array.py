@@ -5,7 +5,7 @@ from ...core.primitive import AbstractTensor, Primitive, Sample, register
 from . import _onnx
 from ._mindir import Arg, mindir, norm_axis, norm_tuple
 from ._export import NO_MINDIR, NO_ONNX, not_exportable
-from ._util import check_tensor, normalize_axes, normalize_axis, prim, rand_float, sum_to_shape
+from ._util import check_tensor, normalize_axes, normalize_axis, prim, rand_float, static_shape, sum_to_shape
 
 
 def c_array(a):
@@ -55,6 +55,9 @@ class Reshape(Primitive):
 
     def torch(self, torch, x, shape):
         return torch.reshape(x, tuple(shape))
+
+    def torch_bind(self, torch, inputs, first_only):
+        return torch.reshape if type(inputs[1]) is tuple and not first_only else None   # one call: no frame
 
     @classmethod
     def samples(cls, rng):
@@ -157,6 +160,14 @@ class Transpose(Primitive):
         # a strided view, as torch's own transpose: consumers (matmul, reshape, elementwise) read strides
         # directly, and copying here cost one full pass over every attention head per call
         return x.permute(_perm(self.name, perm, x.ndim))
+
+    def torch_bind(self, torch, inputs, first_only):
+        """For a fixed rank and a constant perm: the permutation checked once."""
+        shape = static_shape(inputs[0])
+        if shape is None or type(inputs[1]) is not tuple or first_only:
+            return None
+        axes = _perm(self.name, inputs[1], len(shape))
+        return lambda x, perm: x.permute(axes)
 
     @classmethod
     def samples(cls, rng):

@@ -9,7 +9,7 @@ from . import _onnx
 from ._mindir import Arg, mindir, norm_axis, norm_bool
 from ._export import NO_MINDIR, NO_ONNX, not_exportable
 from ._util import (broadcast_shape, check_dtype, check_same_dtype, check_tensor, normalize_axes, prim,
-                    rand_float, reduced_shape, same_as, sum_to_shape, torch_out_fits)
+                    rand_float, reduced_shape, same_as, sum_to_shape, torch_out_fits, static_shape)
 
 
 # ---- dtype and constants ------------------------------------------------------------------------
@@ -114,6 +114,9 @@ class Add(_Binary):
     def torch(self, torch, x, y):
         return torch.add(x, y)
 
+    def torch_bind(self, torch, inputs, first_only):
+        return None if first_only else torch.add   # the kernel is this one call: skip its Python frame
+
     def torch_out(self, torch, out, x, y):
         # into an arena view (memory_optimize_level O1): same kernel, no result buffer of its own
         return torch.add(x, y, out=out) if torch_out_fits(out, x, y) else self.torch(torch, x, y)
@@ -149,6 +152,9 @@ class Mul(_Binary):
 
     def torch(self, torch, x, y):
         return torch.mul(x, y)
+
+    def torch_bind(self, torch, inputs, first_only):
+        return None if first_only else torch.mul   # the kernel is this one call: skip its Python frame
 
     def torch_out(self, torch, out, x, y):
         # into an arena view (memory_optimize_level O1): same kernel, no result buffer of its own
@@ -311,6 +317,24 @@ class BatchMatMul(Primitive):
         # strided batches (attention's q, kᵀ, v) go to BLAS as they lie there, no contiguous copies (host_gemm.py)
         out = host_gemm.matmul(torch, a, b)
         return torch.matmul(a, b) if out is None else out
+
+    def torch_bind(self, torch, inputs, first_only):
+        """For fixed shapes too small for host_gemm (decided by shape alone): torch.matmul with the transposes
+        chosen once."""
+        a, b = static_shape(inputs[0]), static_shape(inputs[1])
+        if a is None or b is None or first_only:
+            return None
+        m, k = (a[-1], a[-2]) if self.transpose_a else a[-2:]
+        n = b[-2] if self.transpose_b else b[-1]
+        batch = np.broadcast_shapes(a[:-2], b[:-2])
+        if host_gemm.worth_it(m, n, k, int(np.prod(batch, dtype=np.int64))):
+            return None   # may run on OpenBLAS: the kernel decides per call (thread counts can change)
+        matmul, ta, tb = torch.matmul, self.transpose_a, self.transpose_b
+        if ta:
+            return lambda x, y: matmul(x.transpose(-1, -2), y.transpose(-1, -2) if tb else y)
+        if tb:
+            return lambda x, y: matmul(x, y.transpose(-1, -2))
+        return matmul
 
     def torch_out(self, torch, out, a, b):
         if not torch_out_fits(out, a, b) or a.dim() < 3 or b.dim() < 3:

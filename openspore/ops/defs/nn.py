@@ -10,7 +10,8 @@ from ...core.random import default_generator, generator_for
 from . import _onnx
 from ._mindir import Arg, DATA_FORMAT, mindir
 from ._export import RANDOM, not_exportable
-from ._util import check_dtype, check_rank, check_same_dtype, check_tensor, prim, rand_float, torch_out_fits
+from ._util import (check_dtype, check_rank, check_same_dtype, check_tensor, prim, rand_float, static_shape,
+                    torch_out_fits)
 
 
 @register
@@ -127,6 +128,15 @@ class Dense(Primitive):
     def torch(self, torch, x, weight, bias):
         out = host_gemm.linear(torch, x, weight, bias)  # oneDNN where it was measured faster (host_gemm.py)
         return torch.nn.functional.linear(x, weight, bias) if out is None else out
+
+    def torch_bind(self, torch, inputs, first_only):
+        """For a fixed input shape too small for host_gemm.linear (decided by shape alone): torch's linear."""
+        x, w = static_shape(inputs[0]), static_shape(inputs[1])
+        if x is None or w is None or first_only:
+            return None
+        if len(x) >= 2 and host_gemm.worth_it(int(np.prod(x[:-1], dtype=np.int64)), w[0], w[1]):
+            return None   # may run on oneDNN: the kernel decides per call
+        return torch.nn.functional.linear
 
     def torch_out(self, torch, out, x, weight, bias):
         # what linear runs for a contiguous input (addmm over the flattened rows, or mm without a bias), into an

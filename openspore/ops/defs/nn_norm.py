@@ -10,7 +10,7 @@ from ...core.primitive import AbstractTensor, Primitive, Sample, register
 from . import _onnx
 from ._mindir import Arg, mindir
 from ._export import BACKWARD, not_exportable
-from ._util import check_dtype, check_tensor, normalize_axis, prim, rand_float, rand_positive
+from ._util import check_dtype, check_tensor, normalize_axis, prim, rand_float, rand_positive, static_shape
 
 
 def _reduce(t, axes, keep_dims):
@@ -108,6 +108,17 @@ class LayerNorm(_Axes, Primitive):
         if params_axis == norm_axis:
             return (torch.native_layer_norm(x, shape, gamma, beta, self.epsilon)[0],)
         return (torch.native_layer_norm(x, shape, None, None, self.epsilon)[0] * gamma + beta,)
+
+    def torch_bind(self, torch, inputs, first_only):
+        """For a fixed input shape where only y is read: torch_first with the normalised shape worked out once."""
+        shape = static_shape(inputs[0])
+        if shape is None or not first_only:
+            return None
+        norm_axis, params_axis = self._axes(len(shape))
+        if params_axis != norm_axis:
+            return None
+        norm, normalized, eps = torch.native_layer_norm, shape[norm_axis:], self.epsilon
+        return lambda x, gamma, beta: (norm(x, normalized, gamma, beta, eps)[0],)
 
     @classmethod
     def samples(cls, rng):

@@ -9,7 +9,7 @@ from . import _onnx
 from ._mindir import Arg, mindir, norm_bool, norm_tuple
 from ._export import BACKWARD, NO_MINDIR, NO_ONNX, not_exportable
 from ._util import (check_dtype, check_rank, check_same_dtype, check_tensor, normalize_axes, normalize_axis, prim,
-                    rand_float, same_as)
+                    rand_float, same_as, static_shape)
 
 
 def softmax_vjp(y, dy, axes):
@@ -117,6 +117,17 @@ class Softmax(Primitive):
         if len(axes) == 1:
             return torch.softmax(x, dim=axes[0])
         return torch.exp(_torch_log_softmax(torch, x, axes))
+
+    def torch_bind(self, torch, inputs, first_only):
+        """For a fixed rank and one axis: torch.softmax over the axis normalised once."""
+        shape = static_shape(inputs[0])
+        if shape is None or first_only:
+            return None
+        axes = self._axes(len(shape))
+        if len(axes) != 1:
+            return None
+        softmax, dim = torch.softmax, axes[0]
+        return lambda x: softmax(x, dim)
 
     @classmethod
     def samples(cls, rng):
