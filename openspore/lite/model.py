@@ -128,8 +128,13 @@ class Model(TrainingMixin):
                 results = run(arrays)
             self._chooser.record(way, time.perf_counter() - start)
         elif self._threads.n:
-            with self._threads:
+            threads = self._threads
+            changed = threads.enter()
+            try:
                 results = run(arrays)
+            finally:
+                if changed:
+                    threads.restore(changed)
         else:
             results = run(arrays)
         return self._wrap_outputs(results, outputs)
