@@ -173,8 +173,17 @@ class Model(TrainingMixin):
         return arr
 
     def _wrap_outputs(self, results, outputs):
-        wrapped = []
         names = self._outputs
+        if outputs is None and len(results) == len(names):  # the per-call case, in one loop
+            wrapped = []
+            wrap = Tensor._wrap
+            for t, arr in zip(names, results):
+                if type(arr) is not np.ndarray:
+                    arr = np.asarray(arr)
+                t._data = arr
+                wrapped.append(wrap(arr, t.name))
+            return wrapped
+        wrapped = []
         for k, arr in enumerate(results):
             if type(arr) is not np.ndarray:
                 arr = np.asarray(arr)
