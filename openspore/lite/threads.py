@@ -45,14 +45,25 @@ class BlasThreads:
         """The thread count of the first BLAS library, or None when there is none to control."""
         return self.libs[0][0]() if self.libs else None
 
-    def __enter__(self):
-        changed = []
+    def enter(self):
+        """Set the count to n where it differs; returns what `restore` needs to set it back (an empty tuple when
+        nothing changed). The per-call form of the context manager: no per-thread stack to keep."""
         n = self.n
+        changed = ()
         for get, put in self.libs:
             before = get()
             if before != n:
                 put(n)
-                changed.append((put, before))
+                changed += ((put, before),)
+        return changed
+
+    @staticmethod
+    def restore(changed):
+        for put, before in changed:
+            put(before)
+
+    def __enter__(self):
+        changed = self.enter()
         saved = self._saved
         try:
             saved.stack.append(changed)
@@ -61,8 +72,7 @@ class BlasThreads:
         return self
 
     def __exit__(self, *exc):
-        for put, before in self._saved.stack.pop():
-            put(before)
+        self.restore(self._saved.stack.pop())
         return False
 
 

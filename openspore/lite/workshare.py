@@ -60,6 +60,13 @@ def current():
     return _LOCAL.share
 
 
+def threaded():
+    """Whether the call this thread is running may share work or thread BLAS (`current()` or `gemm_threads()`
+    set): one call where a convolution's per-call path asked both."""
+    local = _LOCAL
+    return local.share is not None or local.gemm[0] != 0
+
+
 def gemm_threads():
     """(BLAS threads, least output pixels): a convolution GEMM of at least that many pixels may use that many BLAS
     threads in the call this thread is running ((0, 0): all stay at one)."""

@@ -108,3 +108,22 @@ def test_model_parallel_runner(fixtures_dir, tmp_path):
     assert not errors and len(results) == 8 and runner.workers_num == 3
     for r in results:
         np.testing.assert_allclose(r, expected, atol=1e-5)
+
+
+def test_predict_ignores_float_errors_and_keeps_the_callers_state(fixtures_dir):
+    # a run computes IEEE results whatever the caller's numpy error state (Executable.run sets numpy's error-state
+    # variable itself), and leaves that state as it was, also when a kernel fails
+    model = mslite.Model()
+    model.build_from_file(os.path.join(fixtures_dir, "lenet5.mindir"), mslite.ModelType.MINDIR, mslite.Context())
+    x = np.load(os.path.join(fixtures_dir, "lenet5_input0.npy"))
+    huge = np.full_like(x, 3e38)
+    with np.errstate(all="raise"):
+        with pytest.raises(FloatingPointError):  # what the program's code does without the run's error state
+            model._exe.fn(huge)
+        assert _predict(model, huge).shape == (2, 10)
+        assert np.geterr() == {"divide": "raise", "over": "raise", "under": "raise", "invalid": "raise"}
+        with pytest.raises(mslite.executor.LiteRuntimeError, match="operator 'LiteConv2D'"):
+            model._exe.run([huge[:, :, :5, :5]])  # a wrong shape fails inside a kernel, named
+        assert np.geterr()["invalid"] == "raise"
+    np.testing.assert_allclose(_predict(model, x), np.load(os.path.join(fixtures_dir, "lenet5_output.npy")),
+                               rtol=0, atol=1e-5)

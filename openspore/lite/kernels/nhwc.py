@@ -140,10 +140,11 @@ class NHWCConv:
     def __call__(self, x, w, *rest):
         plans = self.plans
         c = plans.last
-        # the per-call fast path: the same input shape and weight arrays as the last serial call
-        if c is not None and x.shape == c.shape and x.dtype is c.dtype and w is c.w \
-                and (c.b is None or rest[0] is c.b) and c.valid() \
-                and not (c.splits and (workshare.current() is not None or workshare.gemm_threads()[0])):
+        # the per-call fast path: the same input shape and weight arrays as the last serial call (Compiled.valid
+        # and the thread's way inline: ~0.5 µs of the ~2.5 µs this path cost per convolution)
+        if c is not None and w is c.w and x.shape == c.shape and x.dtype is c.dtype \
+                and (c.b is None or rest[0] is c.b) and (c.base is None or c.buffers.get(c.key) is c.base) \
+                and not (c.splits and workshare.threaded()):
             return c.go(x, rest)
         plan = plans.by_shape.get((x.shape, x.dtype))
         if plan is None:

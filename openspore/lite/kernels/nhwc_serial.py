@@ -35,10 +35,11 @@ class Compiled:
     """The compiled serial call of one plan: valid while `w` (and the bias `b`) are the same arrays and the shared
     column workspace is the buffer `base` it was compiled against (`valid`)."""
 
-    __slots__ = ("shape", "dtype", "w", "b", "base", "splits", "go")
+    __slots__ = ("shape", "dtype", "w", "b", "base", "buffers", "key", "splits", "go")
 
     def valid(self):
-        return self.base is None or _WS.buffers.get(("nhwc_cols", self.dtype)) is self.base
+        # (NHWCConv's per-call path tests the same inline; `buffers` is the compiling thread's workspace dict)
+        return self.base is None or self.buffers.get(self.key) is self.base
 
 
 def compile_serial(conv, plan, x, w, rest):
@@ -49,6 +50,7 @@ def compile_serial(conv, plan, x, w, rest):
     c.b = rest[0] if conv.has_bias else None
     c.splits = plan.splits
     c.base = None
+    c.buffers, c.key = _WS.buffers, ("nhwc_cols", w.dtype)
     if plan.windows is not None:
         plan.views(w.dtype)
         c.base = plan.base
