@@ -447,9 +447,10 @@ class _HostView:
 def _host_array(tensor):
     """`tensor.asnumpy()` with one torch call where it can: a CPU tensor that needs no grad gives its buffer
     (`asnumpy` first detaches and moves it, two more calls); anything else goes the general way."""
-    data = tensor.data_ref()
+    # the attribute, not `data_ref()` (a backend lookup): what is not a CPU torch array fails `numpy()` and goes
+    # the general way, which converts it (a lazily initialized tensor's None included)
     try:
-        return data.numpy()
+        return tensor._data.numpy()
     except (AttributeError, RuntimeError, TypeError):  # not torch, needs grad, on a device, or bfloat16
         return tensor.asnumpy()
 
@@ -459,7 +460,9 @@ def _first_output(outputs):
     if isinstance(outputs, (list, tuple)):
         outputs = outputs[0] if outputs else None
     if isinstance(outputs, Tensor):
-        data = outputs.data_ref()
+        data = outputs._data  # a network's output is a native array (`data_ref()` only where it is not yet)
+        if data is None or not hasattr(data, "ndim"):
+            data = outputs.data_ref()
         if data.ndim == 0:  # the native array converts itself: a fifth of the numpy round trip's cost
             return float(data)
         return float(np.mean(outputs.asnumpy()))

@@ -133,8 +133,8 @@ class EventWriter:
         """A collection's fast way (SummaryCollector): when the writer process is running and nothing queued waits
         for it, copy `arrays` (as `layout` has them, `_ring.RingLayout`) into its ring with one call and post a
         "collection" message naming only the step, the scalars' values and the reservation (the layout itself is
-        sent once per writer process). No per-array objects, no per-array message entries: a tenth of the general
-        message to pickle. False, with nothing done, where that cannot be (the caller takes `submit_event`)."""
+        sent once per writer process), packed into a message slot with one `struct.pack_into`. No per-array
+        objects, no per-array message entries, nothing pickled. False, with nothing done, where that cannot be (the caller takes `submit_event`)."""
         child = self._child
         if not self._direct or child is None or self._unringed or self._queued:
             return False
@@ -155,7 +155,8 @@ class EventWriter:
         wall_time = time.time()
         message = layout.collected(step, wall_time, scalars, *place)
         with self._order:
-            if not self._queued and self._child is child and (child.post(message) or child.send_now(message)):
+            if not self._queued and self._child is child and (child.post_collection(message) or
+                                                              child.send_now(message)):
                 self.collections += 1
                 return True
         # copied, but the message cannot go now: through the writer thread, as the event it stands for
@@ -416,10 +417,9 @@ class EventWriter:
             return
         child.kill()
         if child.ring is not None:  # posted before the queued items: written first, by this thread
-            import pickle
             from ._pack import event_bytes
             for data in child.ring.take_unread():
-                message = pickle.loads(data)
+                message = _ring.message_of(data)
                 if message[0] == "layout":  # this process has it (`_ring.layout_of`)
                     continue
                 if message[0] == "collection":

@@ -123,6 +123,16 @@ class WriterProcess:
         finally:
             self._write_lock.release()
 
+    def post_collection(self, message):
+        """`post` of a "collection" message (`_ring.RingLayout.collected`), packed into its slot unpickled."""
+        ring = self.ring
+        if ring is None or self._stopped or not self._write_lock.acquire(blocking=False):
+            return False
+        try:
+            return ring.post_collection(message, self._written)
+        finally:
+            self._write_lock.release()
+
     def send_now(self, message):
         """Pass a small message only if that cannot wait: the pipe has room for it (what the writer has not read
         yet is known from the ring's header) and no other write is under way. False, with nothing written,

@@ -52,7 +52,7 @@ def _read_exact(stream, n):
 def main(ring_fd=-1, ring_size=0):
     from ._records import RecordFile  # noqa: F401  (imported before "ready": the parent holds records
     from ._pack import event_bytes  # noqa: F401  until then, and packs them itself if it closes first)
-    from ._ring import AttachedRing
+    from ._ring import AttachedRing, message_of
     ring = AttachedRing(ring_fd, ring_size) if ring_fd >= 0 else None
     if ring_fd >= 0:
         os.close(ring_fd)  # mapped
@@ -68,7 +68,7 @@ def main(ring_fd=-1, ring_size=0):
                 if not select.select([stdin], [], [], POLL_SECONDS)[0]:
                     idle = True
                     for data in ring.messages():
-                        writer.handle(pickle.loads(data))
+                        writer.handle(message_of(data))
                         idle = False
                     if idle:
                         _lowest()
@@ -77,14 +77,14 @@ def main(ring_fd=-1, ring_size=0):
             if header is None:  # the parent is done with this writer (or died): what it posted still goes in
                 if ring is not None and writer.path is not None:
                     for data in ring.messages():
-                        writer.handle(pickle.loads(data))
+                        writer.handle(message_of(data))
                 return
             length, posted = struct.unpack("<IQ", header)
             message = pickle.loads(_read_exact(stdin, length))
             if ring is not None:
                 ring.note_read(12 + length)
                 for data in ring.messages(posted):  # sent before this one
-                    writer.handle(pickle.loads(data))
+                    writer.handle(message_of(data))
             writer.handle(message)
     finally:
         writer.close()
