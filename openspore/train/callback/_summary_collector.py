@@ -78,6 +78,7 @@ class SummaryCollector(Callback):
         self._input_checked = False
         self._lr_source = None  # (optimizer, CHANGES generation, _HostView of a fixed rate or None): `_lr`
         self._layout = None  # ((no loss, no lr), the arrays it was made for, RingLayout): `_layout_for`
+        self._layouts = {}  # every RingLayout made, by what it describes
         self._tensor_freq = collect_tensor_freq or collect_freq
 
     # ---- constructor checks -----------------------------------------------------------------------------
@@ -282,13 +283,18 @@ class SummaryCollector(Callback):
         if len({a.dtype for a in hosts}) > 1:
             self._layout = None
             return None
-        from ..summary._ring import RingLayout
         image = self.collect_specified_data["collect_input_data"] and len(hosts) > len(self._histogram_params)
-        tags = [("image", "input_data/auto")] if image else []
-        tags += [("histogram", entry.tag) for entry in self._histogram_params]
-        layout = RingLayout([(plugin, tag, a.dtype, a.shape) for (plugin, tag), a in zip(tags, hosts)],
-                            [name for name, value in (("loss/auto", loss), ("learning_rate/auto", lr))
-                             if value is not None])
+        # kept by what it describes: an epoch's smaller last batch and the next epoch's full ones take turns
+        # without a new layout each time, and a layout stays known while its collections may wait in the ring
+        signature = (loss is None, lr is None, image, tuple((a.shape, a.dtype.str) for a in hosts))
+        layout = self._layouts.get(signature)
+        if layout is None:
+            from ..summary._ring import RingLayout
+            tags = [("image", "input_data/auto")] if image else []
+            tags += [("histogram", entry.tag) for entry in self._histogram_params]
+            layout = self._layouts[signature] = RingLayout(
+                [(plugin, tag, a.dtype, a.shape) for (plugin, tag), a in zip(tags, hosts)],
+                [name for name, value in (("loss/auto", loss), ("learning_rate/auto", lr)) if value is not None])
         self._layout = ((loss is None, lr is None), list(hosts), layout)
         return layout
 

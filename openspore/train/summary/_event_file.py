@@ -423,7 +423,10 @@ class EventWriter:
                 if message[0] == "layout":  # this process has it (`_ring.layout_of`)
                     continue
                 if message[0] == "collection":
-                    message = _ring.expand(_ring.layout_of, message)
+                    try:
+                        message = _ring.expand(_ring.layout_of, message)
+                    except KeyError:  # its collector is gone (and its layout with it): nothing to pack it by
+                        continue
                 _, step, wall_time, values, _ = message
                 values = [(p, t, child.ring.view(v) if type(v) is tuple else v) for p, t, v in values]
                 self._local().append(event_bytes(step, values, wall_time))
