@@ -134,7 +134,8 @@ class EventWriter:
         for it, copy `arrays` (as `layout` has them, `_ring.RingLayout`) into its ring with one call and post a
         "collection" message naming only the step, the scalars' values and the reservation (the layout itself is
         sent once per writer process), packed into a message slot with one `struct.pack_into`. No per-array
-        objects, no per-array message entries, nothing pickled. False, with nothing done, where that cannot be (the caller takes `submit_event`)."""
+        objects, no per-array message entries, nothing pickled. False, with nothing done, where that cannot be
+        (the caller takes `submit_event`)."""
         child = self._child
         if not self._direct or child is None or self._unringed or self._queued:
             return False
