@@ -7,8 +7,12 @@ the first step of a run, which compiles the graph, is reported on its own), the 
 epoch_end, the collector's epoch-end work included), the whole `Model.train` per epoch (writer start, first step,
 lineage and close included), the training process's CPU, the time the collector's own callbacks took on the
 training thread, and the CPU of the training process's other threads (the summary writer's and lineage threads;
-torch's do not run with --threads 1), a figure other jobs on the machine barely move. The writer process is started once per training process and reused by later SummaryRecords: the
-"writer cold" setting stops the idle one first, so that run pays the start. Ratios are per round against the run without a collector, then the median over rounds.
+torch's do not run with --threads 1), a figure other jobs on the machine barely move, and the writer process's
+CPU over the run (its CPU clock; a run that started it counts its whole start). The writer process is started once
+per training process and reused by later SummaryRecords: the "writer cold" settings stop the idle one first, so
+that run pays the start, the writer importing its modules at nice 19 or at the training process's priority
+(`_writer_client.START_NICE`). Ratios are per round against the run without a collector, then the median over
+rounds.
 
     python bench/summary_overhead.py [--mode graph|pynative] [--rounds 9] [--epochs 2] [--steps 20] [--threads N]
 """
@@ -103,10 +107,25 @@ class TimedCollector(ms.SummaryCollector):
         return self._timed(ms.SummaryCollector.end, run_context)
 
 
+def _process_cpu(pid):
+    """CPU seconds another process has used (its CPU clock: nanosecond resolution, Linux)."""
+    return time.clock_gettime(((~pid) << 3) | 2)
+
+
+def _idle_writer():
+    from openspore.train.summary import _writer_client
+    writer = _writer_client._idle["writer"]
+    return writer if writer is not None and writer.alive() else None
+
+
 def one_run(epochs, steps, collector_freq, tmp, cold=False):
+    from openspore.train.summary import _writer_client
+    start_nice = getattr(_writer_client, "START_NICE", None)
     if cold:  # no writer process left by an earlier run: this run starts its own (once per training process)
-        from openspore.train.summary import _writer_client
         _writer_client._stop_idle()
+        _writer_client.START_NICE = None if cold == "parent" else cold
+    writer = _idle_writer()
+    writer_cpu0 = _process_cpu(writer.pid) if writer is not None else 0.0
     ms.set_seed(1)
     rng = np.random.default_rng(0)
     data = ds.NumpySlicesDataset({"x": rng.standard_normal((steps * 32, 1, 32, 32)).astype(np.float32),
@@ -121,11 +140,20 @@ def one_run(epochs, steps, collector_freq, tmp, cold=False):
     model.train(epochs, data, callbacks=callbacks)
     total, cpu = time.perf_counter() - t0, time.process_time() - cpu0
     side = cpu - (time.thread_time() - main0)  # the process's other threads (summary writer, lineage, ...)
+    after = _idle_writer()  # close() handed the writer process back: all its work for this run is done
+    if after is None:
+        writer_cpu = 0.0
+    elif after is writer:
+        writer_cpu = _process_cpu(after.pid) - writer_cpu0
+    else:  # started by this run: its whole life, its start included
+        writer_cpu = _process_cpu(after.pid)
+    _writer_client.START_NICE = start_nice
     later = np.array(timer.steps[1:]) * 1000  # step 1 compiles (graph mode) and records the graph
     later_cpu = np.array(timer.cpu[1:]) * 1000
     n = len(timer.steps)
-    return {"p50": float(np.percentile(later, 50)), "p99": float(np.percentile(later, 99)), "max": float(later.max()),
-            "cpu50": float(np.percentile(later_cpu, 50)), "cpu99": float(np.percentile(later_cpu, 99)),
+    return {"p50": float(np.percentile(later, 50)), "mean": float(later.mean()), "p99": float(np.percentile(later, 99)),
+            "max": float(later.max()), "cpu50": float(np.percentile(later_cpu, 50)), "cpumean": float(later_cpu.mean()),
+            "cpu99": float(np.percentile(later_cpu, 99)), "writer": 1e6 * writer_cpu / n,
             "cpumax": float(later_cpu.max()),
             "first": 1000 * timer.steps[0], "epoch": 1000 * statistics.mean(timer.epochs[1:] or timer.epochs),
             "train": 1000 * total / epochs, "cpu": 1000 * cpu / n, "side": 1e6 * side / n,
@@ -179,9 +207,10 @@ def main_cpu_ms_per_collection(tmp):
     return 100 * cpu
 
 
-_COLUMNS = [("p50", "step p50"), ("p99", "step p99"), ("max", "step max"), ("epoch", "epoch"),
-            ("train", "Model.train / epoch"), ("cpu50", "step CPU p50"), ("cpu99", "step CPU p99"),
-            ("cpumax", "step CPU max"), ("cpu", "CPU / step, whole run")]
+_COLUMNS = [("p50", "step p50"), ("mean", "step mean"), ("p99", "step p99"), ("max", "step max"),
+            ("epoch", "epoch"), ("train", "Model.train / epoch"), ("cpu50", "step CPU p50"),
+            ("cpumean", "step CPU mean"), ("cpu99", "step CPU p99"), ("cpumax", "step CPU max"),
+            ("cpu", "CPU / step, whole run")]
 
 
 def main():
@@ -198,7 +227,9 @@ def main():
         import torch
         torch.set_num_threads(args.threads)
     ms.set_context(mode=ms.GRAPH_MODE if args.mode == "graph" else ms.PYNATIVE_MODE)
-    settings = [("none", 0, False), ("collect_freq=10", 10, False), ("collect_freq=10, writer cold", 10, True),
+    settings = [("none", 0, False), ("collect_freq=10", 10, False),
+                ("collect_freq=10, writer cold (imports at nice 19)", 10, 19),
+                ("collect_freq=10, writer cold (imports at this priority)", 10, "parent"),
                 ("collect_freq=1", 1, False)]
     runs = {label: [] for label, _, _ in settings}
     with tempfile.TemporaryDirectory() as tmp:
@@ -224,8 +255,9 @@ def main():
           "(wall time waits on other jobs, CPU much less).")
     print("| setting | " + " | ".join(title for _, title in _COLUMNS) + " | collector's callbacks / step | "
           "slowest collector step_end | close (leaving Model.train) | step_end CPU, collecting (us) | "
-          "step_end CPU, other steps (us) | other threads' CPU / step, whole run (us) |")
-    print("|---|" + "---:|" * (len(_COLUMNS) + 6))
+          "step_end CPU, other steps (us) | other threads' CPU / step, whole run (us) | writer process CPU / step, "
+          "whole run (us) |")
+    print("|---|" + "---:|" * (len(_COLUMNS) + 7))
     base = runs["none"]
     for label, _, _ in settings:
         cells = []
@@ -239,8 +271,9 @@ def main():
         se_collect = statistics.median(r["se_collect"] for r in runs[label])
         se_other = statistics.median(r["se_other"] for r in runs[label])
         side = statistics.median(r["side"] for r in runs[label])
+        writer = statistics.median(r["writer"] for r in runs[label])
         print(f"| {label} | " + " | ".join(cells) + f" | {own:.3f} | {own_max:.2f} | {close:.1f} | "
-              f"{se_collect:.0f} | {se_other:.1f} | {side:.0f} |")
+              f"{se_collect:.0f} | {se_other:.1f} | {side:.0f} | {writer:.0f} |")
     pooled = {label: np.concatenate([r["steps"] for r in runs[label]]) for label, _, _ in settings}
     print("all rounds' steps pooled: " + "; ".join(
         f"{label} p99 {np.percentile(pooled[label], 99):.1f} ms ({np.percentile(pooled[label], 99) / np.percentile(pooled['none'], 99):.3f}), "

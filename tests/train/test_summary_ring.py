@@ -123,6 +123,47 @@ def test_histograms_are_the_weights_at_their_step_with_the_writer_stopped_and_th
     assert watch.steps[0][first].max() != watch.steps[-1][first].max()  # the weights did move meanwhile
 
 
+class _Values(ms.Callback):
+    """After the collector: each step's loss and host copies of the first parameters."""
+
+    def __init__(self, params):
+        super().__init__()
+        self.params, self.steps, self.losses = params, [], []
+
+    def on_train_step_end(self, run_context):
+        self.steps.append({p.name: p.asnumpy().copy() for p in self.params})
+        self.losses.append(float(run_context.original_args()["net_outputs"].asnumpy()))
+
+
+def test_collections_the_layout_way_hold_each_steps_loss_weights_and_input(tmp_path, monkeypatch):
+    from openspore.insight.summary_reader import SummaryIndex
+    from tests.insight import nets, summary_runs
+    monkeypatch.setenv("OPENSPORE_SUMMARY_WRITER", "process")
+    with ms.SummaryRecord(str(tmp_path / "warm-up")) as warm:  # a writer process ready for the run
+        warm.add_value("scalar", "x", ms.Tensor(np.float32(1)))
+        warm.record(1)
+        warm.flush()
+    ms.set_seed(1)
+    net = nets.LeNet()  # no summary ops in construct: every collection is the collector's own
+    model = ms.Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
+                     nn.Momentum(net.trainable_params(), 0.05, 0.9))
+    collector = ms.SummaryCollector(str(tmp_path / "r"), collect_freq=1)
+    watch = _Values(net.trainable_params()[:5])
+    model.train(2, summary_runs.dataset(rows=64), callbacks=[collector, watch])
+    assert collector._record._summary.collections >= 1  # (step 1 also writes the graph: the general way)
+    run = SummaryIndex(str(tmp_path)).run("./r")
+    steps = list(range(1, 17))
+    assert run.scalars["loss/auto"] == [(s, float(np.float32(v))) for s, v in zip(steps, watch.losses)]
+    assert [s for s, _ in run.scalars["learning_rate/auto"]] == steps
+    assert [i["step"] for i in run.images["input_data/auto"]] == steps[-run.MAX_IMAGES:]
+    for name in watch.steps[0]:
+        series = run.histograms[f"{name}/auto"]
+        assert [h["step"] for h in series] == steps
+        for h, values in zip(series, watch.steps):
+            assert (h["count"], h["min"], h["max"]) == (values[name].size, float(values[name].min()),
+                                                        float(values[name].max())), (name, h["step"])
+
+
 def test_put_many_lays_arrays_back_to_back_in_one_reservation():
     ring = SharedRing.create(64 + 16384)
     writer = AttachedRing(ring.fd, ring.size)
@@ -136,6 +177,32 @@ def test_put_many_lays_arrays_back_to_back_in_one_reservation():
     assert ring.put_many([np.zeros(1000, np.float32), np.zeros(100, np.float32)]) is None  # above the limit
     writer.release(slots[0].end)
     assert ring.in_use() == 0
+
+
+def test_a_layout_copies_a_collection_in_one_reservation_and_its_message_names_where_each_array_lies():
+    ring = SharedRing.create(64 + 16384)
+    consumer = AttachedRing(ring.fd, ring.size)
+    f32 = np.dtype(np.float32)
+    layout = _ring.RingLayout([("image", "x", f32, (2, 1, 2, 2)), ("histogram", "w", f32, (3,)),
+                               ("histogram", "b", f32, (1, 2))], ["loss/auto", "learning_rate/auto"])
+    assert layout.nbytes == 4 * (8 + 3 + 2) and _ring.layout_of(layout.key) is layout
+    arrays = [np.arange(8, dtype=np.float32).reshape(2, 1, 2, 2), np.arange(6, dtype=np.float32)[::2],  # strided
+              np.full((1, 2), 9, np.float32)]
+    offset, end = ring.put_layout(layout, arrays)
+    event = _ring.expand(_ring.layout_of, layout.collected(7, 1.5, [0.25, 0.01], offset, end))
+    kind, step, wall_time, values, released = event
+    assert (kind, step, wall_time, released) == ("event", 7, 1.5, end)
+    assert values[:2] == [("scalar", "loss/auto", 0.25), ("scalar", "learning_rate/auto", 0.01)]
+    assert [(p, t) for p, t, _ in values[2:]] == [("image", "x"), ("histogram", "w"), ("histogram", "b")]
+    for (_, _, where), array in zip(values[2:], arrays):
+        assert consumer.array(where).tolist() == array.tolist()
+    consumer.release(end)
+    assert ring.in_use() == 0
+    assert ring.put_layout(_ring.RingLayout([], ["loss/auto"]), []) == (0, 0)  # scalars only: nothing reserved
+    with pytest.raises(ValueError, match="several dtypes"):
+        _ring.RingLayout([("histogram", "w", f32, (3,)), ("histogram", "i", np.dtype(np.int32), (3,))], [])
+    big = _ring.RingLayout([("histogram", "w", f32, (4096,))], [])  # above a quarter of the ring
+    assert ring.put_layout(big, [np.zeros(4096, np.float32)]) is None
 
 
 def test_posted_messages_come_in_order_wait_for_earlier_pipe_messages_and_refuse_when_slots_are_taken():

@@ -132,6 +132,34 @@ def test_a_killed_writer_process_loses_nothing_queued_after_it(tmp_path, monkeyp
     assert [e.step for e in _events(tmp_path)[1:]] == [1, 2, 3, 4]  # ... and the thread wrote the rest
 
 
+def test_collections_posted_to_a_writer_that_dies_before_taking_them_are_written_by_this_process(tmp_path,
+                                                                                                 monkeypatch):
+    from openspore.train.summary._ring import RingLayout
+    monkeypatch.setenv("OPENSPORE_SUMMARY_WRITER", "process")
+    record = ms.SummaryRecord(str(tmp_path))
+    weights = np.arange(12, dtype=np.float32).reshape(3, 4)
+    try:
+        _write_steps(record, [1])
+        record.flush()  # the writer process runs and has the file: collections may be posted to it
+        child = record._summary.writer_process()
+        os.kill(child.pid, signal.SIGSTOP)  # it takes nothing from now on
+        layout = RingLayout([("histogram", "w", weights.dtype, weights.shape)], ["loss"])
+        for step in (2, 3, 4):
+            assert record._post_collection(step, layout, [1.0 / step], [weights * step])
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait()
+        record.flush()  # the writer thread finds it gone and writes the posted collections itself
+    finally:
+        record.close()
+    events = _events(tmp_path)[1:]
+    assert [e.step for e in events] == [1, 2, 3, 4]
+    for event in events[1:]:
+        loss, histogram = event.summary.value
+        assert (loss.tag, histogram.tag) == ("loss", "w")
+        assert loss.scalar_value == np.float32(1.0 / event.step)
+        assert (histogram.histogram.min, histogram.histogram.max) == (0.0, 11.0 * event.step)
+
+
 def test_the_writer_process_exits_when_training_is_killed(tmp_path):
     script = textwrap.dedent(f"""
         import os, sys, numpy as np

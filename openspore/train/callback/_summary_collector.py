@@ -77,6 +77,8 @@ class SummaryCollector(Callback):
         self._last_loss = None
         self._input_checked = False
         self._lr_source = None  # (optimizer, CHANGES generation, _HostView of a fixed rate or None): `_lr`
+        self._layout = None  # ((no loss, no lr), the arrays it was made for, RingLayout): `_layout_for`
+        self._layouts = {}  # every RingLayout made, by what it describes
         self._tensor_freq = collect_tensor_freq or collect_freq
 
     # ---- constructor checks -----------------------------------------------------------------------------
@@ -234,21 +236,29 @@ class SummaryCollector(Callback):
         if spec["collect_graph"] and not self._graph_written:
             self._graph_written = True
             self._add_graph(cb)
-        scalars = []
-        if spec["collect_metric"]:
-            loss = _first_output(cb.get("net_outputs"))
-            if loss is not None:
-                self._last_loss = loss
-                scalars.append(("loss/auto", loss))
+        loss = _first_output(cb.get("net_outputs")) if spec["collect_metric"] else None
+        if loss is not None:
+            self._last_loss = loss
         lr = self._lr(cb.get("optimizer"), step)
-        if lr is not None:
-            scalars.append(("learning_rate/auto", lr))
-        arrays = []
-        if spec["collect_input_data"]:
-            self._add_input(cb, arrays)
-        for entry in self._params_for_histograms(cb.get("optimizer"), cb.get("train_network")):
-            arrays.append(("histogram", entry.tag, entry.host()))
-        if not record._has_pending():  # the usual collection: nothing but these values to write
+        image = self._input_image(cb) if spec["collect_input_data"] else None
+        weights = self._histogram_params
+        if weights is None:
+            weights = self._params_for_histograms(cb.get("optimizer"), cb.get("train_network"))
+        hosts = [entry.host() for entry in weights]
+        if image is not None:
+            hosts.insert(0, image)
+        pending = record._has_pending()
+        if not pending:  # the usual collection: a known layout, one copy into the ring, a message of numbers
+            layout = self._layout_for(loss, lr, hosts)
+            if layout is not None and record._post_collection(
+                    step, layout, [v for v in (loss, lr) if v is not None], hosts):
+                return
+        scalars = [(name, value) for name, value in (("loss/auto", loss), ("learning_rate/auto", lr))
+                   if value is not None]
+        arrays = [("histogram", entry.tag, host) for entry, host in zip(weights, hosts[image is not None:])]
+        if image is not None:
+            arrays.insert(0, ("image", "input_data/auto", image))
+        if not pending:
             record._record_collection(step, scalars, arrays)
             return
         for name, value in scalars:
@@ -256,6 +266,37 @@ class SummaryCollector(Callback):
         if arrays:
             record._add_arrays(arrays)
         record.record(step, plugin_filter=None if tensors_now else _no_tensors)
+
+    def _layout_for(self, loss, lr, hosts):
+        """The ring layout (`_ring.RingLayout`) of this collection: kept while the same scalars are collected and
+        the arrays are the same buffers (weights) or of the same shape and dtype (the input batch, first when
+        collected); None when the arrays are of several dtypes (they go the general way)."""
+        cached = self._layout
+        if cached is not None and cached[0] == (loss is None, lr is None) and len(cached[1]) == len(hosts):
+            same = True
+            for array, known in zip(hosts, cached[1]):
+                if array is not known and (array.shape != known.shape or array.dtype != known.dtype):
+                    same = False
+                    break
+            if same:
+                return cached[2]
+        if len({a.dtype for a in hosts}) > 1:
+            self._layout = None
+            return None
+        image = self.collect_specified_data["collect_input_data"] and len(hosts) > len(self._histogram_params)
+        # kept by what it describes: an epoch's smaller last batch and the next epoch's full ones take turns
+        # without a new layout each time, and a layout stays known while its collections may wait in the ring
+        signature = (loss is None, lr is None, image, tuple((a.shape, a.dtype.str) for a in hosts))
+        layout = self._layouts.get(signature)
+        if layout is None:
+            from ..summary._ring import RingLayout
+            tags = [("image", "input_data/auto")] if image else []
+            tags += [("histogram", entry.tag) for entry in self._histogram_params]
+            layout = self._layouts[signature] = RingLayout(
+                [(plugin, tag, a.dtype, a.shape) for (plugin, tag), a in zip(tags, hosts)],
+                [name for name, value in (("loss/auto", loss), ("learning_rate/auto", lr)) if value is not None])
+        self._layout = ((loss is None, lr is None), list(hosts), layout)
+        return layout
 
     def _add_graph(self, cb):
         from ..summary._graph_of import network_graph
@@ -267,18 +308,21 @@ class SummaryCollector(Callback):
         if graph is not None:
             self._record._add_graph_ir("train_network/auto", graph)  # converted on the writer thread
 
-    def _add_input(self, cb, arrays):
+    def _input_image(self, cb):
+        """The first dataset column's host array when it is an NCHW image batch (1 or 3 channels), else None
+        (and `collect_input_data` is turned off, with a warning)."""
         element = cb.get("train_dataset_element")
         first = element[0] if isinstance(element, (list, tuple)) and element else element
-        shape = first.shape if isinstance(first, Tensor) else ()
-        if len(shape) != 4 or shape[1] not in (1, 3):
+        array = _host_array(first) if isinstance(first, Tensor) else None
+        # the host array's shape: a C attribute (the Tensor's `shape` of a new batch builds a tuple in Python)
+        if array is None or array.ndim != 4 or array.shape[1] not in (1, 3):
             if not self._input_checked:
                 self._input_checked = True
                 logger.warning("SummaryCollector: the first dataset column is not an NCHW image batch with 1 or 3 "
                                "channels; 'collect_input_data' is turned off.")
             self.collect_specified_data["collect_input_data"] = False
-            return
-        arrays.append(("image", "input_data/auto", _host_array(first)))
+            return None
+        return array
 
     def _lr(self, optimizer, step):
         """`_learning_rate(optimizer, step)`; a fixed rate (a scalar Parameter: schedulers assign to it in place)
@@ -393,6 +437,9 @@ class _HostView:
         self.tensor, self.tag, self._data, self._view = tensor, tag, None, None
 
     def host(self):
+        data = self.tensor._data  # the attribute: `data_ref()` (a backend lookup) only when it changed
+        if data is self._data and data is not None:
+            return self._view
         data = self.tensor.data_ref()
         if data is self._data:
             return self._view
@@ -406,9 +453,10 @@ class _HostView:
 def _host_array(tensor):
     """`tensor.asnumpy()` with one torch call where it can: a CPU tensor that needs no grad gives its buffer
     (`asnumpy` first detaches and moves it, two more calls); anything else goes the general way."""
-    data = tensor.data_ref()
+    # the attribute, not `data_ref()` (a backend lookup): what is not a CPU torch array fails `numpy()` and goes
+    # the general way, which converts it (a lazily initialized tensor's None included)
     try:
-        return data.numpy()
+        return tensor._data.numpy()
     except (AttributeError, RuntimeError, TypeError):  # not torch, needs grad, on a device, or bfloat16
         return tensor.asnumpy()
 
@@ -418,8 +466,11 @@ def _first_output(outputs):
     if isinstance(outputs, (list, tuple)):
         outputs = outputs[0] if outputs else None
     if isinstance(outputs, Tensor):
-        if outputs.shape == ():  # the native array converts itself: a fifth of the numpy round trip's cost
-            return float(outputs.data_ref())
+        data = outputs._data  # a network's output is a native array (`data_ref()` only where it is not yet)
+        if data is None or not hasattr(data, "ndim"):
+            data = outputs.data_ref()
+        if data.ndim == 0:  # the native array converts itself: a fifth of the numpy round trip's cost
+            return float(data)
         return float(np.mean(outputs.asnumpy()))
     if isinstance(outputs, (int, float, np.number)):
         return float(outputs)

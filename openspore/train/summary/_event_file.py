@@ -10,7 +10,7 @@ import queue
 import threading
 import time
 
-from . import _writer_client
+from . import _ring, _writer_client
 from ._records import RecordFile
 from ._ring import RingSlot
 
@@ -86,6 +86,7 @@ class EventWriter:
         # (the writer process releases the ring up to a message's last slot)
         self._unringed = 0
         self.moved = 0  # events whose arrays the writer thread moved into the ring (the ring was full)
+        self.collections = 0  # collections posted the layout way (`post_collection`)
         self._done = threading.Event()  # the file is closed (or the thread ended otherwise)
         self._close_queued = False
         self._handback = None  # a writer process that never started on this file, for `_writer_client`
@@ -127,6 +128,43 @@ class EventWriter:
                 self._unringed += 1
             data = (data, True)  # to be moved into the ring by the writer thread
         self._put("event", (step, wall_time, data))
+
+    def post_collection(self, step, layout, scalars, arrays):
+        """A collection's fast way (SummaryCollector): when the writer process is running and nothing queued waits
+        for it, copy `arrays` (as `layout` has them, `_ring.RingLayout`) into its ring with one call and post a
+        "collection" message naming only the step, the scalars' values and the reservation (the layout itself is
+        sent once per writer process), packed into a message slot with one `struct.pack_into`. No per-array
+        objects, no per-array message entries, nothing pickled. False, with nothing done, where that cannot be
+        (the caller takes `submit_event`)."""
+        child = self._child
+        if not self._direct or child is None or self._unringed or self._queued:
+            return False
+        ring = child.ring
+        if ring is None:
+            return False
+        if layout.sent_to is not child:
+            with self._order:
+                if self._queued or self._child is not child or not (child.post(layout.message) or
+                                                                    child.send_now(layout.message)):
+                    return False
+            layout.sent_to = child
+        if ring.over_mark():
+            child.press()
+        place = ring.put_layout(layout, arrays)
+        if place is None:
+            return False
+        wall_time = time.time()
+        message = layout.collected(step, wall_time, scalars, *place)
+        with self._order:
+            if not self._queued and self._child is child and (child.post_collection(message) or
+                                                              child.send_now(message)):
+                self.collections += 1
+                return True
+        # copied, but the message cannot go now: through the writer thread, as the event it stands for
+        _, step, wall_time, values, _ = _ring.expand(_ring.layout_of, message)
+        data = [(p, t, ring.slot(v, place[1]) if type(v) is tuple else v) for p, t, v in values]
+        self._put("event", (step, wall_time, data))
+        return True
 
     def flush(self, timeout=None):
         """Block until everything queued so far is written to the file (each record reaches the file as soon as
@@ -195,7 +233,7 @@ class EventWriter:
                 return
 
     def _wait_for_start(self):
-        """While a new writer process imports its modules (~0.3 s of CPU, at this process's priority),
+        """While a new writer process imports its modules (~0.3 s of CPU, at nice 19: `_writer_client.START_NICE`),
         `_put` holds what comes in `_held` (no wake-up of this thread per record); once the process is ready,
         name the file to it and return what was held, for it. A close that comes first (a short run) is not made
         to wait for that start: the held records are packed here (a collection is ~1 ms), and the process, never
@@ -380,10 +418,17 @@ class EventWriter:
             return
         child.kill()
         if child.ring is not None:  # posted before the queued items: written first, by this thread
-            import pickle
             from ._pack import event_bytes
             for data in child.ring.take_unread():
-                _, step, wall_time, values, _ = pickle.loads(data)
+                message = _ring.message_of(data)
+                if message[0] == "layout":  # this process has it (`_ring.layout_of`)
+                    continue
+                if message[0] == "collection":
+                    try:
+                        message = _ring.expand(_ring.layout_of, message)
+                    except KeyError:  # its collector is gone (and its layout with it): nothing to pack it by
+                        continue
+                _, step, wall_time, values, _ = message
                 values = [(p, t, child.ring.view(v) if type(v) is tuple else v) for p, t, v in values]
                 self._local().append(event_bytes(step, values, wall_time))
         if self.on_error is not None:

@@ -33,13 +33,19 @@ IDLE_SECONDS = 60.0
 SEND_NOW_LIMIT = 16384  # bytes: a collection whose arrays are in the ring is a few hundred
 
 # The child imports only the summary modules: bare `openspore`, `openspore.train`, `openspore.train.summary` package
-# modules (paths, no __init__ code) keep torch and the rest of openspore out of it. It imports at this process's
-# priority and lowers itself to nice 19 once ready (`_writer_process.main`): started at nice 19, a busy machine left
-# its ~0.3 s of imports next to no CPU, and a whole short run's records were then packed by this process at close.
-# It starts without `site` (-S: a sixth of its start's CPU, .pth files and all) and takes this process's module
+# modules (paths, no __init__ code) keep torch and the rest of openspore out of it. It lowers itself to nice 19
+# (`START_NICE`) before its imports: at the training process's priority those ~0.2-0.3 s of CPU took a core from the
+# first steps of a run on a busy machine. On such a machine a short run may then close before the writer is ready:
+# its held records are packed by this process's writer thread at close (`EventWriter._wait_for_start`), and a writer
+# not ready after `START_PATIENCE` gets this process's priority where the OS allows. It starts without `site` (-S: a sixth of its start's CPU, .pth files and all) and takes this process's module
 # path instead, so it finds the same numpy and protobuf.
 _BOOTSTRAP = """
 import os, sys, types
+if sys.argv[5] != "-":
+    try:
+        os.setpriority(os.PRIO_PROCESS, 0, max(int(sys.argv[5]), os.getpriority(os.PRIO_PROCESS, 0)))
+    except OSError:
+        pass
 sys.path[:] = sys.argv[4].split(os.pathsep)
 root = sys.argv[1]
 for name, sub in (("openspore", ""), ("openspore.train", "/train"), ("openspore.train.summary", "/train/summary")):
@@ -50,6 +56,7 @@ from openspore.train.summary._writer_process import main
 main(int(sys.argv[2]), int(sys.argv[3]))
 """
 _LOWEST = 19
+START_NICE = _LOWEST  # the nice value the writer imports at (None: this process's; the bench compares them)
 
 
 class WriterProcess:
@@ -64,7 +71,8 @@ class WriterProcess:
         try:
             self.popen = subprocess.Popen([sys.executable, "-S", "-c", _BOOTSTRAP, root,
                                            str(ring.fd if ring else -1), str(ring.size if ring else 0),
-                                           os.pathsep.join(p for p in sys.path if p)],
+                                           os.pathsep.join(p for p in sys.path if p),
+                                           "-" if START_NICE is None else str(START_NICE)],
                                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, close_fds=True,
                                           pass_fds=fds)
         except BaseException:
@@ -112,6 +120,16 @@ class WriterProcess:
             return False
         try:
             return ring.post(data, self._written)
+        finally:
+            self._write_lock.release()
+
+    def post_collection(self, message):
+        """`post` of a "collection" message (`_ring.RingLayout.collected`), packed into its slot unpickled."""
+        ring = self.ring
+        if ring is None or self._stopped or not self._write_lock.acquire(blocking=False):
+            return False
+        try:
+            return ring.post_collection(message, self._written)
         finally:
             self._write_lock.release()
 

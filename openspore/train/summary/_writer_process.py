@@ -3,8 +3,8 @@
 Packing a collection (histograms, the PNG of the input images, protobuf, CRCs) is a few ms of Python. On a thread of
 the training process it holds the GIL the training loop needs; here, in a process at the lowest CPU priority (nice 19
 rather than SCHED_IDLE: it still gets a small share of a saturated machine), it uses what training leaves idle.
-`EventWriter(..., backend="process")` starts it from its writer thread (see `_writer_client._BOOTSTRAP`: it imports at
-the parent's priority and lowers itself once ready); `close()`, and a shared ring three quarters full, give it the
+`EventWriter(..., backend="process")` starts it from its writer thread (see `_writer_client._BOOTSTRAP`: it lowers
+itself to nice 19 before its imports, `START_NICE`); `close()`, and a shared ring three quarters full, give it the
 parent's priority back where the OS allows (the parent waits for it, or soon would); it lowers itself again once it
 has caught up.
 
@@ -18,6 +18,9 @@ While a file is open the writer also polls the ring every `POLL_SECONDS` for pos
                                                                 ndarray or a `RingSlot.message()` naming an array
                                                                 in the shared ring, released up to `end` once
                                                                 packed (`_ring.py`)
+    ("layout", key, entries, scalar_tags)                       how a collection's arrays lie (`_ring.RingLayout`)
+    ("collection", key, step, wall_time, scalars, offset, end)  an "event" told by its layout: the scalars' values
+                                                                and where its arrays were copied (`_ring.expand`)
     ("raw", payload)                                            append bytes the parent built (graph, version)
     ("flush", n)                                                answer "done n" once everything before is written
     ("close", n)                                                close the file (read-only), answer "done n"
@@ -49,14 +52,14 @@ def _read_exact(stream, n):
 def main(ring_fd=-1, ring_size=0):
     from ._records import RecordFile  # noqa: F401  (imported before "ready": the parent holds records
     from ._pack import event_bytes  # noqa: F401  until then, and packs them itself if it closes first)
-    from ._ring import AttachedRing
+    from ._ring import AttachedRing, message_of
     ring = AttachedRing(ring_fd, ring_size) if ring_fd >= 0 else None
     if ring_fd >= 0:
         os.close(ring_fd)  # mapped
     # unbuffered: `select` then tells the truth about what is left to read
     stdin, stdout = sys.stdin.buffer.raw, sys.stdout.buffer
     writer = _Writer(ring, stdout)
-    _lowest()  # imported at the parent's priority: from now on only CPU that training leaves idle
+    _lowest()  # (where it was started at the parent's priority) from now on only CPU that training leaves idle
     stdout.write(b"ready\n")
     stdout.flush()
     try:
@@ -65,7 +68,7 @@ def main(ring_fd=-1, ring_size=0):
                 if not select.select([stdin], [], [], POLL_SECONDS)[0]:
                     idle = True
                     for data in ring.messages():
-                        writer.handle(pickle.loads(data))
+                        writer.handle(message_of(data))
                         idle = False
                     if idle:
                         _lowest()
@@ -74,14 +77,14 @@ def main(ring_fd=-1, ring_size=0):
             if header is None:  # the parent is done with this writer (or died): what it posted still goes in
                 if ring is not None and writer.path is not None:
                     for data in ring.messages():
-                        writer.handle(pickle.loads(data))
+                        writer.handle(message_of(data))
                 return
             length, posted = struct.unpack("<IQ", header)
             message = pickle.loads(_read_exact(stdin, length))
             if ring is not None:
                 ring.note_read(12 + length)
                 for data in ring.messages(posted):  # sent before this one
-                    writer.handle(pickle.loads(data))
+                    writer.handle(message_of(data))
             writer.handle(message)
     finally:
         writer.close()
@@ -103,12 +106,19 @@ class _Writer:
     def __init__(self, ring, stdout):
         self.ring, self.stdout = ring, stdout
         self.records, self.path, self.max_file_size = None, None, None
+        self.layouts = {}  # RingLayout key -> its ("layout", ...) message's entries and scalar tags, for good
 
     def handle(self, message):
         from ._records import RecordFile
         from ._pack import event_bytes
+        from ._ring import expand
         kind, ring = message[0], self.ring
         try:
+            if kind == "layout":
+                self.layouts[message[1]] = _Layout(message[2], message[3])
+                return
+            if kind == "collection":
+                message, kind = expand(self.layouts.__getitem__, message), "event"
             if kind == "open":
                 self.close()
                 self.path, self.max_file_size = message[1], message[2]
@@ -142,3 +152,12 @@ class _Writer:
         if self.records is not None:
             self.records.close()
         self.records, self.path = None, None
+
+
+class _Layout:
+    """A `_ring.RingLayout` as the writer process knows it."""
+
+    __slots__ = ("entries", "scalar_tags")
+
+    def __init__(self, entries, scalar_tags):
+        self.entries, self.scalar_tags = entries, scalar_tags
