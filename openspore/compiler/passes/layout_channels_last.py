@@ -34,6 +34,7 @@ from ...core.primitive import PRIMITIVES, AbstractTensor
 from ...ir.node import Node
 from ...ops.defs import layout  # noqa: F401  (registers ToChannelsLast / ToContiguous)
 from ...ir.rewrite import rewrite
+from ..graph_kernel.ops import VIEW_OPS
 
 MIN_CHANNELS = 8
 
@@ -151,9 +152,8 @@ def _visit(n, inputs, rw):
     lay = rw.facts
     if not lay.members:
         return rw.keep(n, inputs)
-    if n.has_side_effect:  # an Assign may rewrite a Parameter: later reads need a fresh conversion
-        lay.to_cl.clear()
-        lay.to_contig.clear()
+    if n.has_side_effect:  # an Assign may rewrite a Parameter: later reads of it need a fresh conversion
+        _forget_written(lay, n, inputs)
     if n.id in lay.members:
         if n.is_primitive:
             inputs = [lay.convert(v, lay.to_cl, "ToChannelsLast", rw.emit)
@@ -165,6 +165,28 @@ def _visit(n, inputs, rw):
     if n.id in lay.members and _is_4d(n.abstract) or (n.is_primitive and n.op.name == "ToChannelsLast"):
         lay.channels_last.add(new.id)
     return new
+
+
+def _forget_written(lay, n, inputs):
+    """Drop the conversions of every value a side-effecting node may write: its inputs, and the elements of a
+    tuple input (ForeachApplyMomentum's variables). Conversions of other values stay valid, so a convolution
+    weight read by the forward and again by the backward is converted once, although BatchNorm's moving-average
+    writes sit between the two. After a control-flow node, which may write anything: forget every conversion."""
+    if not n.is_primitive:
+        lay.to_cl.clear()
+        lay.to_contig.clear()
+        return
+    written, stack = set(), list(inputs)
+    while stack:  # what the node writes may be reached through a tuple or a view of it
+        v = stack.pop()
+        if v.id in written:
+            continue
+        written.add(v.id)
+        if v.op == "make_tuple" or (v.is_primitive and v.op_name in VIEW_OPS):
+            stack.extend(v.inputs)
+    for cache in (lay.to_cl, lay.to_contig):
+        for key in written & cache.keys():
+            del cache[key]
 
 
 def _restore_output(rw, output):
