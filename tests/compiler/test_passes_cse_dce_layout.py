@@ -302,3 +302,28 @@ def test_layout_keeps_a_conversion_across_writes_of_other_parameters():
             """)
     finally:
         use_backend(previous)
+
+
+def test_layout_takes_a_thin_first_convolution_of_a_graph_input():
+    """ResNet's stem reads the 3-channel image: as the first convolution (its data input is a graph input, so no
+    input gradient is computed) only its output channels count; the same thin input elsewhere is left NCHW."""
+    stem = """
+        graph @main(%0 x: f32[2,3,6,6], %1 w: f32[8,3,3,3]) {
+          %2 = Conv2D[out_channel=8, kernel_size=(3, 3), pad_mode='pad', pad=(1, 1, 1, 1)](%0, %1) : f32[2,8,6,6]
+          %3 = ReLU(%2) : f32[2,8,6,6]
+          return %3
+        }"""
+    out = print_graph(layout_channels_last(_parse(stem)))
+    assert "Conv2D" in out and out.count("ToChannelsLast") == 2 and "ToContiguous" in out, out
+    inner = """
+        graph @main(%0 x: f32[2,3,6,6], %1 w: f32[8,3,3,3]) {
+          %2 = Neg(%0) : f32[2,3,6,6]
+          %3 = Conv2D[out_channel=8, kernel_size=(3, 3), pad_mode='pad', pad=(1, 1, 1, 1)](%2, %1) : f32[2,8,6,6]
+          return %3
+        }"""
+    check(layout_channels_last, inner, inner)
+
+
+def _parse(text):
+    from openspore.ir.parser import parse_graph
+    return parse_graph(text)
