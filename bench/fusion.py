@@ -3,6 +3,7 @@
     python bench/fusion.py                              # mlp lenet resnet gpt, 3 rounds
     python bench/fusion.py -w resnet gpt --rounds 5
     python bench/fusion.py -w resnet gpt --interleaved --repeats 10   # off/on steps alternating in one process
+    python bench/fusion.py -w resnet gpt --interleaved --threads 1 --clock cpu   # ... timed in CPU time
 
 Every (variant, workload) runs in a fresh process, round-robin over `--rounds` (a burst of load elsewhere does
 not land on one variant only); the table shows the median round's ms/step and steps/s, the speed-up of fusion
@@ -12,6 +13,8 @@ on over off, and the ratio to the best PyTorch peer. Three more figures per work
 * `cold s`: the first call's compile time with an empty kernel cache (trace + passes + codegen + compiling
   every fused kernel), in a process of its own;
 * `warm s`: the same with the kernel cache filled by an earlier process (what users see from the second run).
+  `--interleaved` also prints each one's CPU time (`cpu`: this process's and the C++ compiler's), which a
+  shared machine does not inflate as it does the wall clock.
 The load of the machine (`uptime`) is printed before and after: on a shared machine compare ratios.
 """
 import argparse
@@ -30,6 +33,35 @@ WORKLOADS = ["mlp", "lenet", "resnet", "gpt"]
 STEPS = {"mlp": 20, "lenet": 20, "resnet": 5, "gpt": 5}
 
 
+def _compile_cpu_clock():
+    """A dict whose "s" accumulates the CPU time (this process's and its finished children's: the C++ compiler
+    that Inductor runs) spent compiling graphs (GraphCache._compile: trace, passes, codegen) and fused kernels
+    (GraphKernel._compile: loading kept kernels, or Inductor). On a shared machine the wall-clock compile times
+    mostly measure waiting for a core; this does not."""
+    from openspore.compiler.graph_kernel.fused import GraphKernel
+    from openspore.runtime.cache import GraphCache
+    spent, depth = {"s": 0.0}, [0]
+
+    def cpu():
+        t = os.times()
+        return t.user + t.system + t.children_user + t.children_system
+
+    def clocked(method):
+        def run(*a, **k):
+            depth[0] += 1
+            start = cpu()
+            try:
+                return method(*a, **k)
+            finally:
+                depth[0] -= 1
+                if depth[0] == 0:  # the outermost compile only (one may run inside another)
+                    spent["s"] += cpu() - start
+        return run
+    GraphCache._compile = clocked(GraphCache._compile)
+    GraphKernel._compile = clocked(GraphKernel._compile)
+    return spent
+
+
 def child(args):
     """One measurement in this process: prints one JSON line."""
     sys.path.insert(0, os.path.dirname(HERE))
@@ -39,6 +71,7 @@ def child(args):
     import ms_models
     import openspore as ms
     from openspore.compiler.graph_kernel import fused
+    compile_cpu = _compile_cpu_clock()
     if args.fusion == "on":
         ms.set_context(enable_graph_kernel=True)
     ms.set_context(mode=ms.GRAPH_MODE)
@@ -49,7 +82,8 @@ def child(args):
     median, samples = measure(step, args.warmup, STEPS[args.workload], args.repeats)
     print(json.dumps({"s_per_step": median, "samples": samples, "losses": losses, "graph_compile_s": graph_s,
                       "kernel_compile_s": fused.COMPILE_STATS["seconds"], "first_call_s": first_s,
-                      "kernels": fused.COMPILE_STATS["kernels"], "fallbacks": fused.COMPILE_STATS["fallbacks"]}))
+                      "kernels": fused.COMPILE_STATS["kernels"], "fallbacks": fused.COMPILE_STATS["fallbacks"],
+                      "compile_cpu_s": compile_cpu["s"]}))
 
 
 def interleaved(args):
@@ -61,49 +95,64 @@ def interleaved(args):
     import ms_models
     import openspore as ms
     from openspore.compiler.graph_kernel import fused
-    steps, compile_s, graphs_before = {}, {}, 0.0
+    compile_cpu = _compile_cpu_clock()
+    steps, compile_s, compile_cpu_s, graphs_before = {}, {}, {}, 0.0
     for variant in ("off", "on"):  # the fusion switch is part of each compiled graph's cache key
         ms.set_context(enable_graph_kernel=variant == "on")
-        before = fused.COMPILE_STATS["seconds"]
+        before, cpu_before = fused.COMPILE_STATS["seconds"], compile_cpu["s"]
         steps[variant], graphs_s = ms_models.make_step(args.workload, mode="graph")  # all graphs so far
         compile_s[variant] = graphs_s - graphs_before + fused.COMPILE_STATS["seconds"] - before
+        compile_cpu_s[variant] = compile_cpu["s"] - cpu_before
         graphs_before = graphs_s
     losses = {v: [] for v in steps}
     times = {v: [] for v in steps}
+    clock = _clock(args)
     for k in range(args.loss_steps + args.warmup + args.repeats):
         for variant in (("off", "on") if k % 2 == 0 else ("on", "off")):
             ms.set_context(enable_graph_kernel=variant == "on")
-            t0 = time.perf_counter()
+            t0 = clock()
             loss = float(steps[variant]().asnumpy())
-            elapsed = time.perf_counter() - t0
+            elapsed = clock() - t0
             if k < args.loss_steps:
                 losses[variant].append(loss)
             elif k >= args.loss_steps + args.warmup:
                 times[variant].append(elapsed)
-    print(json.dumps({"times": times, "losses": losses, "compile_s": compile_s,
+    print(json.dumps({"times": times, "losses": losses, "compile_s": compile_s, "compile_cpu_s": compile_cpu_s,
                       "kernels": fused.COMPILE_STATS["kernels"], "disk_hits": fused.COMPILE_STATS["disk_hits"],
                       "fallbacks": fused.COMPILE_STATS["fallbacks"]}))
+
+
+def _clock(args):
+    """--clock wall: time.perf_counter. --clock cpu: CPU time, which waiting for a core on a shared machine does
+    not inflate: the main thread's (time.thread_time) with --threads 1, the whole process's (time.process_time,
+    the intra-op threads too) with more."""
+    if args.clock == "wall":
+        return time.perf_counter
+    return time.thread_time if args.threads == 1 else time.process_time
 
 
 def _interleaved_table(args):
     """--interleaved: per workload a cold compile (empty kernel cache, own process), then one process that
     alternates fusion off / on steps (kernel cache warm); ratios per pair, medians."""
-    print(f"load before: {_uptime()}")
+    print(f"load before: {_uptime()}   (clock: {args.clock}, {args.threads} thread(s))")
     print(f"{'workload':<9}{'off ms':>9}{'on ms':>9}{'speed-up':>10}{'pair ratios (min..max)':>24}"
-          f"{'loss rel':>10}{'cold s':>8}{'warm s':>8}  losses off / on")
+          f"{'loss rel':>10}{'cold s':>8}{'cpu':>6}{'warm s':>8}{'cpu':>6}  losses off / on")
     for workload in args.workloads:
-        cache = tempfile.mkdtemp(prefix="openspore_fusion_kernels_")
+        warm_only = args.cache_warm and args.cache_dir
+        cache = args.cache_dir if warm_only else tempfile.mkdtemp(prefix="openspore_fusion_kernels_")
         try:
-            cold = _run_child(workload, "on", args, cache, extra=["--loss-steps", "0", "--repeats", "1",
-                                                                   "--warmup", "0"])
+            once = ["--loss-steps", "0", "--repeats", "1", "--warmup", "0"]
+            cold = {"error": "skipped (--cache-warm)"} if warm_only else _run_child(workload, "on", args, cache, once)
+            warm = _run_child(workload, "on", args, cache, once)  # a fresh process, as a user's second run
             env = dict(os.environ, OMP_NUM_THREADS=str(args.threads), OPENSPORE_KERNEL_CACHE=cache)
             env.pop("TORCHINDUCTOR_CACHE_DIR", None)
             cmd = [sys.executable, os.path.abspath(__file__), "--interleaved-child", "--workload", workload,
                    "--threads", str(args.threads), "--repeats", str(args.repeats), "--warmup", str(args.warmup),
-                   "--loss-steps", str(args.loss_steps)]
+                   "--loss-steps", str(args.loss_steps), "--clock", args.clock]
             proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=args.timeout)
         finally:
-            shutil.rmtree(cache, ignore_errors=True)
+            if not warm_only:
+                shutil.rmtree(cache, ignore_errors=True)
         if proc.returncode != 0:
             print(f"{workload:<9}  ERROR {(proc.stderr or proc.stdout).strip().splitlines()[-1][:160]}")
             continue
@@ -111,14 +160,21 @@ def _interleaved_table(args):
         off, on = r["times"]["off"], r["times"]["on"]
         ratios = sorted(a / b for a, b in zip(off, on))
         loss_rel = max(abs(a - b) / max(abs(b), 1e-12) for a, b in zip(r["losses"]["on"], r["losses"]["off"]))
-        cold_s = cold.get("graph_compile_s", 0) + cold.get("kernel_compile_s", 0) if "error" not in cold \
-            else float("nan")
+        cold_s = _compile_s(cold)
         print(f"{workload:<9}{statistics.median(off) * 1e3:>9.1f}{statistics.median(on) * 1e3:>9.1f}"
               f"{statistics.median(ratios):>9.2f}x{f'{ratios[0]:.2f}..{ratios[-1]:.2f}':>24}{loss_rel:>10.1e}"
-              f"{cold_s:>8.1f}{r['compile_s']['on']:>8.2f}  {r['losses']['off']} / {r['losses']['on']}",
+              f"{cold_s:>8.1f}{cold.get('compile_cpu_s', float('nan')):>6.1f}{_compile_s(warm):>8.2f}"
+              f"{warm.get('compile_cpu_s', float('nan')):>6.2f}  {r['losses']['off']} / {r['losses']['on']}",
               flush=True)
     print(f"load after: {_uptime()}")
     return 0
+
+
+def _compile_s(run):
+    """Wall seconds of a child's first-call compile (graphs + fused kernels), NaN for a failed run."""
+    if "error" in run:
+        return float("nan")
+    return run.get("graph_compile_s", 0) + run.get("kernel_compile_s", 0)
 
 
 def _run_child(workload, fusion, args, cache_dir, extra=()):
@@ -167,6 +223,10 @@ def main(argv=None):
     ap.add_argument("--interleaved", action="store_true",
                     help="fusion off and on in one process, steps alternating (the fairest ratio on a loaded "
                          "machine); --repeats is then the number of timed step pairs")
+    ap.add_argument("--clock", choices=["wall", "cpu"], default="wall",
+                    help="--interleaved: time steps by the wall clock or by CPU time (see _clock)")
+    ap.add_argument("--cache-warm", action="store_true",
+                    help="--interleaved: skip the cold compile; use --cache-dir (kept) as the kernel cache")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--interleaved-child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--workload", help=argparse.SUPPRESS)

@@ -266,3 +266,64 @@ def test_layout_converts_a_parameter_again_after_it_is_assigned():
             """)
     finally:
         use_backend(previous)
+
+
+def test_layout_keeps_a_conversion_across_writes_of_other_parameters():
+    """BatchNorm's moving-average writes sit between a convolution's forward and backward: they write other
+    Parameters, so the weight's conversion made for the forward serves the second reader too."""
+    previous = ms.get_context("backend")
+    use_backend("torch")
+    try:
+        check(layout_channels_last, """
+            graph @main(%0 x: f32[1,8,4,4]) {
+              %1 = weight "w" : f32[8,8,3,3]
+              %2 = weight "moving_mean" : f32[8]
+              %3 = Conv2D[out_channel=8, kernel_size=3, pad_mode='pad', pad=1](%0, %1) : f32[1,8,4,4]
+              %4 = const tensor(0.5, f32) : f32[]
+              %5 = Mul(%2, %4) : f32[8]
+              %6 = AssignSub(%2, %5) : f32[8]
+              %7 = Conv2D[out_channel=8, kernel_size=3, pad_mode='pad', pad=1](%3, %1) : f32[1,8,4,4]
+              return %7
+            }
+            """, """
+            graph @main(%0 x: f32[1,8,4,4]) {
+              %1 = weight "w" : f32[8,8,3,3]
+              %2 = weight "moving_mean" : f32[8]
+              %3 = ToChannelsLast(%0) : f32[1,8,4,4]
+              %4 = ToChannelsLast(%1) : f32[8,8,3,3]
+              %5 = Conv2D[out_channel=8, kernel_size=3, pad_mode='pad', pad=1](%3, %4) : f32[1,8,4,4]
+              %6 = const tensor(0.5, f32) : f32[]
+              %7 = Mul(%2, %6) : f32[8]
+              %8 = AssignSub(%2, %7) : f32[8]
+              %9 = Conv2D[out_channel=8, kernel_size=3, pad_mode='pad', pad=1](%5, %4) : f32[1,8,4,4]
+              %10 = ToContiguous(%9) : f32[1,8,4,4]
+              return %10
+            }
+            """)
+    finally:
+        use_backend(previous)
+
+
+def test_layout_takes_a_thin_first_convolution_of_a_graph_input():
+    """ResNet's stem reads the 3-channel image: as the first convolution (its data input is a graph input, so no
+    input gradient is computed) only its output channels count; the same thin input elsewhere is left NCHW."""
+    stem = """
+        graph @main(%0 x: f32[2,3,6,6], %1 w: f32[8,3,3,3]) {
+          %2 = Conv2D[out_channel=8, kernel_size=(3, 3), pad_mode='pad', pad=(1, 1, 1, 1)](%0, %1) : f32[2,8,6,6]
+          %3 = ReLU(%2) : f32[2,8,6,6]
+          return %3
+        }"""
+    out = print_graph(layout_channels_last(_parse(stem)))
+    assert "Conv2D" in out and out.count("ToChannelsLast") == 2 and "ToContiguous" in out, out
+    inner = """
+        graph @main(%0 x: f32[2,3,6,6], %1 w: f32[8,3,3,3]) {
+          %2 = Neg(%0) : f32[2,3,6,6]
+          %3 = Conv2D[out_channel=8, kernel_size=(3, 3), pad_mode='pad', pad=(1, 1, 1, 1)](%2, %1) : f32[2,8,6,6]
+          return %3
+        }"""
+    check(layout_channels_last, inner, inner)
+
+
+def _parse(text):
+    from openspore.ir.parser import parse_graph
+    return parse_graph(text)

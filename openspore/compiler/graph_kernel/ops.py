@@ -9,6 +9,11 @@
 * **Default expand ops**: composites that `graph_kernel_expand` rewrites into basic primitives in the IR
   (Square, SquaredDifference, SiLU, AddN, BiasAdd, GeluExt), so their pieces join a cluster.
 
+* **Optimizer updates** run in one pass over memory (`graph_kernel_optimizer`): ForeachAdam. They write their
+  inputs in place, so they are a kernel choice, never a cluster member (and not in the cluster list, which other
+  passes read as "cheap, side-effect-free ops"); `--disable_cluster_ops=ForeachAdam` (or an
+  `--enable_cluster_ops_only` list without it) keeps the multi-tensor form.
+
 `--enable_cluster_ops=A,B` / `--disable_cluster_ops=...` / `--enable_cluster_ops_only=...` and the expand
 counterparts edit these sets by primitive name.
 
@@ -28,6 +33,7 @@ _COMPOSITES = ("BatchNorm", "LayerNorm", "LayerNormGrad", "Softmax", "SoftmaxGra
 # ResNet-style training amplifies any rounding difference (even unfused ATen with 1 vs 2 threads) to ~1e-4 in
 # the loss within three steps; `--enable_cluster_ops=BatchNormGrad` fuses it anyway (docs/graph_kernel.md).
 _EXTRA_ELEMENTWISE = ("Select", "Cast", "Neg")
+OPTIMIZER_OPS = ("ForeachAdam",)
 # outputs may share the input's storage (a view, or the input itself): see graph_kernel_cluster's scheduling
 VIEW_OPS = frozenset(_SHAPE + ("Cast", "Transpose", "Identity"))
 
@@ -68,6 +74,19 @@ def cluster_ops(flags):
         return default_cluster_ops()
     return _edited(default_cluster_ops(), flags.enable_cluster_ops_only, flags.enable_cluster_ops,
                    flags.disable_cluster_ops)
+
+
+def optimizer_ops(flags):
+    """The optimizer primitives run in one pass under `flags` (None: the defaults).
+
+    >>> sorted(optimizer_ops(None))
+    ['ForeachAdam']
+    """
+    if flags is None:
+        return frozenset(OPTIMIZER_OPS)
+    if flags.enable_cluster_ops_only:
+        return frozenset(OPTIMIZER_OPS) & frozenset(flags.enable_cluster_ops_only)
+    return frozenset(OPTIMIZER_OPS) - frozenset(flags.disable_cluster_ops)
 
 
 def expand_ops(flags):

@@ -1,4 +1,5 @@
-"""Primitives: ForeachApplyMomentum and ForeachAdam — one optimizer step over many parameters in one call.
+"""Primitives: ForeachApplyMomentum and ForeachAdam — one optimizer step over many parameters in one call
+(and ForeachAdamOnePass, the graph-kernel fusion form of ForeachAdam).
 
 nn.Momentum and nn.Adam call these (in PyNative and captured graphs alike) where MindSpore calls ApplyMomentum /
 Adam once per parameter; export writes MindSpore's per-parameter form (`export_decomposition`). Each is the per-parameter primitive applied to every element of its tuple inputs,
@@ -176,3 +177,40 @@ class ForeachAdam(_Foreach):
                          np.array(0.9 ** 3, np.float32), np.array(0.999 ** 3, np.float32), np.array(0.01, np.float32),
                          np.array(0.9, np.float32), np.array(0.999, np.float32), np.array(1e-8, np.float32),
                          tuple(rand_float(rng, s) for s in shapes), attrs={"use_nesterov": nesterov}, grad=())
+
+
+@register
+class ForeachAdamOnePass(ForeachAdam):
+    """ForeachAdamOnePass(use_locking=False, use_nesterov=False)(...): ForeachAdam's inputs and result, updating
+    each (variable, m, v) in ONE pass over memory with torch's fused Adam CPU kernel. Graph-kernel fusion puts it
+    in place of ForeachAdam (compiler/passes/graph_kernel_optimizer.py); nothing else emits it.
+
+    ForeachAdam's multi-tensor form reads and writes every parameter's arrays in seven passes (two lerps, a
+    square, a square root, an add, an addcdiv); the fused kernel does it in one, 3.3x less CPU time on the
+    benchmark GPT's 0.93M parameters (2.2 ms -> 0.67 ms, 1 thread, hot caches). It rounds differently (its v
+    update is v * beta2 + (1 - beta2) * g * g, not a lerp; its own order in the step): the results agree with
+    ForeachAdam to ~1e-7 relative, not bit for bit, which is why it is only used with fusion on (whose promise is
+    1e-5). MindSpore's step is kept exactly: the fused kernel is given the bias-corrected step size
+    lr * sqrt(1 - beta2_power) / (1 - beta1_power) and a step count so large that its own bias corrections are
+    exactly 1, so it computes variable -= step * m / (sqrt(v) + epsilon), MindSpore's formula. Where the kernel
+    cannot run (Nesterov, device or non-float tensors, non-contiguous memory, device hyper-parameters) it is
+    ForeachAdam."""
+
+    def torch(self, torch, variables, ms, vs, b1p, b2p, lr, b1, b2, eps, grads):
+        numbers = _plain_numbers(torch, b1, b2, eps, b1p, b2p, lr)
+        fused = getattr(torch, "_fused_adam_", None)
+        tensors = (variables, ms, vs, grads)
+        if fused is None or numbers is None or self.use_nesterov or not all(
+                t.device.type == "cpu" and t.dtype in (torch.float32, torch.float64) and t.is_contiguous()
+                for group in tensors for t in group):
+            return super().torch(torch, variables, ms, vs, b1p, b2p, lr, b1, b2, eps, grads)
+        b1, b2, eps, b1p, b2p, lr = numbers
+        step = lr * (1 - b2p) ** 0.5 / (1 - b1p)
+        variables = list(variables)
+        # beta ** 1e30 is exactly 0 for every beta < 1: the kernel's bias corrections are then exactly 1
+        counts = [torch.full((), 1e30, dtype=torch.float32) for _ in variables]
+        fused(variables, list(grads), list(ms), list(vs), [], counts, lr=step, beta1=b1, beta2=b2,
+              weight_decay=0.0, eps=eps, amsgrad=False, maximize=False)
+        # as in momentum_one_pass: the fused kernel leaves the version counters as they were
+        torch.autograd.graph.increment_version(variables + list(ms) + list(vs))
+        return tuple(variables)
