@@ -433,7 +433,7 @@ def test_bad_arguments(tmp_path):
     f = str(tmp_path / "m")
     with pytest.raises(ValueError, match="'file_format' must be one of"):
         ms.export(net, x, file_name=f, file_format="TFLITE")
-    with pytest.raises(RuntimeError, match="AIR"):
+    with pytest.raises(ValueError, match="AIR"):
         ms.export(net, x, file_name=f, file_format="AIR")
     with pytest.raises(ValueError, match="inputs are required"):
         ms.export(net, file_name=f)
