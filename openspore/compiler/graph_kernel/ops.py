@@ -7,8 +7,11 @@
   normalisation composites (BatchNorm, LayerNorm, Softmax and their gradients) whose decomposition into basic
   reductions and elementwise ops the kernel compiler does as it lowers the cluster.
 * **Default expand ops**: composites that `graph_kernel_expand` rewrites into basic primitives in the IR
-  (Square, SquaredDifference, SiLU, AddN, BiasAdd, GeluExt), so their pieces join a cluster.
+  (Square, SquaredDifference, SiLU, AddN, BiasAdd, GeluExt, and GeluGradExt next to its forward GeluExt), so
+  their pieces join a cluster.
 
+* **Attention** (`attention_ops`): a training step's softmax attention, forward and backward, becomes two fused
+  kernels (`graph_kernel_attention`); `--disable_cluster_ops=FlashAttention` keeps the unfused ops.
 * **Optimizer updates** run in one pass over memory (`graph_kernel_optimizer`): ForeachAdam. They write their
   inputs in place, so they are a kernel choice, never a cluster member (and not in the cluster list, which other
   passes read as "cheap, side-effect-free ops"); `--disable_cluster_ops=ForeachAdam` (or an
@@ -24,7 +27,7 @@ True
 """
 from ...core.primitive import PRIMITIVES
 
-EXPAND_OPS = ("Square", "SquaredDifference", "SiLU", "AddN", "BiasAdd", "GeluExt")
+EXPAND_OPS = ("Square", "SquaredDifference", "SiLU", "AddN", "BiasAdd", "GeluExt", "GeluGradExt")
 _REDUCTIONS = ("ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin")
 _SHAPE = ("Reshape", "ExpandDims", "Squeeze", "BroadcastTo", "Flatten")
 _COMPOSITES = ("BatchNorm", "LayerNorm", "LayerNormGrad", "Softmax", "SoftmaxGrad",
@@ -34,6 +37,7 @@ _COMPOSITES = ("BatchNorm", "LayerNorm", "LayerNormGrad", "Softmax", "SoftmaxGra
 # the loss within three steps; `--enable_cluster_ops=BatchNormGrad` fuses it anyway (docs/graph_kernel.md).
 _EXTRA_ELEMENTWISE = ("Select", "Cast", "Neg")
 OPTIMIZER_OPS = ("ForeachAdam",)
+ATTENTION_OPS = ("FlashAttention",)
 # outputs may share the input's storage (a view, or the input itself): see graph_kernel_cluster's scheduling
 VIEW_OPS = frozenset(_SHAPE + ("Cast", "Transpose", "Identity"))
 
@@ -87,6 +91,20 @@ def optimizer_ops(flags):
     if flags.enable_cluster_ops_only:
         return frozenset(OPTIMIZER_OPS) & frozenset(flags.enable_cluster_ops_only)
     return frozenset(OPTIMIZER_OPS) - frozenset(flags.disable_cluster_ops)
+
+
+def attention_ops(flags):
+    """The attention patterns fused under `flags` (None: the defaults): FlashAttention, the softmax attention's
+    forward and backward as two fused kernels (compiler/passes/graph_kernel_attention.py).
+
+    >>> sorted(attention_ops(None))
+    ['FlashAttention']
+    """
+    if flags is None:
+        return frozenset(ATTENTION_OPS)
+    if flags.enable_cluster_ops_only:
+        return frozenset(ATTENTION_OPS) & frozenset(flags.enable_cluster_ops_only)
+    return frozenset(ATTENTION_OPS) - frozenset(flags.disable_cluster_ops)
 
 
 def expand_ops(flags):

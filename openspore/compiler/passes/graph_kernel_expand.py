@@ -8,7 +8,10 @@ elementwise ops, so `graph_kernel_cluster` can put them in one fused kernel with
 
 Expanded by default (`ops.EXPAND_OPS`; `--enable_expand_ops` / `--disable_expand_ops` edit the list):
 Square → Mul(x, x); SquaredDifference → Mul(d, d) of d = Sub(x, y); SiLU → Mul(x, Sigmoid(x)); AddN → a chain
-of Add; BiasAdd → Add(x, Reshape(bias)); GeluExt(approximate='none') → x * (0.5 + 0.5 * Erf(x / sqrt 2)).
+of Add; BiasAdd → Add(x, Reshape(bias)); GeluExt(approximate='none') → x * (0.5 + 0.5 * Erf(x / sqrt 2)); GeluGradExt(dy, x) → dy * GELU'(x) where the
+same graph has the exact GeluExt(x) (a training step): GELU'(x) = cdf + x * exp(-(x / sqrt 2)²) / sqrt(2 pi) is
+written next to the forward's expansion from its own nodes, so the forward's fused kernel computes it while it
+holds x and erf, and the backward is one multiply (a lone GeluGradExt is kept: ATen's kernel is the faster).
 The new nodes keep the composite's scope with `Expand/_<Op>` inserted, as MindSpore names them. Subgraphs
 (control flow) are expanded too.
 
@@ -44,7 +47,21 @@ def graph_kernel_expand(graph, flags=None):
             return rw.keep(n, inputs)
         out = expander(_Builder(n, rw), n, list(inputs))
         return out if out is not None else rw.keep(n, inputs)
-    return rewrite(graph, visit)
+    return rewrite(graph, visit, prepare=_gelu_pairs if {"GeluExt", "GeluGradExt"} <= names else None)
+
+
+def _gelu_pairs(g):
+    """Facts for the GELU pair: ids of the values x read by both an exact GeluExt(x) and a GeluGradExt(dy, x)
+    (the forward and backward of one GELU in a training step), and a dict filled with x id -> the derivative
+    node the forward's expansion made for it."""
+    forward = {n.inputs[0].id for n in g.nodes if _exact_gelu(n, "GeluExt")}
+    paired = {n.inputs[1].id for n in g.nodes if _exact_gelu(n, "GeluGradExt") and n.inputs[1].id in forward}
+    return paired, {}
+
+
+def _exact_gelu(n, name):
+    return n.is_primitive and n.op_name == name and n.attrs.get("approximate", "none") == "none" \
+        and _float_tensor(n.abstract)
 
 
 def _float_tensor(abstract):
@@ -123,8 +140,36 @@ def _gelu(b, n, inputs):
     erf = b.op("Erf", (scaled,), n.abstract)
     half = b.const(0.5, dtype)
     cdf = b.op("Add", (b.op("Mul", (erf, half), n.abstract), half), n.abstract)
+    facts = b.rw.facts
+    if facts is not None and n.inputs[0].id in facts[0] and n.inputs[0].id not in facts[1]:
+        facts[1][n.inputs[0].id] = _gelu_derivative(b, n, x, scaled, cdf)
     return b.op("Mul", (x, cdf), n.abstract, emit=False)
 
 
+def _gelu_derivative(b, n, x, scaled, cdf):
+    """GELU'(x) = cdf + x * pdf, pdf = exp(-x² / 2) / sqrt(2 pi), written next to the forward's expansion.
+
+    Built from the forward's own nodes (x² / 2 is the square of the forward's x / sqrt 2, cdf is its cdf), so
+    every node joins the forward's cluster: the fused forward kernel computes the derivative in the loop that
+    already holds x and erf, and the backward's GeluGradExt becomes one multiply by it (ATen's GeluGradExt
+    recomputes erf and exp from x)."""
+    dtype = n.abstract.dtype
+    exponent = b.op("Neg", (b.op("Mul", (scaled, scaled), n.abstract),), n.abstract)
+    x_gauss = b.op("Mul", (x, b.op("Exp", (exponent,), n.abstract)), n.abstract)
+    x_pdf = b.op("Mul", (x_gauss, b.const(1.0 / math.sqrt(2.0 * math.pi), dtype)), n.abstract)
+    return b.op("Add", (cdf, x_pdf), n.abstract)
+
+
+def _gelu_grad(b, n, inputs):
+    """GeluGradExt(dy, x) -> Mul(dy, GELU'(x)) when the forward GeluExt(x) was expanded with its derivative;
+    otherwise kept (a lone GeluGradExt: ATen's kernel was measured faster than its fused decomposition)."""
+    facts = b.rw.facts
+    derivative = facts[1].get(n.inputs[1].id) if facts is not None else None
+    if derivative is None or n.attrs.get("approximate", "none") != "none":
+        return None
+    return b.op("Mul", (inputs[0], derivative), n.abstract, emit=False)
+
+
 _EXPANDERS = {"Square": _square, "SquaredDifference": _squared_difference, "SiLU": _silu, "AddN": _add_n,
-              "BiasAdd": _bias_add, "GeluExt": _gelu}
+              "BiasAdd": _bias_add, "GeluExt": _gelu,
+              "GeluGradExt": _gelu_grad}
