@@ -27,10 +27,18 @@ _written = {}  # path -> texts written by this process (the file holds all of th
 
 
 def clusters_text(graph):
-    """Every GraphKernel node of `graph`: its source nodes, then its cluster graph."""
+    """Every GraphKernel node of `graph`: its source nodes, then its cluster graph; every fused pattern node
+    (FusedAttention, FusedAttentionGrad): its source nodes, then the node."""
     parts = []
     for n in graph.nodes:
-        if isinstance(n.op, GraphKernel):
+        sources = getattr(n.op, "sources", None) if n.is_primitive else None
+        if sources:
+            lines = [f"Source nodes of {n.scope or ''} ="]
+            lines += [f"  {scope}  {name}" for scope, name in sources]
+            attrs = ", ".join(f"{k}={v!r}" for k, v in n.attrs.items())
+            inputs = ", ".join(f"{i.op_name if i.is_primitive else i.op} %{i.id}" for i in n.inputs)
+            parts.append("\n".join(lines) + f"\n%{n.id} = {n.op_name}[{attrs}]({inputs})\n")
+        elif isinstance(n.op, GraphKernel):
             members = [m for m in n.op.graph.nodes if m.is_primitive]
             lines = [f"Source nodes of {n.scope or ''} ="]
             lines += [f"  {m.scope or m.op_name}  {m.op_name}" for m in members]

@@ -58,9 +58,7 @@ def graph_kernel_cluster(graph, flags=None):
         for cid in stuck:  # dissolve the clusters that cannot be placed, and try again
             for n in members[cid]:
                 del cluster_of[n.id]
-    if not members:
-        return graph
-    out = _rebuild(graph, order, cluster_of, members)
+    out = _rebuild(graph, order, cluster_of, members) if members else graph
     if flags is not None and flags.dump_as_text:
         from ..graph_kernel.dump import dump_clusters  # writing files is the dump's business, not the pass's
         dump_clusters(out)

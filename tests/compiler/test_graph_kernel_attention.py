@@ -1,0 +1,144 @@
+"""Graph-kernel fusion's attention pattern: a training step's softmax attention (forward and the backward
+autodiff made for it) becomes FusedAttention + FusedAttentionGrad; matched and not matched cases, values of the
+rewritten graph against the unfused ops (1e-5 relative), the flash kernels against the unfused formula, and a
+training run with fusion on whose losses match fusion off."""
+import numpy as np
+import pytest
+
+import openspore as ms
+from openspore import nn, ops
+from openspore.compiler.graph_kernel.attention import FusedAttention, FusedAttentionGrad
+from openspore.compiler.graph_kernel.flags import resolve
+from openspore.compiler.passes.graph_kernel_attention import graph_kernel_attention
+from openspore.ir.parser import parse_graph
+
+from .pass_check import assert_same_values
+
+torch = pytest.importorskip("torch")
+
+_MASK = "const tensor([[0.0, -1000000000.0, -1000000000.0], [0.0, 0.0, -1000000000.0], [0.0, 0.0, 0.0]], f32)"
+
+# the forward and the backward nodes autodiff emits for softmax(q·kᵀ·c + mask)·v (as in the GPT benchmark's IR)
+ATTENTION = f'''graph @main(%0 q: f32[2,2,3,4], %1 kt: f32[2,2,4,3], %2 v: f32[2,2,3,4], %3 do: f32[2,2,3,4]) {{
+  %4 = BatchMatMul[transpose_a=False, transpose_b=False](%0, %1) : f32[2,2,3,3]
+  %5 = const tensor(0.5, f32) : f32[]
+  %6 = Mul(%4, %5) : f32[2,2,3,3]
+  %7 = {_MASK} : f32[3,3]
+  %8 = Add(%6, %7) : f32[2,2,3,3]
+  %9 = Softmax[axis=-1](%8) : f32[2,2,3,3]
+  %10 = BatchMatMul[transpose_a=False, transpose_b=False](%9, %2) : f32[2,2,3,4]
+  %11 = BatchMatMul[transpose_a=False, transpose_b=True](%3, %2) : f32[2,2,3,3]
+  %12 = BatchMatMul[transpose_a=True, transpose_b=False](%9, %3) : f32[2,2,3,4]
+  %13 = SoftmaxGrad[axis=(3,)](%9, %11) : f32[2,2,3,3]
+  %14 = Mul(%13, %5) : f32[2,2,3,3]
+  %15 = BatchMatMul[transpose_a=False, transpose_b=True](%14, %1) : f32[2,2,3,4]
+  %16 = BatchMatMul[transpose_a=True, transpose_b=False](%0, %14) : f32[2,2,4,3]
+  %17 = make_tuple(%10, %15, %16, %12) : (f32[2,2,3,4], f32[2,2,3,4], f32[2,2,4,3], f32[2,2,3,4])
+  return %17
+}}'''
+
+NO_MASK = ATTENTION.replace("%8 = Add(%6, %7)", "%8 = Neg(%6)").replace("Softmax[axis=-1](%8)", "Softmax[axis=-1](%6)")
+# the probabilities read once more (returned): the backward cannot recompute them alone
+PROBABILITIES_KEPT = ATTENTION.replace("%17 = make_tuple(%10, %15, %16, %12) : (",
+                                       "%17 = make_tuple(%10, %15, %16, %12, %9) : (f32[2,2,3,3], ")
+# no backward (inference): the pattern needs both halves
+FORWARD_ONLY = f'''graph @main(%0 q: f32[2,2,3,4], %1 kt: f32[2,2,4,3], %2 v: f32[2,2,3,4]) {{
+  %4 = BatchMatMul[transpose_a=False, transpose_b=False](%0, %1) : f32[2,2,3,3]
+  %5 = const tensor(0.5, f32) : f32[]
+  %6 = Mul(%4, %5) : f32[2,2,3,3]
+  %9 = Softmax[axis=-1](%6) : f32[2,2,3,3]
+  %10 = BatchMatMul[transpose_a=False, transpose_b=False](%9, %2) : f32[2,2,3,4]
+  return %10
+}}'''
+
+
+def _ops(graph):
+    return [n.op_name for n in graph.nodes if n.is_primitive]
+
+
+@pytest.mark.parametrize("text", [ATTENTION, NO_MASK.replace("%8 = Neg(%6) : f32[2,2,3,3]\n", "")],
+                         ids=["masked", "unmasked"])
+def test_the_attention_pattern_becomes_two_fused_nodes(text):
+    before = parse_graph(text)
+    after = graph_kernel_attention(before)
+    names = _ops(after)
+    assert names.count("FusedAttention") == 1 and names.count("FusedAttentionGrad") == 1, names
+    assert not {"BatchMatMul", "Softmax", "SoftmaxGrad", "Mul"} & set(names), names
+    assert_same_values(before, after, {})
+
+
+@pytest.mark.parametrize("text", [PROBABILITIES_KEPT, FORWARD_ONLY], ids=["probabilities_read", "forward_only"])
+def test_not_matched_is_left_as_it_is(text):
+    before = parse_graph(text)
+    assert graph_kernel_attention(before) is before
+
+
+def test_disable_cluster_ops_keeps_the_unfused_attention():
+    before = parse_graph(ATTENTION)
+    assert graph_kernel_attention(before, resolve("--disable_cluster_ops=FlashAttention", enabled=True)) is before
+
+
+@pytest.mark.parametrize("masked", [True, False])
+def test_flash_kernels_match_the_unfused_formula(masked):
+    rng = np.random.default_rng(0)
+    shape = (2, 4, 16, 8)
+    q, v, do = (torch.from_numpy(rng.standard_normal(shape).astype(np.float32)) for _ in range(3))
+    kt = torch.from_numpy(rng.standard_normal((2, 4, 8, 16)).astype(np.float32))
+    mask = torch.triu(torch.full((16, 16), -1e9), 1) if masked else None
+    extra = () if mask is None else (mask,)
+    fwd, grad = FusedAttention(scale=0.35), FusedAttentionGrad(scale=0.35)
+    out, lse = fwd.torch(torch, q, kt, v, *extra)
+    grads = grad.torch(torch, do, q, kt, v, out, lse, *extra)
+    want_out, _ = fwd.numpy(np, *(t.numpy() for t in (q, kt, v) + extra))
+    want = grad.numpy(np, *(t.numpy() for t in (do, q, kt, v, out, lse) + extra))
+    np.testing.assert_allclose(out.numpy(), want_out, rtol=1e-5, atol=1e-6)
+    for got, expected in zip(grads, want):
+        assert tuple(got.shape) == expected.shape
+        np.testing.assert_allclose(got.numpy(), expected, rtol=1e-5, atol=1e-5)
+
+
+class _Attention(nn.Cell):
+    def __init__(self, d=16, heads=2, seq=8):
+        super().__init__()
+        self.qkv, self.head = nn.Dense(d, 3 * d), nn.Dense(d, 5)
+        self.mask = ms.Tensor(np.triu(np.full((seq, seq), -1e9, np.float32), 1))
+        self.heads, self.d = heads, d
+
+    def construct(self, x):
+        b, t, d = x.shape
+        hd = d // self.heads
+        q, k, v = ops.split(self.qkv(x), d, axis=-1)
+        q = q.reshape(b, t, self.heads, hd).transpose(0, 2, 1, 3)
+        k = k.reshape(b, t, self.heads, hd).transpose(0, 2, 3, 1)
+        v = v.reshape(b, t, self.heads, hd).transpose(0, 2, 1, 3)
+        att = ops.softmax(ops.matmul(q, k) * (1.0 / hd ** 0.5) + self.mask, axis=-1)
+        y = ops.matmul(att, v).transpose(0, 2, 1, 3).reshape(b, t, d)
+        return self.head(y).reshape(-1, 5)
+
+
+def _losses(enable, steps=4):
+    ms.set_context(mode=ms.GRAPH_MODE, enable_graph_kernel=enable)
+    try:
+        ms.set_seed(0)
+        rng = np.random.default_rng(0)
+        net = _Attention()
+        x = ms.Tensor(rng.standard_normal((2, 8, 16)).astype(np.float32))
+        y = ms.Tensor(rng.integers(0, 5, 16).astype(np.int32))
+        loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+        step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), nn.Adam(net.trainable_params(), 1e-2))
+        step.set_train()
+        return [float(step(x, y).asnumpy()) for _ in range(steps)]
+    finally:
+        ms.set_context(enable_graph_kernel=False, mode=ms.PYNATIVE_MODE)
+
+
+def test_training_with_fused_attention_gives_the_same_losses(tmp_path):
+    off = _losses(False)
+    ms.set_context(save_graphs_path=str(tmp_path), graph_kernel_flags="--dump_as_text")
+    try:
+        on = _losses(True)
+    finally:
+        ms.set_context(graph_kernel_flags="")
+    np.testing.assert_allclose(on, off, rtol=1e-5)
+    dumped = "".join(p.read_text() for p in (tmp_path / "graph_kernel_dump").glob("*.txt"))
+    assert "FusedAttention" in dumped and "FusedAttentionGrad" in dumped
