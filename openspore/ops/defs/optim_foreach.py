@@ -207,8 +207,12 @@ class ForeachAdamOnePass(ForeachAdam):
         b1, b2, eps, b1p, b2p, lr = numbers
         step = lr * (1 - b2p) ** 0.5 / (1 - b1p)
         variables = list(variables)
-        # beta ** 1e30 is exactly 0 for every beta < 1: the kernel's bias corrections are then exactly 1
-        counts = [torch.full((), 1e30, dtype=torch.float32) for _ in variables]
+        # beta ** 1e30 is exactly 0 for every beta < 1: the kernel's bias corrections are then exactly 1. The
+        # kernel only reads its step counts, so one list is made per length and reused at every step
+        counts = self.__dict__.setdefault("_step_counts", {}).get(len(variables))
+        if counts is None:
+            counts = self._step_counts[len(variables)] = [torch.full((), 1e30, dtype=torch.float32)
+                                                          for _ in variables]
         fused(variables, list(grads), list(ms), list(vs), [], counts, lr=step, beta1=b1, beta2=b2,
               weight_decay=0.0, eps=eps, amsgrad=False, maximize=False)
         # as in momentum_one_pass: the fused kernel leaves the version counters as they were
