@@ -10,8 +10,10 @@
   (Square, SquaredDifference, SiLU, AddN, BiasAdd, GeluExt, and GeluGradExt next to its forward GeluExt), so
   their pieces join a cluster.
 
-* **Attention** (`attention_ops`): a training step's softmax attention, forward and backward, becomes two fused
-  kernels (`graph_kernel_attention`); `--disable_cluster_ops=FlashAttention` keeps the unfused ops.
+* **Patterns** (`pattern_ops`): a training step's softmax attention, forward and backward, becomes two fused
+  kernels (`graph_kernel_attention`), and a sparse softmax cross-entropy's loss and gradient one
+  (`graph_kernel_cross_entropy`); `--disable_cluster_ops=FlashAttention` /
+  `--disable_cluster_ops=SparseSoftmaxCrossEntropyWithLogits` keep the unfused ops.
 * **Optimizer updates** run in one pass over memory (`graph_kernel_optimizer`): ForeachAdam. They write their
   inputs in place, so they are a kernel choice, never a cluster member (and not in the cluster list, which other
   passes read as "cheap, side-effect-free ops"); `--disable_cluster_ops=ForeachAdam` (or an
@@ -37,7 +39,7 @@ _COMPOSITES = ("BatchNorm", "LayerNorm", "LayerNormGrad", "Softmax", "SoftmaxGra
 # the loss within three steps; `--enable_cluster_ops=BatchNormGrad` fuses it anyway (docs/graph_kernel.md).
 _EXTRA_ELEMENTWISE = ("Select", "Cast", "Neg")
 OPTIMIZER_OPS = ("ForeachAdam",)
-ATTENTION_OPS = ("FlashAttention",)
+PATTERN_OPS = ("FlashAttention", "SparseSoftmaxCrossEntropyWithLogits")
 # outputs may share the input's storage (a view, or the input itself): see graph_kernel_cluster's scheduling
 VIEW_OPS = frozenset(_SHAPE + ("Cast", "Transpose", "Identity"))
 
@@ -93,18 +95,20 @@ def optimizer_ops(flags):
     return frozenset(OPTIMIZER_OPS) - frozenset(flags.disable_cluster_ops)
 
 
-def attention_ops(flags):
-    """The attention patterns fused under `flags` (None: the defaults): FlashAttention, the softmax attention's
-    forward and backward as two fused kernels (compiler/passes/graph_kernel_attention.py).
+def pattern_ops(flags):
+    """The forward + backward patterns fused under `flags` (None: the defaults): FlashAttention, the softmax
+    attention's forward and backward as two fused kernels (compiler/passes/graph_kernel_attention.py), and
+    SparseSoftmaxCrossEntropyWithLogits, its loss and gradient from one softmax pass
+    (compiler/passes/graph_kernel_cross_entropy.py).
 
-    >>> sorted(attention_ops(None))
-    ['FlashAttention']
+    >>> sorted(pattern_ops(None))
+    ['FlashAttention', 'SparseSoftmaxCrossEntropyWithLogits']
     """
     if flags is None:
-        return frozenset(ATTENTION_OPS)
+        return frozenset(PATTERN_OPS)
     if flags.enable_cluster_ops_only:
-        return frozenset(ATTENTION_OPS) & frozenset(flags.enable_cluster_ops_only)
-    return frozenset(ATTENTION_OPS) - frozenset(flags.disable_cluster_ops)
+        return frozenset(PATTERN_OPS) & frozenset(flags.enable_cluster_ops_only)
+    return frozenset(PATTERN_OPS) - frozenset(flags.disable_cluster_ops)
 
 
 def expand_ops(flags):
