@@ -10,10 +10,8 @@
   (Square, SquaredDifference, SiLU, AddN, BiasAdd, GeluExt, and GeluGradExt next to its forward GeluExt), so
   their pieces join a cluster.
 
-* **Patterns** (`pattern_ops`): a training step's softmax attention, forward and backward, becomes two fused
-  kernels (`graph_kernel_attention`), and a sparse softmax cross-entropy's loss and gradient one
-  (`graph_kernel_cross_entropy`); `--disable_cluster_ops=FlashAttention` /
-  `--disable_cluster_ops=SparseSoftmaxCrossEntropyWithLogits` keep the unfused ops.
+* **Attention** (`attention_ops`): a training step's softmax attention, forward and backward, becomes two fused
+  kernels (`graph_kernel_attention`); `--disable_cluster_ops=FlashAttention` keeps the unfused ops.
 * **Optimizer updates** run in one pass over memory (`graph_kernel_optimizer`): ForeachAdam. They write their
   inputs in place, so they are a kernel choice, never a cluster member (and not in the cluster list, which other
   passes read as "cheap, side-effect-free ops"); `--disable_cluster_ops=ForeachAdam` (or an
@@ -39,7 +37,7 @@ _COMPOSITES = ("BatchNorm", "LayerNorm", "LayerNormGrad", "Softmax", "SoftmaxGra
 # the loss within three steps; `--enable_cluster_ops=BatchNormGrad` fuses it anyway (docs/graph_kernel.md).
 _EXTRA_ELEMENTWISE = ("Select", "Cast", "Neg")
 OPTIMIZER_OPS = ("ForeachAdam",)
-PATTERN_OPS = ("FlashAttention", "SparseSoftmaxCrossEntropyWithLogits")
+ATTENTION_OPS = ("FlashAttention",)
 # outputs may share the input's storage (a view, or the input itself): see graph_kernel_cluster's scheduling
 VIEW_OPS = frozenset(_SHAPE + ("Cast", "Transpose", "Identity"))
 
@@ -95,20 +93,18 @@ def optimizer_ops(flags):
     return frozenset(OPTIMIZER_OPS) - frozenset(flags.disable_cluster_ops)
 
 
-def pattern_ops(flags):
-    """The forward + backward patterns fused under `flags` (None: the defaults): FlashAttention, the softmax
-    attention's forward and backward as two fused kernels (compiler/passes/graph_kernel_attention.py), and
-    SparseSoftmaxCrossEntropyWithLogits, its loss and gradient from one softmax pass
-    (compiler/passes/graph_kernel_cross_entropy.py).
+def attention_ops(flags):
+    """The attention patterns fused under `flags` (None: the defaults): FlashAttention, the softmax attention's
+    forward and backward as two fused kernels (compiler/passes/graph_kernel_attention.py).
 
-    >>> sorted(pattern_ops(None))
-    ['FlashAttention', 'SparseSoftmaxCrossEntropyWithLogits']
+    >>> sorted(attention_ops(None))
+    ['FlashAttention']
     """
     if flags is None:
-        return frozenset(PATTERN_OPS)
+        return frozenset(ATTENTION_OPS)
     if flags.enable_cluster_ops_only:
-        return frozenset(PATTERN_OPS) & frozenset(flags.enable_cluster_ops_only)
-    return frozenset(PATTERN_OPS) - frozenset(flags.disable_cluster_ops)
+        return frozenset(ATTENTION_OPS) & frozenset(flags.enable_cluster_ops_only)
+    return frozenset(ATTENTION_OPS) - frozenset(flags.disable_cluster_ops)
 
 
 def expand_ops(flags):

@@ -32,12 +32,12 @@ from ...core.primitive import AbstractTensor
 from ...ir.node import Node
 from ...ir.rewrite import rewrite
 from ..graph_kernel.attention import FusedAttention, FusedAttentionGrad
-from ..graph_kernel.ops import pattern_ops
+from ..graph_kernel.ops import attention_ops
 
 
 def graph_kernel_attention(graph, flags=None):
     """graph_kernel_attention(graph, flags=None) -> Graph with each whole attention pattern as two fused nodes."""
-    if "FlashAttention" not in pattern_ops(flags):
+    if "FlashAttention" not in attention_ops(flags):
         return graph
     matches = _find(graph)
     if not matches:
