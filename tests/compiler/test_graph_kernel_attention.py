@@ -42,14 +42,14 @@ NO_MASK = ATTENTION.replace("%8 = Add(%6, %7)", "%8 = Neg(%6)").replace("Softmax
 PROBABILITIES_KEPT = ATTENTION.replace("%17 = make_tuple(%10, %15, %16, %12) : (",
                                        "%17 = make_tuple(%10, %15, %16, %12, %9) : (f32[2,2,3,3], ")
 # no backward (inference): the pattern needs both halves
-FORWARD_ONLY = f'''graph @main(%0 q: f32[2,2,3,4], %1 kt: f32[2,2,4,3], %2 v: f32[2,2,3,4]) {{
+FORWARD_ONLY = '''graph @main(%0 q: f32[2,2,3,4], %1 kt: f32[2,2,4,3], %2 v: f32[2,2,3,4]) {
   %4 = BatchMatMul[transpose_a=False, transpose_b=False](%0, %1) : f32[2,2,3,3]
   %5 = const tensor(0.5, f32) : f32[]
   %6 = Mul(%4, %5) : f32[2,2,3,3]
   %9 = Softmax[axis=-1](%6) : f32[2,2,3,3]
   %10 = BatchMatMul[transpose_a=False, transpose_b=False](%9, %2) : f32[2,2,3,4]
   return %10
-}}'''
+}'''
 
 
 def _ops(graph):
