@@ -1,6 +1,8 @@
 """SummaryCollector's straight pass (`_summary_fast.FastCollection`, collect_freq=1, no summary ops): each step's
 file record holds that step's weights, input batch, loss and learning rate, also across what makes it step aside
 (a weight's array replaced, the rate changed in place, a smaller last batch)."""
+import os
+
 import numpy as np
 import pytest
 
@@ -93,3 +95,34 @@ def test_each_record_holds_its_steps_values(tmp_path, monkeypatch, mode):
         batch = steps[image["step"]]["batch"]
         assert image["png"] == pack_value("image", "input_data/auto", batch).image.encoded_image, image["step"]
     assert {steps[s]["batch"].shape[0] for s in (5, 10)} == {4}
+
+
+def _events(run_dir):
+    from openspore.train.summary import summary_pb2
+    from openspore.train.summary._records import read_records
+    [name] = [n for n in os.listdir(run_dir) if n.endswith("_MS")]
+    with open(os.path.join(run_dir, name), "rb") as f:
+        data = f.read()
+    events = []
+    for payload in read_records(data, 0, check_crc=True):
+        event = summary_pb2.Event.FromString(payload)
+        event.wall_time = 0.0  # (a required field)
+        events.append(event.SerializeToString(deterministic=True))
+    return events
+
+
+def test_same_file_as_the_general_way(tmp_path, monkeypatch):
+    # the thread writer has no ring: every collection goes the general way there; the process writer's run takes
+    # the straight pass (checked above). Apart from wall times the two files are the same bytes.
+    ms.set_context(mode=ms.GRAPH_MODE)
+    monkeypatch.setenv("OPENSPORE_SUMMARY_WRITER", "process")
+    _train(str(tmp_path / "warm"), rows=16, epochs=1)
+    assert _writer_client._idle["writer"].ready.wait(120)
+    _summary_fast._PLACES.clear()
+    _train(str(tmp_path / "process"), rows=36, epochs=2)
+    assert any(_summary_fast._PLACES.values())
+    monkeypatch.setenv("OPENSPORE_SUMMARY_WRITER", "thread")
+    _train(str(tmp_path / "thread"), rows=36, epochs=2)
+    fast, general = _events(str(tmp_path / "process")), _events(str(tmp_path / "thread"))
+    assert len(fast) == 12  # version, graph, 10 steps
+    assert fast == general
