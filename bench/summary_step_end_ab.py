@@ -9,7 +9,11 @@ from `--old` (a checkout's `openspore/train/callback/_summary_collector.py`) int
 same SummaryRecord (the old collector's way, `_record_collection`, is still there).
 
     git worktree add /tmp/old <commit>   # or: git archive <commit> | tar -x -C /tmp/old
-    python bench/summary_step_end_ab.py --old /tmp/old [--rounds 14]
+    python bench/summary_step_end_ab.py --old /tmp/old [--rounds 14] [--alternate]
+
+`--alternate` compares the two collectors step by step instead, in the same runs (`collect_freq=1`, 300 steps a
+run): odd steps go the other version's `step_end`, even steps this one's, on one collector whose state both share.
+Load changes from one run to the next then touch both alike: the figure to trust on a busy machine.
 """
 import argparse
 import importlib.util
@@ -77,10 +81,68 @@ def run(cls, freq, steps=100):
     return np.median(se), se.mean(), np.median(cpu), cpu.mean()
 
 
+def alternating(new_base, old_base):
+    """A collector whose odd steps run `old_base.step_end`, even steps `new_base.step_end`, both on the same state
+    (a second object of the old class shares this one's `__dict__`), each one's thread CPU recorded (ns) in
+    `t["old"]`, `t["new"]` (the first two steps, which write the graph and find the layout, left out)."""
+    class Alternating(new_base):
+        t = {"old": [], "new": []}
+
+        def step_end(self, run_context):
+            step = run_context.original_args()["cur_step_num"]
+            if step % 2:
+                twin = self.__dict__.get("_twin")
+                if twin is None:
+                    twin = old_base.__new__(old_base)
+                    twin.__dict__ = self.__dict__
+                    self.__dict__["_twin"] = twin
+                t0 = time.thread_time_ns()
+                old_base.step_end(twin, run_context)
+                which = "old"
+            else:
+                t0 = time.thread_time_ns()
+                new_base.step_end(self, run_context)
+                which = "new"
+            spent = time.thread_time_ns() - t0
+            if step > 2:
+                Alternating.t[which].append(spent)
+    return Alternating
+
+
+def run_alternating(cls, steps=300):
+    """One Model.train at collect_freq=1 with the alternating collector: {"old": us list, "new": us list}."""
+    cls.t = {"old": [], "new": []}
+    ms.set_seed(1)
+    rng = np.random.default_rng(0)
+    data = ds.NumpySlicesDataset({"x": rng.standard_normal((steps * 32, 1, 32, 32)).astype(np.float32),
+                                  "y": rng.integers(0, 10, steps * 32).astype(np.int32)}, shuffle=False).batch(32)
+    net = nets.LeNet()
+    model = ms.Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
+                     nn.Momentum(net.trainable_params(), 0.01, 0.9))
+    model.train(1, data, callbacks=[cls(tempfile.mkdtemp(), collect_freq=1)])
+    return {k: np.array(v) / 1000 for k, v in cls.t.items()}
+
+
+def main_alternate(old_module, rounds):
+    cls = alternating(ms.SummaryCollector, old_module.SummaryCollector)
+    run_alternating(cls, 10)  # warm-up: imports, compile, the writer process
+    _writer_client._idle["writer"].ready.wait(120)
+    rows = [run_alternating(cls) for _ in range(rounds)]
+    print(f"load average {os.getloadavg()[0]:.1f}; {rounds} runs of 300 steps at collect_freq=1, steps alternating")
+    for which in ("old", "new"):
+        p50 = [np.median(r[which]) for r in rows]
+        mean = [r[which].mean() for r in rows]
+        print(f"{which} step_end CPU p50 {np.median(p50):6.1f} us (runs {min(p50):.1f}..{max(p50):.1f}), "
+              f"mean {np.median(mean):6.1f} us")
+    ratios = " ".join(f"{np.median(r['new']) / np.median(r['old']):.2f}" for r in rows)
+    print(f"new/old p50 per run: {ratios}")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--old", required=True, help="a checkout of the version to compare with")
     parser.add_argument("--rounds", type=int, default=6)
+    parser.add_argument("--alternate", action="store_true", help="old and new step by step in the same runs")
     args = parser.parse_args()
     path = os.path.join(args.old, "openspore", "train", "callback", "_summary_collector.py")
     if not os.path.isfile(path):
@@ -91,6 +153,9 @@ def main():
     old = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = old
     spec.loader.exec_module(old)
+    if args.alternate:
+        main_alternate(old, args.rounds)
+        return
     new_cls, old_cls = timed(ms.SummaryCollector), timed(old.SummaryCollector)
     run(new_cls, 1, 10)  # warm-up: imports, compile, the writer process (waited for: it starts at nice 19)
     _writer_client._idle["writer"].ready.wait(120)

@@ -13,6 +13,10 @@ first dataset column as image `input_data/auto` when it is 4-D; the train graph 
 lineage, the dataset graph and `custom_lineage_data` in the `_lineage` file. Loss landscapes are not computed
 (`collect_landscape` is accepted and ignored, with a warning when asked for explicitly).
 
+A collection goes the general way (`_collect`) until one has been posted by its ring layout; later ones take the
+straight pass of `_summary_fast.FastCollection` while what that one found still holds (same records, less Python
+and no numpy conversion on the training thread).
+
 `TensorSummary` values are written at step 1 and every `collect_tensor_freq` steps; by default at most about 20
 times in the run (every ceil(total steps / 20) steps) but never more often than the other summaries
 (`collect_freq`), as MindSpore documents: tensors are large.
@@ -29,6 +33,7 @@ from ... import backends
 from ...common.generations import CHANGES
 from ...core.tensor import Tensor
 from ._callback import Callback
+from ._summary_fast import FastCollection
 
 logger = logging.getLogger("openspore.summary")
 
@@ -79,6 +84,7 @@ class SummaryCollector(Callback):
         self._lr_source = None  # (optimizer, CHANGES generation, _HostView of a fixed rate or None): `_lr`
         self._layout = None  # ((no loss, no lr), the arrays it was made for, RingLayout): `_layout_for`
         self._layouts = {}  # every RingLayout made, by what it describes
+        self._fast = None  # FastCollection: what the last collection found, for the next ones (`step_end`)
         self._tensor_freq = collect_tensor_freq or collect_freq
 
     # ---- constructor checks -----------------------------------------------------------------------------
@@ -162,6 +168,7 @@ class SummaryCollector(Callback):
         if self._record is None:  # used outside Model.train's `with`: open here
             self.__enter__()
             self._opened_in_begin = True
+        self._fast = None  # another run: another optimizer, dataset, record
         if self.collect_tensor_freq is None:
             epochs, per_epoch = cb.get("epoch_num"), cb.get("batch_num")
             if isinstance(epochs, int) and isinstance(per_epoch, int) and epochs > 0 and per_epoch > 0:
@@ -183,6 +190,9 @@ class SummaryCollector(Callback):
             if self._record._has_pending():
                 self._record.record(step, plugin_filter=_no_data_but_tensors if step % self._tensor_freq == 0
                                     else _no_data)
+            return
+        fast = self._fast
+        if fast is not None and fast(cb, step):
             return
         self._collect(cb, step, step == 1 or step % self._tensor_freq == 0)
 
@@ -252,6 +262,7 @@ class SummaryCollector(Callback):
             layout = self._layout_for(loss, lr, hosts)
             if layout is not None and record._post_collection(
                     step, layout, [v for v in (loss, lr) if v is not None], hosts):
+                self._fast = FastCollection.make(self, record, layout)
                 return
         scalars = [(name, value) for name, value in (("loss/auto", loss), ("learning_rate/auto", lr))
                    if value is not None]

@@ -129,13 +129,15 @@ class EventWriter:
             data = (data, True)  # to be moved into the ring by the writer thread
         self._put("event", (step, wall_time, data))
 
-    def post_collection(self, step, layout, scalars, arrays):
+    def post_collection(self, step, layout, scalars, arrays, copy=None):
         """A collection's fast way (SummaryCollector): when the writer process is running and nothing queued waits
         for it, copy `arrays` (as `layout` has them, `_ring.RingLayout`) into its ring with one call and post a
         "collection" message naming only the step, the scalars' values and the reservation (the layout itself is
         sent once per writer process), packed into a message slot with one `struct.pack_into`. No per-array
         objects, no per-array message entries, nothing pickled. False, with nothing done, where that cannot be
-        (the caller takes `submit_event`)."""
+        (the caller takes `submit_event`). `copy(ring, offset, arrays)`, where given, copies the arrays into the
+        room reserved for them (`SharedRing.reserve_layout`) instead of `SharedRing.put_layout`'s numpy copy; it
+        must not fail (the caller checked the arrays against the layout)."""
         child = self._child
         if not self._direct or child is None or self._unringed or self._queued:
             return False
@@ -150,16 +152,31 @@ class EventWriter:
             layout.sent_to = child
         if ring.over_mark():
             child.press()
-        place = ring.put_layout(layout, arrays)
+        if copy is None:
+            place = ring.put_layout(layout, arrays)
+        else:
+            place = ring.reserve_layout(layout)
+            if place is not None:
+                copy(ring, place[0], arrays)
         if place is None:
             return False
         wall_time = time.time()
-        message = layout.collected(step, wall_time, scalars, *place)
+        # `child.post_collection`, inline, and no message tuple unless it goes the pipe's way: right after a
+        # training step each call level and tuple cost the training thread microseconds
         with self._order:
-            if not self._queued and self._child is child and (child.post_collection(message) or
-                                                              child.send_now(message)):
-                self.collections += 1
-                return True
+            if not self._queued and self._child is child:
+                lock = child._write_lock
+                posted = False
+                if not child._stopped and lock.acquire(False):
+                    try:
+                        posted = ring.post_collected(layout.key, step, wall_time, scalars, place[0], place[1],
+                                                     child._written)
+                    finally:
+                        lock.release()
+                if posted or child.send_now(layout.collected(step, wall_time, scalars, *place)):
+                    self.collections += 1
+                    return True
+        message = layout.collected(step, wall_time, scalars, *place)
         # copied, but the message cannot go now: through the writer thread, as the event it stands for
         _, step, wall_time, values, _ = _ring.expand(_ring.layout_of, message)
         data = [(p, t, ring.slot(v, place[1]) if type(v) is tuple else v) for p, t, v in values]

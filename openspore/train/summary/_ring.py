@@ -240,6 +240,10 @@ class SharedRing:
         """`post` of a "collection" message (`RingLayout.collected`), packed into the slot without pickling
         (`message_of` reads it back); False when it has too many scalars or every slot waits for the writer."""
         _, key, step, wall_time, scalars, offset, end = message
+        return self.post_collected(key, step, wall_time, scalars, offset, end, piped)
+
+    def post_collected(self, key, step, wall_time, scalars, offset, end, piped):
+        """`post_collection` of the message's fields, without the tuple (`EventWriter.post_collection`)."""
         if len(scalars) >= len(_COLLECTION_SLOTS):
             return False
         packer = _COLLECTION_SLOTS[len(scalars)]
@@ -318,17 +322,23 @@ class SharedRing:
         """Copy a collection's arrays (of `layout`'s dtype and shapes, in its order: the caller checked) back to
         back with one `np.concatenate` into one reservation, straight from the arrays' own buffers: (offset, end)
         for `layout.collected`, (0, 0) for no arrays, or None (nothing copied) when they do not fit now."""
-        if not layout.nbytes:
-            return 0, 0
-        if layout.nbytes > self._limit:
-            return None
-        place = self._reserve(layout.nbytes)
-        if place is None:
-            return None
+        place = self.reserve_layout(layout)
+        if place is None or not layout.nbytes:
+            return place
         offset, end = place
         np.concatenate(arrays, axis=None, out=np.ndarray((layout.size,), layout.dtype, self._map, _HEADER + offset),
                        casting="no")
         return offset, end
+
+    def reserve_layout(self, layout):
+        """`put_layout` without the copy: (offset, end) of room for `layout`'s arrays, (0, 0) for none, or None
+        when they do not fit now. The caller copies them there (at `_HEADER + offset` in the map) before posting
+        the message that names them."""
+        if not layout.nbytes:
+            return 0, 0
+        if layout.nbytes > self._limit:
+            return None
+        return self._reserve(layout.nbytes)
 
     def _reserve(self, nbytes):
         """(offset, end) of `nbytes` of free space, or None."""
