@@ -1,0 +1,73 @@
+"""MindSpore 2.10 behaviour found by a ninth sample of its CPU tests (st/ops/cpu, st/ops/dynamic_shape,
+st/pynative, st/ops/graph_kernel): IndexAdd on a Parameter differentiates as the sum it is, GatherD takes a Tensor
+`dim` and indices counted from the end, and a full ReduceProd rounds as one row-major product. Every expected value
+and error here was read off MindSpore 2.10 run as a black box."""
+import numpy as np
+import pytest
+
+import openspore as ms
+from openspore import Parameter, ParameterTuple, Tensor, nn, ops
+from openspore.ops import operations as P
+
+
+class _IndexAddNet(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.x = Parameter(Tensor(np.arange(15).reshape(5, 3).astype(np.float32)), name="x")
+        self.op = ops.IndexAdd(1)
+
+    def construct(self, idx, y):
+        return self.op(self.x, idx, y)
+
+
+def test_index_add_on_a_parameter_passes_the_gradient_to_y():
+    net = _IndexAddNet()
+    grad = ops.GradOperation(get_all=True, sens_param=True, get_by_list=True)(net, ParameterTuple(
+        net.trainable_params()))
+    dout = Tensor(np.arange(15).reshape(5, 3).astype(np.float32))
+    (d_idx, d_y), (d_x,) = grad(Tensor(np.array([1]), ms.int32), Tensor(np.ones((5, 1), np.float32)), dout)
+    # MindSpore 2.10: d/dy = dout gathered at the index (column 1), d/dx = dout
+    np.testing.assert_array_equal(d_y.asnumpy(), [[1.], [4.], [7.], [10.], [13.]])
+    np.testing.assert_array_equal(d_x.asnumpy(), dout.asnumpy())
+    np.testing.assert_array_equal(d_idx.asnumpy(), [0])
+
+
+def test_index_add_still_writes_its_parameter():
+    net = _IndexAddNet()
+    out = net(Tensor(np.array([0, 2]), ms.int32), Tensor(np.ones((5, 2), np.float32)))
+    expected = np.arange(15).reshape(5, 3).astype(np.float32)
+    expected[:, [0, 2]] += 1
+    np.testing.assert_array_equal(out.asnumpy(), expected)
+    np.testing.assert_array_equal(net.x.asnumpy(), expected)
+
+
+_X = Tensor(np.array([[1, 2, 3], [4, 5, 6]]), ms.int32)
+_NEG = Tensor(np.array([[0, -1, 1], [-2, 0, 2]]), ms.int32)
+
+
+@pytest.mark.parametrize("dim", [1, Tensor([1], ms.int64), Tensor(1, ms.int64)])
+def test_gather_d_counts_negative_indices_from_the_end(dim):
+    np.testing.assert_array_equal(P.GatherD()(_X, dim, _NEG).asnumpy(), [[1, 3, 2], [5, 4, 6]])
+
+
+def test_gather_elements_with_negative_indices():
+    np.testing.assert_array_equal(ops.gather_elements(_X, 1, _NEG).asnumpy(), [[1, 3, 2], [5, 4, 6]])
+
+
+def test_gather_d_index_out_of_range_message():
+    with pytest.raises(RuntimeError, match=r"For 'GatherD', the value of 'index' must be in \[-3, 3\), but got: -4"):
+        P.GatherD()(_X, 1, Tensor(np.array([[0, -4, 1], [-2, 0, 2]]), ms.int32)).asnumpy()  # MindSpore raises at sync
+
+
+def test_gather_d_gradient_with_negative_indices():
+    grad = ops.grad(lambda a: ops.gather_elements(a, 1, _NEG).sum())(Tensor(np.arange(6).reshape(2, 3), ms.float32))
+    np.testing.assert_array_equal(grad.asnumpy(), np.ones((2, 3), np.float32))
+
+
+def test_reduce_prod_over_all_axes_rounds_as_one_product():
+    x = np.repeat(np.arange(1, 10, dtype=np.float32).reshape(3, 3, 1), 6, axis=2)
+    out = P.ReduceProd(True)(Tensor(x), ())
+    assert out.shape == (1, 1, 1)
+    # MindSpore 2.10 gives exactly this float32 (an axis-by-axis product is one ulp away)
+    assert out.asnumpy().item() == 2.2833797834918643e+33
+    np.testing.assert_array_equal(P.ReduceProd()(Tensor(x), (0, 1)).asnumpy(), np.full((6,), 362880, np.float32))
