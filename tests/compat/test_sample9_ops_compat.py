@@ -71,3 +71,29 @@ def test_reduce_prod_over_all_axes_rounds_as_one_product():
     # MindSpore 2.10 gives exactly this float32 (an axis-by-axis product is one ulp away)
     assert out.asnumpy().item() == 2.2833797834918643e+33
     np.testing.assert_array_equal(P.ReduceProd()(Tensor(x), (0, 1)).asnumpy(), np.full((6,), 362880, np.float32))
+
+
+class _RowTensorLoop(nn.Cell):
+    @ms.jit
+    def construct(self, a, b, indices, values):
+        x = ms.RowTensor(indices, values, (5, 2))
+        while a > b:
+            x = ms.RowTensor(x.indices, x.values * 2, x.dense_shape)
+            b = b + 1
+        return x.indices, x.values, x.dense_shape
+
+
+def test_a_row_tensor_is_carried_through_a_while_loop_in_a_graph():
+    indices = Tensor(np.array([0, 2]), ms.int32)
+    out = _RowTensorLoop()(Tensor(3, ms.int32), Tensor(0, ms.int32), indices, Tensor(np.ones((2, 2), np.float32)))
+    np.testing.assert_array_equal(out[0].asnumpy(), [0, 2])
+    np.testing.assert_array_equal(out[1].asnumpy(), np.full((2, 2), 8, np.float32))
+    assert out[2] == (5, 2)
+
+
+def test_operations_submodules_are_attributes_of_operations():
+    # `P.array_ops.IndexFill()` without importing array_ops first, as MindSpore's dynamic-shape tests write it
+    assert P.array_ops.IndexFill is ops.IndexFill
+    x = Tensor(np.zeros((2, 3), np.float32))
+    out = P.array_ops.IndexFill()(x, 1, Tensor(np.array([0, 2]), ms.int32), Tensor(-1.0, ms.float32))
+    np.testing.assert_array_equal(out.asnumpy(), [[-1, 0, -1], [-1, 0, -1]])
