@@ -97,3 +97,12 @@ def test_operations_submodules_are_attributes_of_operations():
     x = Tensor(np.zeros((2, 3), np.float32))
     out = P.array_ops.IndexFill()(x, 1, Tensor(np.array([0, 2]), ms.int32), Tensor(-1.0, ms.float32))
     np.testing.assert_array_equal(out.asnumpy(), [[-1, 0, -1], [-1, 0, -1]])
+
+
+def test_strided_slice_takes_begin_end_strides_as_int_tensors():
+    x = Tensor(np.arange(210).reshape(5, 6, 7).astype(np.float32))
+    bounds = [Tensor(np.array(v, np.int32)) for v in ([0, 1, 2], [4, 5, 6], [1, 1, 2])]
+    out = ops.StridedSlice()(x, *bounds)
+    np.testing.assert_array_equal(out.asnumpy(), x.asnumpy()[0:4, 1:5, 2:6:2])
+    grad = ops.grad(lambda t: ops.StridedSlice()(t, *bounds).sum() * 2)(x)
+    assert float(grad.sum().asnumpy()) == 64.0  # 2 for each of the 4*4*2 elements taken
