@@ -106,3 +106,47 @@ def test_strided_slice_takes_begin_end_strides_as_int_tensors():
     np.testing.assert_array_equal(out.asnumpy(), x.asnumpy()[0:4, 1:5, 2:6:2])
     grad = ops.grad(lambda t: ops.StridedSlice()(t, *bounds).sum() * 2)(x)
     assert float(grad.sum().asnumpy()) == 64.0  # 2 for each of the 4*4*2 elements taken
+
+
+@pytest.mark.parametrize("expr, dtype, values", [
+    (lambda: Tensor(np.array([1, -2, 100], np.int8)) + 300, ms.int8, [45, 42, -112]),   # 300 is cast to int8: 44
+    (lambda: Tensor(np.array([1, -2, 100], np.int8)) * 1000, ms.int8, [-24, 48, -96]),
+    (lambda: Tensor(np.array([1, 2, 250], np.uint8)) + 256, ms.uint8, [1, 2, 250]),
+    (lambda: Tensor(np.array([1, 2, 250], np.uint8)) + 10, ms.uint8, [11, 12, 4]),
+])
+def test_python_ints_wrap_into_a_narrow_integer_tensor(expr, dtype, values):
+    out = expr()
+    assert out.dtype == dtype
+    assert out.asnumpy().tolist() == values
+
+
+_I32 = Tensor(np.array([[1, -2, 3], [4, 5, -6]], np.int32))
+
+
+@pytest.mark.parametrize("expr, dtype, values", [
+    (lambda: ops.clamp(_I32, 0.5, 2.5), ms.float32, [1.0, 0.5, 2.5, 2.5, 2.5, 0.5]),
+    (lambda: ops.clamp(_I32, 0, 2), ms.int32, [1, 0, 2, 2, 2, 0]),
+    (lambda: ops.clamp(_I32, None, 2.5), ms.float32, [1.0, -2.0, 2.5, 2.5, 2.5, -6.0]),
+    (lambda: _I32.clamp(0.5, 2.5), ms.float32, [1.0, 0.5, 2.5, 2.5, 2.5, 0.5]),
+    (lambda: ops.clamp(Tensor(np.array([1, -2, 3], np.float16)), Tensor(0.5, ms.float32)), ms.float32, [1.0, 0.5, 3.0]),
+    (lambda: ops.clamp(Tensor(np.array([1, -2, 3], np.int8)), 1), ms.int8, [1, 1, 3]),
+    (lambda: ops.clip_by_value(_I32, 0.5, 2.5), ms.int32, [1, 0, 2, 2, 2, 0]),   # clip_by_value keeps x's dtype
+])
+def test_clamp_promotes_with_its_bounds(expr, dtype, values):
+    out = expr()
+    assert out.dtype == dtype
+    np.testing.assert_array_equal(out.asnumpy().ravel(), values)
+
+
+@pytest.mark.parametrize("np_dtype", [np.uint8, np.uint16, np.uint32, np.uint64])
+def test_neg_of_unsigned_wraps_around(np_dtype):
+    x = Tensor(np.array([0, 1, 200], np_dtype))
+    expected = [0, np.iinfo(np_dtype).max, np.iinfo(np_dtype).max - 199]
+    assert P.Neg()(x).asnumpy().tolist() == expected
+    assert (-x).asnumpy().tolist() == expected
+
+
+def test_xlogy_is_computed_as_written():
+    x = Tensor(np.array([0, 0, 0, 0, 1, 2, 0], np.float32))
+    y = Tensor(np.array([0, -1, np.nan, 2, -1, 0, np.inf], np.float32))
+    np.testing.assert_array_equal(ops.xlogy(x, y).asnumpy(), [np.nan, np.nan, np.nan, 0, np.nan, -np.inf, np.nan])

@@ -168,21 +168,24 @@ class Neg(Primitive):
 
     def infer(self, x):
         check_tensor(self.name, "x", x)
-        check_dtype(self.name, "x", x, ("int", "float", "complex"))
+        check_dtype(self.name, "x", x, ("int", "uint", "float", "complex"))
         return same_as(x)
 
     def bprop(self, x, out, dout):
         return (Neg()(dout),)
 
     def numpy(self, np, x):
-        return np.negative(x)
+        return np.negative(x)  # unsigned values wrap around (-1 → 255 for uint8), as in MindSpore
 
     def torch(self, torch, x):
+        if x.dtype in (torch.uint16, torch.uint32, torch.uint64):  # torch has no neg kernel for these
+            return (-x.to(torch.int64)).to(x.dtype)
         return torch.neg(x)
 
     @classmethod
     def samples(cls, rng):
         yield Sample(rand_float(rng, (3, 4)))
+        yield Sample(np.array([0, 1, 200], np.uint8), name="uint8-wraps")
 
 
 # ---- matmul -----------------------------------------------------------------------------------
