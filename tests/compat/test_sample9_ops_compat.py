@@ -150,3 +150,20 @@ def test_xlogy_is_computed_as_written():
     x = Tensor(np.array([0, 0, 0, 0, 1, 2, 0], np.float32))
     y = Tensor(np.array([0, -1, np.nan, 2, -1, 0, np.inf], np.float32))
     np.testing.assert_array_equal(ops.xlogy(x, y).asnumpy(), [np.nan, np.nan, np.nan, 0, np.nan, -np.inf, np.nan])
+
+
+_BOOLS = Tensor(np.array([[True, False, True], [False, False, True]]))
+
+
+@pytest.mark.parametrize("expr, dtype, values", [
+    (lambda: P.ReduceSum()(_BOOLS, 1), ms.bool_, [True, True]),       # the primitive does not count booleans
+    (lambda: P.ReduceSum()(_BOOLS), ms.bool_, [True]),
+    (lambda: ops.reduce_sum(_BOOLS, 1), ms.bool_, [True, True]),       # ops.reduce_sum is that primitive
+    (lambda: ops.reduce_sum(Tensor(np.array([1, 2], np.int8)), 0), ms.int8, [3]),
+    (lambda: ops.sum(_BOOLS, 1), ms.int64, [2, 1]),                    # ops.sum / Tensor.sum count
+    (lambda: _BOOLS.sum(), ms.int64, [3]),
+])
+def test_reduce_sum_primitive_keeps_the_dtype_and_sum_counts(expr, dtype, values):
+    out = expr()
+    assert out.dtype == dtype
+    assert out.asnumpy().ravel().tolist() == values

@@ -444,8 +444,9 @@ def nanmean(input, axis=None, keepdims=False, *, dtype=None):
 
 
 def reduce_sum(x, axis=()):
-    """Sum over `axis` (all axes when ())."""
-    return F.sum(x, None if axis == () else axis)
+    """Sum over `axis` (all axes when ()). MindSpore's `ops.reduce_sum` is a ReduceSum primitive: integer sums
+    keep the input dtype and a bool input gives bool (true where any element is), unlike `ops.sum`."""
+    return PRIMITIVES["ReduceSum"]()(x, axis)
 
 
 def reduce_mean(x, axis=()):
