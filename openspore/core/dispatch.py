@@ -284,11 +284,24 @@ def _promote(prim, args):
             if a.dtype is not target:
                 new[i] = cast(a, target)
         else:
+            a = _wrap_int(a, target)
             if _tracers:
                 new[i] = _tracers[-1].constant(a, target)
             else:
                 new[i] = _scalar_tensor(a, target)
     return tuple(new)
+
+
+def _wrap_int(value, dtype):
+    """A Python int meeting an integer tensor is cast to its dtype as MindSpore casts it, wrapping around when out
+    of range (int8 tensor + 300 adds 44), where torch would refuse the conversion."""
+    if type(value) is not int or dtype.kind not in ("int", "uint"):
+        return value
+    info = np.iinfo(dtype.np_dtype)
+    if info.min <= value <= info.max:
+        return value
+    span = info.max - info.min + 1
+    return (value - info.min) % span + info.min
 
 
 _scalar_cache = {}

@@ -27,5 +27,8 @@ def __getattr__(name):
                    fractional_pool, rnn_primitives, misc_primitives_more):
         if name in module.__all__:
             return getattr(module, name)
+    if name in operation_modules.SUBMODULES:  # `P.array_ops.IndexFill`: the submodule as an attribute, unimported
+        import importlib
+        return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'openspore.ops.operations' has no attribute {name!r}")
 from .hybrid_kernel import kernel, ms_kernel  # noqa: E402,F401  (mindspore.ops.operations.kernel)

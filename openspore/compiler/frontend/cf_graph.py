@@ -227,6 +227,8 @@ def rebuild(spec, results):
         return spec[1]
     if tag == "dict":
         return {k: rebuild(s, results) for k, s in zip(spec[1], spec[2])}
+    if tag == "record":  # a namedtuple-like record (RowTensor, COOTensor, ...): spec = (tag, class, fields)
+        return tuple.__new__(spec[1], [rebuild(s, results) for s in spec[2]])
     items = [rebuild(s, results) for s in spec[1]]
     return tuple(items) if tag == "tuple" else items
 
@@ -278,6 +280,11 @@ def _promote_numbers(value, flexible):
     return value
 
 
+def _is_record(value):
+    """A namedtuple-like record (the sparse tensors are ones): carried through a loop field by field."""
+    return isinstance(value, tuple) and type(value) is not tuple and hasattr(type(value), "_fields")
+
+
 class _LoopState:
     """Loop-carried values split into tensor slots and static Python values."""
 
@@ -291,6 +298,8 @@ class _LoopState:
             return ("T", len(self.slots) - 1)
         if type(value) in (tuple, list):
             return (type(value).__name__, tuple(self.spec(v) for v in value))
+        if _is_record(value):
+            return ("record", type(value), tuple(self.spec(v) for v in value))
         return ("C", value)
 
     def error(self, name, what, kind=GraphCaptureError):
@@ -317,12 +326,15 @@ class _LoopState:
         if init is NORET and out is not NORET:
             new = _promote_numbers(_zeros_like_value(out), flexible)
             return new, True
-        if type(init) in (tuple, list):
+        if type(init) in (tuple, list) or _is_record(init):
             if type(out) is not type(init) or len(out) != len(init):
                 raise self.error(name, f"changes structure in the loop body ({_kind(init)} of {len(init)} → "
                                        f"{_kind(out)})")
             pairs = [self.reconcile(f"{name}[{i}]", x, y, flexible) for i, (x, y) in enumerate(zip(init, out))]
-            return type(init)(p[0] for p in pairs), any(p[1] for p in pairs)
+            kind = type(init)
+            same = (kind(p[0] for p in pairs) if kind in (tuple, list) else
+                    tuple.__new__(kind, [p[0] for p in pairs]))
+            return same, any(p[1] for p in pairs)
         if out is init:
             return init, False
         try:
@@ -342,6 +354,9 @@ def _slot_outputs(sub, spec, out, state, outs):
         outs.append(sub.node_of(_const_tensor(out, like) if _is_number(out) else out))
     elif tag in ("tuple", "list"):
         for s, o in zip(spec[1], out):
+            _slot_outputs(sub, s, o, state, outs)
+    elif tag == "record":
+        for s, o in zip(spec[2], out):
             _slot_outputs(sub, s, o, state, outs)
 
 

@@ -158,8 +158,14 @@ def _element_index(np, idx, axis):
 
 @register
 class GatherD(Primitive):
-    """GatherD()(x, dim, index): out[i][j] = x[index[i][j]][j] for dim 0 (torch.gather semantics)."""
+    """GatherD()(x, dim, index): out[i][j] = x[index[i][j]][j] for dim 0 (torch.gather semantics).
+
+    As in MindSpore 2.10, `dim` may be an int or a one-element int Tensor, and `index` may count from the end
+    (values in [-n, n) for n = x.shape[dim])."""
     input_names = ("x", "dim", "index")
+
+    def __call__(self, x, dim, index):
+        return super().__call__(x, _int_dim(self.name, dim), index)
 
     def infer(self, x, dim, index):
         check_tensor(self.name, "x", x)
@@ -169,23 +175,49 @@ class GatherD(Primitive):
 
     def bprop(self, x, dim, index, out, dout):
         zeros = prim("ZerosLike")(x)
-        return TensorScatterElements(dim, "add")(zeros, index, dout), None, None
+        n = x.shape[normalize_axis(self.name, dim, len(x.shape), "dim")]
+        wrapped = prim("Select")(prim("Less")(index, 0), prim("Add")(index, n), index)
+        return TensorScatterElements(dim, "add")(zeros, wrapped, dout), None, None
 
     def numpy(self, np, x, dim, index):
         a = normalize_axis(self.name, dim, x.ndim, "dim")
-        _check_range(self.name, index, x.shape[a], "x", "index")
+        index = _wrap_elements(self.name, index, x.shape[a])
         return c_array(x[_element_index(np, index, a)])
 
     def torch(self, torch, x, dim, index):
         a = normalize_axis(self.name, dim, x.ndim, "dim")
-        _check_range(self.name, index, x.shape[a], "x", "index")
-        return torch.gather(x, a, _as_long(torch, index))
+        index = _wrap_elements(self.name, _as_long(torch, index), x.shape[a])
+        return torch.gather(x, a, index)
 
     @classmethod
     def samples(cls, rng):
         x = rand_float(rng, (3, 4))
         yield Sample(x, 1, rng.integers(0, 4, (3, 5)).astype(np.int64))
         yield Sample(x, 0, rng.integers(0, 3, (2, 3)).astype(np.int32), name="smaller-index")
+        yield Sample(x, 1, rng.integers(-4, 4, (3, 4)).astype(np.int32), name="negative-index")
+
+
+def _int_dim(op, dim):
+    """A one-element integer Tensor `dim` read as the int it holds (MindSpore takes either)."""
+    if hasattr(dim, "asnumpy"):
+        value = dim.asnumpy()
+        if value.size != 1 or value.dtype.kind not in "iu":
+            raise TypeError(f"For '{op}', 'dim' must be an int or a one-element int Tensor, but got "
+                            f"Tensor of shape {list(value.shape)} and dtype {value.dtype}.")
+        return int(value.reshape(()))
+    return dim
+
+
+def _wrap_elements(op, index, size):
+    """Indices in [-size, size) with negative ones counted from the end; anything else is MindSpore's error."""
+    if index.numel() if hasattr(index, "numel") else index.size:
+        lo, hi = int(index.min()), int(index.max())
+        if lo < -size or hi >= size:
+            bad = lo if lo < -size else hi
+            raise RuntimeError(f"For '{op}', the value of 'index' must be in [{-size}, {size}), but got: {bad}")
+        if lo < 0:
+            index = index + (index < 0) * size
+    return index
 
 
 @register

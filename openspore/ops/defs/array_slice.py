@@ -175,6 +175,10 @@ class StridedSlice(_Strided):
     (input_x, begin, end, strides): numpy-style slicing with per-position bit masks."""
     input_names = ("input_x", "begin", "end", "strides")
 
+    def __call__(self, x, begin, end, strides):
+        # MindSpore also takes begin/end/strides as 1-D int Tensors (its dynamic-shape tests pass them so)
+        return super().__call__(x, *(_tensor_to_ints(v) for v in (begin, end, strides)))
+
     def infer(self, x, begin, end, strides):
         check_tensor(self.name, "input_x", x)
         return AbstractTensor(self.plan(x.shape, begin, end, strides).shape, x.dtype)
@@ -201,6 +205,15 @@ class StridedSlice(_Strided):
         yield Sample(x, (0, 0, 1), (0, 0, 3), (1, 1, 1), attrs={"ellipsis_mask": 1, "new_axis_mask": 2},
                      name="ellipsis-newaxis")
         yield Sample(x, (-1,), (0,), (-1,), attrs={"begin_mask": 1, "end_mask": 1}, name="reverse-all")
+
+
+def _tensor_to_ints(value):
+    """An int Tensor as the tuple of ints it holds; anything else unchanged. (Inside a graph, asking a traced
+    tensor for its values makes the graph runner run the function op by op, as for other value-dependent
+    primitives.)"""
+    if not (hasattr(value, "asnumpy") and hasattr(value, "dtype")) or value.dtype.kind not in ("int", "uint"):
+        return value
+    return tuple(int(v) for v in np.atleast_1d(value.asnumpy()))
 
 
 @register

@@ -168,16 +168,18 @@ class Neg(Primitive):
 
     def infer(self, x):
         check_tensor(self.name, "x", x)
-        check_dtype(self.name, "x", x, ("int", "float", "complex"))
+        check_dtype(self.name, "x", x, ("int", "uint", "float", "complex"))
         return same_as(x)
 
     def bprop(self, x, out, dout):
         return (Neg()(dout),)
 
     def numpy(self, np, x):
-        return np.negative(x)
+        return np.negative(x)  # unsigned values wrap around (-1 → 255 for uint8), as in MindSpore
 
     def torch(self, torch, x):
+        if x.dtype in (torch.uint16, torch.uint32, torch.uint64):  # torch has no neg kernel for these
+            return (-x.to(torch.int64)).to(x.dtype)
         return torch.neg(x)
 
     @classmethod
@@ -242,8 +244,9 @@ class ReduceSum(Primitive):
     def infer(self, x, axis=()):
         check_tensor(self.name, "x", x)
         axes = normalize_axes(self.name, axis, len(x.shape))
-        dtype = mstype.int64 if x.dtype is mstype.bool_ else x.dtype  # counting booleans gives Int64
-        return AbstractTensor(reduced_shape(x.shape, axes, self.keep_dims), dtype)
+        # a bool input stays bool (true where any element is): MindSpore 2.10's primitive does not count; the
+        # functional `ops.sum` casts booleans to int64 first and counts
+        return AbstractTensor(reduced_shape(x.shape, axes, self.keep_dims), x.dtype)
 
     def bprop(self, x, *rest):
         from .math_reduce import bprop_args  # `ReduceSum()(x)` leaves the axis out
@@ -257,14 +260,16 @@ class ReduceSum(Primitive):
 
     def numpy(self, np, x, axis=()):
         axes = normalize_axes(self.name, axis, x.ndim)
-        return np.asarray(np.sum(x, axis=axes, keepdims=self.keep_dims, dtype=x.dtype if x.dtype != np.bool_ else np.int64))
+        if x.dtype == np.bool_:
+            return np.asarray(np.any(x, axis=axes, keepdims=self.keep_dims))
+        return np.asarray(np.sum(x, axis=axes, keepdims=self.keep_dims, dtype=x.dtype))
 
     def torch(self, torch, x, axis=()):
         axes = normalize_axes(self.name, axis, x.ndim)
-        if x.dtype == torch.bool:
-            x = x.long()
         if not axes:
             return x.clone()
+        if x.dtype == torch.bool:
+            return x.long().sum(dim=axes, keepdim=self.keep_dims) > 0
         return torch.sum(x, dim=axes, keepdim=self.keep_dims, dtype=x.dtype)
 
     @classmethod
@@ -418,7 +423,21 @@ _onnx.declare(Neg, _onnx.unary("Neg"))
 _onnx.declare(Add, _onnx.elementwise("Add"))
 _onnx.declare(Sub, _onnx.elementwise("Sub"))
 _onnx.declare(Mul, _onnx.elementwise("Mul"))
-_onnx.declare(ReduceSum, _onnx.reduce("ReduceSum"))
+def _reduce_sum_onnx(b, node, ins):
+    """ReduceSum to ONNX; a bool input (whose result is 'any', and which ONNX's ReduceSum refuses) is summed as
+    int64 and cast back to bool."""
+    if _onnx.dtype_of(node) != np.bool_:
+        return _onnx.reduce("ReduceSum")(b, node, ins)
+    from onnx import helper
+    axis = b.py(ins[1], node, "axis") if len(ins) > 1 else ()
+    axis = (axis,) if isinstance(axis, int) else tuple(axis)
+    counts = _onnx.cast_to(b, node, 0, ins[0], np.dtype(np.int64))
+    inputs = [counts] + ([b.const(np.array(axis, np.int64))] if axis else [])
+    total = b.op("ReduceSum", inputs, keepdims=int(bool(node.attrs["keep_dims"])))
+    return b.op("Cast", [total], to=helper.np_dtype_to_tensor_dtype(np.dtype(np.bool_)))
+
+
+_onnx.declare(ReduceSum, _reduce_sum_onnx)
 _onnx.declare(MatMul, _onnx.matmul)
 _onnx.declare(BatchMatMul, _onnx.batch_matmul)
 _onnx.declare(Cast, _onnx.cast)

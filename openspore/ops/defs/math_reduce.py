@@ -163,8 +163,15 @@ class ReduceProd(_Reduce):
         return np.asarray(np.prod(x, axis=self.axes(x, axis), keepdims=self.keep_dims, dtype=x.dtype))
 
     def torch(self, torch, x, axis=()):
-        return _torch_multi(lambda t, a, k: torch.prod(t, dim=a, keepdim=k, dtype=x.dtype), x,
-                            self.axes(x, axis), self.keep_dims)
+        # One product over the reduced elements in row-major order (not axis by axis): float rounding then
+        # matches MindSpore's CPU kernel bit for bit (axis-by-axis differs in the last place for long products).
+        axes = self.axes(x, axis)
+        if not axes:
+            return x.clone()
+        kept = [a for a in range(x.ndim) if a not in axes]
+        rows = x.permute(*kept, *axes).reshape(*[x.shape[a] for a in kept], -1)
+        out = torch.prod(rows, dim=-1, dtype=x.dtype)
+        return out.reshape(reduced_shape(tuple(x.shape), axes, True)) if self.keep_dims else out
 
     @classmethod
     def samples(cls, rng):

@@ -257,7 +257,12 @@ def index_add(x, indices, y, axis, use_lock=True, check_index_bound=True):
     moved = F.moveaxis(x, axis, 0)
     upd = F.moveaxis(y, axis, 0)
     out = F.moveaxis(F.tensor_scatter_add(moved, F.reshape(F.cast(indices, mstype.int32), (-1, 1)), upd), 0, axis)
-    return _write_back(x, out)
+    from ...core.parameter import Parameter
+    if not isinstance(x, Parameter):
+        return out
+    # The Parameter is written, but the result differentiates as the sum it is (as MindSpore's IndexAdd does:
+    # d/dx = dout, d/dy = dout gathered at `indices`), not through Assign's convention, which gives y nothing.
+    return F.depend(out, F.assign(x, out))
 
 
 def _write_back(target, value):

@@ -236,7 +236,8 @@ def minimum(input, other):
 
 
 def clamp(input, min=None, max=None):  # noqa: A002 - MindSpore's parameter names
-    """clamp(input, min=None, max=None): limit values to [min, max]; the result keeps input's dtype."""
+    """clamp(input, min=None, max=None): limit values to [min, max]. The dtype follows the usual promotion of
+    input with the bounds, as in MindSpore 2.10: an int tensor clamped to 0.5 gives float32, to 1 stays int."""
     if min is None and max is None:
         raise ValueError("For 'clamp', at least one of 'min' and 'max' must be given, but both are None.")
     out = input
@@ -244,15 +245,15 @@ def clamp(input, min=None, max=None):  # noqa: A002 - MindSpore's parameter name
         out = prim(P.Maximum)(out, min)
     if max is not None:
         out = prim(P.Minimum)(out, max)
-    return cast(out, input.dtype)
+    return out
 
 
 clip = clamp
 
 
 def clip_by_value(x, clip_value_min=None, clip_value_max=None):
-    """clip_by_value(x, clip_value_min=None, clip_value_max=None): clamp x to [min, max]."""
-    return clamp(x, clip_value_min, clip_value_max)
+    """clip_by_value(x, clip_value_min=None, clip_value_max=None): clamp x to [min, max]; keeps x's dtype."""
+    return cast(clamp(x, clip_value_min, clip_value_max), x.dtype)
 
 
 # ---- comparisons and logic ----------------------------------------------------------------------------

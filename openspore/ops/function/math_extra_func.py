@@ -94,9 +94,10 @@ def logit(input, eps=None):
 
 
 def xlogy(input, other):
-    """input · log(other), 0 where input == 0."""
+    """input · log(other), computed as written: MindSpore 2.10's CPU kernel gives nan for 0 · log(0), 0 · log(-1)
+    and 0 · log(inf) (only 0 · log(y) for finite y > 0 is 0), and so does this."""
     x, y = _float(_t(input, other)), _float(_t(other, input))
-    return F.where(x == 0, F.zeros_like(x * y), x * F.log(y))
+    return x * F.log(y)
 
 
 def xdivy(x, y):
@@ -443,8 +444,9 @@ def nanmean(input, axis=None, keepdims=False, *, dtype=None):
 
 
 def reduce_sum(x, axis=()):
-    """Sum over `axis` (all axes when ())."""
-    return F.sum(x, None if axis == () else axis)
+    """Sum over `axis` (all axes when ()). MindSpore's `ops.reduce_sum` is a ReduceSum primitive: integer sums
+    keep the input dtype and a bool input gives bool (true where any element is), unlike `ops.sum`."""
+    return PRIMITIVES["ReduceSum"]()(x, axis)
 
 
 def reduce_mean(x, axis=()):
