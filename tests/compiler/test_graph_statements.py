@@ -117,3 +117,12 @@ def test_partial_with_keyword_arguments_in_graph_code():
         return add_(y=3), add_(y=5)
 
     assert f() == (5, 7)
+
+
+def test_lazy_builtins_returned_from_a_graph_are_tuples():
+    @ms.jit
+    def f():
+        return zip((1, 2, 3), (4, 5, 6)), range(0, 6, 2), enumerate((100, 200), 3), map(lambda a: a + 1, [0, 1])
+
+    for _ in range(2):  # a cached graph gives the same values again
+        assert f() == (((1, 4), (2, 5), (3, 6)), (0, 2, 4), ((3, 100), (4, 200)), [1, 2])
