@@ -126,3 +126,17 @@ def test_lazy_builtins_returned_from_a_graph_are_tuples():
 
     for _ in range(2):  # a cached graph gives the same values again
         assert f() == (((1, 4), (2, 5), (3, 6)), (0, 2, 4), ((3, 100), (4, 200)), [1, 2])
+
+
+def test_calling_a_jit_class_object_without_call_names_it():
+    @ms.jit_class
+    class Inner:
+        def __init__(self, number):
+            self.number = number
+
+    @ms.jit
+    def f(x):
+        return Inner(2)(x)
+
+    with pytest.raises(ValueError, match="MsClassObject: 'Inner' has no __call__ function, please check the code."):
+        f(ms.tensor(1))

@@ -144,6 +144,9 @@ def callee(fn):
     """The callee of a call in rewritten code (`call`), refusing what can not be called as MindSpore's graph
     compiler does: with a ValueError. While tracing, a user function's call counts towards `max_call_depth`."""
     if not callable(fn):
+        if getattr(type(fn), "__ms_class__", False):  # MindSpore's words for a jit_class object
+            raise ValueError(located(f"MsClassObject: '{type(fn).__name__}' has no __call__ function, please check "
+                                     "the code."))
         raise ValueError(located(f"The object is not callable: a {type(fn).__name__} ({fn!r:.60}) is called."))
     kind = type(fn)
     target = call(fn)
