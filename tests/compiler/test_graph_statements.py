@@ -77,7 +77,7 @@ def test_a_global_augmented_in_the_graph_starts_from_its_value():
     @ms.jit
     def f():
         for i in (1, 2, 3):
-            SCALE += i  # noqa: F821  (graph code reads the global first, as MindSpore does)
+            SCALE += i  # noqa: F823  (graph code reads the global first, as MindSpore does)
         return SCALE
 
     np.testing.assert_array_equal(f().asnumpy(), np.full((2, 3), 7.0, np.float32))

@@ -20,7 +20,7 @@ import ast
 
 from .ast_jumps import at, cf_call, has_return, is_raw_if
 from .ast_names import assigned, closure_loads, exposed, loads, walk_scope
-from .errors import GraphSyntaxError, GraphSyntaxTypeError, GraphUnboundLocalError, located, syntax_error
+from .errors import GraphSyntaxTypeError, GraphUnboundLocalError, located, syntax_error
 
 _UNSUPPORTED_STMT = {ast.Try: "Try", ast.AsyncWith: "AsyncWith", ast.AsyncFor: "AsyncFor",
                      ast.AsyncFunctionDef: "AsyncFunctionDef", ast.Global: "Global", ast.Nonlocal: "Nonlocal",
