@@ -12,6 +12,7 @@ from ..common.errors import with_location
 from .parameter import Parameter
 from . import read_snapshots, registry
 from .tensor import Tensor
+from .tensor_hooks import EVER_REGISTERED, apply_grad_hooks
 
 ACTIVE = []  # active levels, innermost last
 _WANTED = [None]  # input indices whose gradient the running backward rule must produce (None: all)
@@ -188,6 +189,8 @@ def _walk(roots):
     ready = _LeafReadiness(order, grads) if GRAD_READY else None
     for node in reversed(order):
         douts = grads.pop(id(node), None)
+        if douts is not None and EVER_REGISTERED[0]:  # Tensor.register_hook: the summed gradient of an output goes through its hooks
+            douts = [apply_grad_hooks(o, d) for o, d in zip(node.outputs, douts)]
         if node.prim is None:  # leaf
             if douts is not None:
                 leaves[id(node)] = douts[0]
@@ -310,6 +313,9 @@ def box(x, level):
     b = x._alias()
     if x._nodes:
         b._nodes = dict(x._nodes)
+    hooks = x.__dict__.get("_grad_hooks")
+    if hooks:  # Tensor.register_hook on a differentiation input (the same dict: a later remove() counts)
+        b.__dict__["_grad_hooks"] = hooks
     return b, make_leaf(b, level)
 
 

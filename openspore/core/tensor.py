@@ -257,6 +257,11 @@ class Tensor:
         return str(getattr(backends.current(), "device", "cpu"))
 
     # --- conversion ------------------------------------------------------------------------------
+    def register_hook(self, hook_fn):
+        """A hook on this tensor's gradient (core/tensor_hooks.py): `hook_fn(grad)` may return a replacement."""
+        from .tensor_hooks import register_hook
+        return register_hook(self, hook_fn)
+
     def asnumpy(self):
         """A numpy copy-or-view of the data (bfloat16 comes back as ml_dtypes.bfloat16)."""
         return backends.current().to_numpy(self.data_ref())

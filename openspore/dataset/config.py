@@ -238,8 +238,20 @@ def set_enable_autotune(enable, filepath_prefix=None):
     if filepath_prefix is not None and not isinstance(filepath_prefix, str):
         raise TypeError(f"For 'set_enable_autotune', 'filepath_prefix' must be a str or None, but got "
                         f"{type(filepath_prefix).__name__}.")
+    if enable and filepath_prefix is not None:  # checked now, as MindSpore 2.10 does (not when the JSON is written)
+        _check_autotune_path(filepath_prefix)
     _state["enable_autotune"] = enable
     _state["autotune_filepath_prefix"] = filepath_prefix
+
+
+def _check_autotune_path(filepath_prefix):
+    """MindSpore's RuntimeError for a prefix that names a directory, or whose directory does not exist."""
+    if os.path.isdir(filepath_prefix):
+        raise RuntimeError(f"Invalid json_filepath parameter. <{filepath_prefix.rstrip('/') or '/'}> is a directory, "
+                           "not filename.")
+    directory = os.path.dirname(filepath_prefix)
+    if directory and not os.path.isdir(directory):
+        raise RuntimeError(f"Invalid json_filepath parameter.  Directory <{directory}> does not exist.")
 
 
 def get_enable_autotune():

@@ -139,7 +139,9 @@ class Model:
         return CallbackList(items)
 
     def _train_params(self, epoch, dataset, list_callback, feeder, sink_mode, sink_size, initial_epoch):
-        initial_step = initial_epoch * feeder.steps_per_epoch
+        # cur_step_num counts this call's steps from 0 whatever initial_epoch is, as MindSpore 2.10's does (a run
+        # resumed at epoch 7 of 20-step epochs sees epoch 7, step 1)
+        initial_step = 0
         return InternalCallbackParam(
             train_network=self._train_network, network=self._network, loss_fn=self._loss_fn,
             optimizer=self._optimizer, epoch_num=epoch, batch_num=feeder.steps_per_epoch,

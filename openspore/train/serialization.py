@@ -107,7 +107,11 @@ def _append(entries, append_dict):
             raise TypeError("For 'save_checkpoint', the type of dict 'append_info' must be key: string, value: int, "
                             f"float, bool, str or Tensor, but got {type(name).__name__}: {type(value).__name__}.")
         entries.append((name, value if isinstance(value, str) else _as_array(value, name)))
-    return entries
+    # an appended name that is also a parameter's (append_info's "momentum" next to Momentum's own): the appended
+    # value is the one written, as MindSpore's load_checkpoint then reads it, and the file holds each name once
+    appended = set(append_dict)
+    kept = [(name, value) for name, value in entries[:len(entries) - len(append_dict)] if name not in appended]
+    return kept + entries[len(entries) - len(append_dict):]
 
 
 # ---- writing --------------------------------------------------------------------------------------------

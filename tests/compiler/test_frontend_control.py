@@ -123,7 +123,7 @@ def test_while_promotes_python_counters_and_reports_undefined():
             last = a
         return last
 
-    with pytest.raises(GraphCaptureError, match="'last' is assigned inside a `while` loop"):
+    with pytest.raises(GraphCaptureError, match="'last' defined in the 'while' loop body cannot be used outside"):
         trace(leak, (T(1., 2.),))
 
 

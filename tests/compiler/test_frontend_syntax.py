@@ -51,11 +51,7 @@ def test_yield_is_rejected():
     _expect_syntax(f, "expression 'Yield'", "# marker")
 
 
-def test_with_global_nonlocal_and_del_are_rejected():
-    def with_(x):
-        with open(__file__):  # marker
-            return x
-
+def test_global_nonlocal_and_del_are_rejected():
     def global_(x):
         global SCALE  # marker
         SCALE = 2.0
@@ -76,7 +72,6 @@ def test_with_global_nonlocal_and_del_are_rejected():
             del y  # marker
         return x
 
-    _expect_syntax(with_, "statement 'With'", "# marker")
     _expect_syntax(global_, "statement 'Global'", "# marker")
     _expect_syntax(nonlocal_, "statement 'Nonlocal'", "# marker")
     _expect_syntax(del_, "statement 'Delete' of a local variable", "# marker")

@@ -114,7 +114,7 @@ def test_graph_builtins_type_round_map_filter():
     is_tensor, same, rounded, number, mapped, kept = f(_t([1.4, 2.6]))
     assert is_tensor and same and number == 2.6
     np.testing.assert_allclose(rounded.asnumpy(), [1.0, 3.0])
-    assert mapped == (2, 4) and kept == (2, 3)
+    assert mapped == (2, 4) and kept == [2, 3]  # filter gives a list (over a tuple too), as MindSpore 2.10
     assert f.graph_cache.eager_reason is None  # all of it compiled
 
 

@@ -29,3 +29,17 @@ def test_setters_validate_and_round_trip():
         config.set_enable_shared_mem(1)
     with pytest.raises(TypeError, match="callable"):
         config.set_debug_mode(True, [3])
+
+
+def test_autotune_output_path_is_checked_when_set(tmp_path):
+    # MindSpore 2.10's RuntimeErrors (the dataset AutoTune tutorial's placeholder path hits the second)
+    try:
+        with pytest.raises(RuntimeError, match=r"is a directory, not filename"):
+            config.set_enable_autotune(True, str(tmp_path))
+        with pytest.raises(RuntimeError, match=r"Directory <.*missing> does not exist"):
+            config.set_enable_autotune(True, str(tmp_path / "missing" / "out"))
+        config.set_enable_autotune(True, str(tmp_path / "out"))
+        assert config.get_enable_autotune()
+        config.set_enable_autotune(False, "/no/such/folder/out")  # only checked when enabling
+    finally:
+        config.set_enable_autotune(False)

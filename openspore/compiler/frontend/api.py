@@ -23,6 +23,7 @@ from ...ir.node import Graph
 from .ast_transform import convert
 from . import control_flow
 from .control_flow import check_defined
+from .graph_builtins import materialized
 from .scope import ScopeStack, is_cell
 from .spec import TENSOR, Same, flatten, static_key, unflatten
 from .symbolic import SymbolicTensor
@@ -165,6 +166,7 @@ def _run_traced(tracer, run, s_args, s_kwargs, signature_of, gname, in_spec, mar
     finally:
         sys.setrecursionlimit(python_limit)
         dispatch.pop_tracer(tracer)
+    out = materialized(out)
     check_defined(out, "the return value")
     mutated = [obj for obj, _ in control_flow.MUTATED[mark:]]
     out = _same_globals(out, _globals_of(signature_of), mutated)

@@ -20,9 +20,9 @@ import ast
 
 from .ast_jumps import at, cf_call, has_return, is_raw_if
 from .ast_names import assigned, closure_loads, exposed, loads, walk_scope
-from .errors import GraphSyntaxError, GraphSyntaxTypeError, syntax_error
+from .errors import GraphSyntaxTypeError, GraphUnboundLocalError, located, syntax_error
 
-_UNSUPPORTED_STMT = {ast.Try: "Try", ast.With: "With", ast.AsyncWith: "AsyncWith", ast.AsyncFor: "AsyncFor",
+_UNSUPPORTED_STMT = {ast.Try: "Try", ast.AsyncWith: "AsyncWith", ast.AsyncFor: "AsyncFor",
                      ast.AsyncFunctionDef: "AsyncFunctionDef", ast.Global: "Global", ast.Nonlocal: "Nonlocal",
                      ast.Match: "Match", ast.Delete: "Delete"}
 if hasattr(ast, "TryStar"):
@@ -31,7 +31,6 @@ _UNSUPPORTED_EXPR = {ast.Yield: "Yield", ast.YieldFrom: "YieldFrom", ast.Await: 
                      ast.Set: "Set", ast.SetComp: "SetComp"}
 _REASONS = {
     "Try": "Exceptions can not be caught inside a graph; check conditions with `if` instead",
-    "With": "Context managers do not run inside a graph",
     "Global": "Graph code may read module globals but not assign them",
     "Nonlocal": "Graph code may read enclosing variables but not assign them",
     "Yield": "Generators do not run inside a graph",
@@ -55,8 +54,7 @@ def check_syntax(fdef, filename):
     for node in ast.walk(fdef):
         kind = _UNSUPPORTED_STMT.get(type(node))
         if kind is not None:
-            raise syntax_error(filename, node.lineno, f"statement '{kind}'", _REASONS.get(kind, ""),
-                               GraphSyntaxTypeError if kind == "With" else GraphSyntaxError)
+            raise syntax_error(filename, node.lineno, f"statement '{kind}'", _REASONS.get(kind, ""))
         if isinstance(node, (ast.For, ast.While)) and node.orelse:
             loop = "for" if isinstance(node, ast.For) else "while"
             raise syntax_error(filename, node.lineno, f"'{loop}...else...' statement",
@@ -65,12 +63,35 @@ def check_syntax(fdef, filename):
         kind = _UNSUPPORTED_EXPR.get(type(node))
         if kind is not None:
             raise syntax_error(filename, node.lineno, f"expression '{kind}'", _REASONS.get(kind, ""))
+        if isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.DictComp)) and len(node.generators) > 1:
+            what = "DictComp" if isinstance(node, ast.DictComp) else "ListComp"
+            raise GraphSyntaxTypeError(located(
+                f"The 'generators' supports 1 'comprehension' in {what}/GeneratorExp, but got "
+                f"{len(node.generators)} comprehensions.", f"{filename}:{node.lineno}"))
         if isinstance(node, (ast.If, ast.While)):
             for s in node.body + node.orelse:
                 for n in walk_scope(s):
                     if isinstance(n, ast.Delete) and any(isinstance(t, ast.Name) for t in n.targets):
                         raise syntax_error(filename, n.lineno, "statement 'Delete' of a local variable",
                                            "Inside `if`/`while` a variable can not be deleted; assign None instead")
+
+
+def check_while_locals(fdef, filename):
+    """A variable first assigned inside a `while` body and read after the loop: MindSpore's parser rejects it
+    (UnboundLocalError), even where the loop would run."""
+    params = {a.arg for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
+    params |= {a.arg for a in (fdef.args.vararg, fdef.args.kwarg) if a is not None}
+    stores = [(n.lineno, n.id) for n in walk_scope(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
+    loads = [(n.lineno, n.id) for n in walk_scope(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
+    for loop in (n for n in walk_scope(fdef) if isinstance(n, ast.While)):
+        before = params | {name for line, name in stores if line < loop.lineno}
+        inside = {n.id for s in loop.body for n in walk_scope(s)
+                  if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)} - before
+        for line, name in sorted(loads):
+            if line > loop.end_lineno and name in inside:
+                raise GraphUnboundLocalError(located(
+                    f"The local variable '{name}' defined in the 'while' loop body cannot be used outside of the "
+                    f"loop body. Please define variable '{name}' before 'while'.", f"{filename}:{loop.lineno}"))
 
 
 def _gen_lambda(body, node):
@@ -119,6 +140,26 @@ class ExpressionRewriter(ast.NodeTransformer):
         call = cf_call("bit_op", [at(ast.Constant(value=symbol), node), current, node.value,
                                   at(ast.Constant(value=True), node)], node)
         return at(ast.Assign(targets=[node.target], value=call), node)
+
+    def visit_GeneratorExp(self, node):
+        # graph code builds the sequence at once: MindSpore's generator expressions give lists
+        self.generic_visit(node)
+        return at(ast.ListComp(elt=node.elt, generators=node.generators), node)
+
+    def visit_With(self, node):
+        # `with obj as v: body` → `tmp = obj; v = _os_cf.with_enter(tmp); body; _os_cf.with_exit(tmp)` (objects of
+        # jit_class classes and Cells only, as MindSpore allows)
+        self.generic_visit(node)
+        enters, exits = [], []
+        for k, item in enumerate(node.items):
+            tmp = f"_os_with_{node.lineno}_{node.col_offset}_{k}"
+            enters.append(at(ast.Assign(targets=[ast.Name(id=tmp, ctx=ast.Store())], value=item.context_expr), node))
+            entered = cf_call("with_enter", [at(ast.Name(id=tmp, ctx=ast.Load()), node)], node)
+            enters.append(at(ast.Assign(targets=[item.optional_vars], value=entered) if item.optional_vars is not None
+                             else ast.Expr(value=entered), node))
+            exits.insert(0, at(ast.Expr(value=cf_call("with_exit", [at(ast.Name(id=tmp, ctx=ast.Load()), node)],
+                                                      node)), node))
+        return enters + node.body + exits
 
     def visit_IfExp(self, node):
         self.generic_visit(node)

@@ -23,7 +23,8 @@ import types
 from ...common.errors import _PACKAGE_DIR
 from . import control_flow
 from .ast_jumps import JumpLowering, at
-from .ast_rewrite import ControlLowering, ExpressionRewriter, check_syntax
+from .ast_names import walk_scope
+from .ast_rewrite import ControlLowering, ExpressionRewriter, check_syntax, check_while_locals
 
 _cache = {}          # original code -> rewritten code, or None (run the original)
 _generated = set()   # rewritten code objects (never rewritten again)
@@ -141,10 +142,13 @@ def _rewrite(fn):
         return None
     filename = code.co_filename
     check_syntax(fdef, filename)
+    check_while_locals(fdef, filename)
+    read_first = _globals_read_first(fdef, fn.__globals__)
     counter = itertools.count(1)
     for d in reversed(_function_defs(fdef)):  # inner functions first: outer rewrites may copy them
         JumpLowering(counter).run(d)
     ExpressionRewriter().visit(fdef)
+    _prepend_global_reads(fdef, read_first)
     owner = _owner_class(fn)
 
     def mangle(name):
@@ -178,6 +182,39 @@ def _rewrite(fn):
     _generated.add(new_code)
     _sources[new_code] = ast.unparse(fdef)
     return new_code
+
+
+def _globals_read_first(fdef, module_globals):
+    """The module globals that the function reads before assigning them (`z += i` on a global `z`): in a graph
+    they start from the global's value, as MindSpore's parser resolves them (Python would raise
+    UnboundLocalError). Read from the source as written (every node has its line)."""
+    params = {a.arg for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
+    params |= {a.arg for a in (fdef.args.vararg, fdef.args.kwarg) if a is not None}
+    first = {}  # name -> (line, 0 for a read / 1 for a write): the value of a statement is read before its targets
+    for stmt in fdef.body:
+        for node in walk_scope(stmt):
+            if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+                event = (node.target.id, (node.lineno, 0))
+            elif isinstance(node, ast.Name):
+                event = (node.id, (node.lineno, 0 if isinstance(node.ctx, ast.Load) else 1))
+            else:
+                continue
+            if event[0] not in first or event[1] < first[event[0]]:
+                first[event[0]] = event[1]
+    stored = {n.id for stmt in fdef.body for n in walk_scope(stmt)
+              if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    return sorted(name for name in stored - params if first[name][1] == 0 and name in module_globals)
+
+
+def _prepend_global_reads(fdef, names):
+    """`z = globals()['z']` at the top of the function for each name (after the call rewrite: `globals` must be
+    called directly, in the function's own module)."""
+    prologue = [at(ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())],
+                              value=ast.Subscript(value=ast.Call(func=ast.Name(id="globals", ctx=ast.Load()),
+                                                                 args=[], keywords=[]),
+                                                  slice=ast.Constant(value=name), ctx=ast.Load())), fdef.body[0])
+                for name in names]
+    fdef.body[:0] = prologue
 
 
 def _names_itself(fdef):

@@ -17,7 +17,8 @@ import types
 from ... import context
 from ...common.errors import is_user_file
 from ...core.dispatch import current_tracer
-from .errors import GraphCaptureError, located, user_location
+from .errors import GraphCaptureError, GraphUnboundLocalError, located, user_location
+from .scope import is_cell
 from .graph_builtins import BUILTINS as GRAPH_BUILTINS, bit_op, bound_builtin  # noqa: F401  (bit_op: `_os_cf.bit_op`)
 from .symbolic import SymbolicTensor
 
@@ -49,7 +50,7 @@ class Missing:
         self.message = located(f"the variable '{name}' {reason}", loc)
 
     def _fail(self, *args, **kwargs):
-        raise GraphCaptureError(self.message)
+        raise GraphUnboundLocalError(self.message)
 
     def __getattr__(self, item):
         if item.startswith("__") and item.endswith("__"):
@@ -143,6 +144,9 @@ def callee(fn):
     """The callee of a call in rewritten code (`call`), refusing what can not be called as MindSpore's graph
     compiler does: with a ValueError. While tracing, a user function's call counts towards `max_call_depth`."""
     if not callable(fn):
+        if getattr(type(fn), "__ms_class__", False):  # MindSpore's words for a jit_class object
+            raise ValueError(located(f"MsClassObject: '{type(fn).__name__}' has no __call__ function, please check "
+                                     "the code."))
         raise ValueError(located(f"The object is not callable: a {type(fn).__name__} ({fn!r:.60}) is called."))
     kind = type(fn)
     target = call(fn)
@@ -370,6 +374,20 @@ def while_loop(cond_fn, body_fn, values, names):
         if not c:
             return state
         state = tuple(body_fn(*state))
+
+
+def with_enter(obj):
+    """`with obj` in graph code: `obj.__enter__()`, for instances of jit_class classes and Cells only (MindSpore's
+    TypeError otherwise)."""
+    if not (getattr(type(obj), "__ms_class__", False) or is_cell(obj)):
+        raise TypeError(located(f"Only support jit_class instance, but got PythonObject(type: {type(obj)}, value: "
+                                f"{obj!r}) in a `with` statement of graph code"))
+    return obj.__enter__()
+
+
+def with_exit(obj):
+    """The end of a `with obj` block in graph code: `obj.__exit__(None, None, None)`."""
+    obj.__exit__(None, None, None)
 
 
 def getitem(obj, index):

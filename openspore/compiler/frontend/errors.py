@@ -32,8 +32,13 @@ class GraphValueError(GraphCaptureError, ValueError):
     """A traced tensor converted with int()/float() (a shape made of tensors): MindSpore raises ValueError."""
 
 
+class GraphUnboundLocalError(GraphCaptureError, UnboundLocalError):
+    """A variable assigned in one branch only, or only inside a loop body, used after it: MindSpore raises
+    UnboundLocalError ("The local variable 'z' is not defined in false branch, but defined in true branch.")."""
+
+
 class GraphSyntaxTypeError(GraphSyntaxError, TypeError):
-    """A `with` statement: MindSpore raises TypeError (its objects are no context managers in a graph)."""
+    """Syntax MindSpore's parser rejects with a TypeError (a comprehension over two iterators)."""
 
 
 def frame_location(frame):

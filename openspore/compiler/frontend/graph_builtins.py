@@ -11,7 +11,7 @@ keeps Python's builtins. What differs in a graph:
 * `print(...)` is a `Print` node of the graph (ops/defs/debug.py): the values are written each time the graph
   runs, in program order and in MindSpore's graph layout, one per line (a tuple or list holding more than
   numbers item by item, a dict by its values); keywords (`sep`, `end`...) are refused as MindSpore refuses them;
-* `map(...)` and `filter(...)` give tuples: a graph has no lazy iterators (and a tuple returned from a graph
+* `map(...)` gives a tuple (a list over a list) and `filter(...)` a list: a graph has no lazy iterators (and a tuple returned from a graph
   stays readable call after call, where an iterator would be used up); over numpy arrays (values MindSpore's
   JIT fallback keeps as Python objects) they stay Python's.
 
@@ -59,17 +59,38 @@ def _python_values(iterables):
 
 
 def graph_map(function, *iterables):
-    """`map(function, *iterables)` as a tuple (Python's lazy map over numpy arrays)."""
+    """`map(function, *iterables)` as a tuple, a list over a first list, as MindSpore's (Python's lazy map over
+    numpy arrays)."""
     if _python_values(iterables):
         return builtins.map(function, *iterables)
-    return tuple(builtins.map(function, *iterables))
+    kind = list if iterables and type(iterables[0]) is list else tuple
+    return kind(builtins.map(function, *iterables))
 
 
 def graph_filter(function, iterable):
-    """`filter(function, iterable)` as a tuple (Python's lazy filter over a numpy array)."""
+    """`filter(function, iterable)` as a list, over a tuple too, as MindSpore's (Python's lazy filter over a numpy
+    array)."""
     if _python_values((iterable,)):
         return builtins.filter(function, iterable)
-    return tuple(builtins.filter(function, iterable))
+    return list(builtins.filter(function, iterable))
+
+
+_LAZY = (zip, range, enumerate)  # (a map or filter object left is one over numpy values: it stays Python's)
+
+
+def materialized(value):
+    """A graph's return value with its lazy sequences (`zip`, `range`, `enumerate` objects) as tuples, inside
+    tuples, lists and dicts too: MindSpore's graphs return them so (`zip((1, 2), (3, 4))` gives
+    `((1, 3), (2, 4))`), and a graph run again must not hand out a used-up iterator."""
+    if isinstance(value, _LAZY):
+        return tuple(materialized(v) for v in value)
+    if type(value) in (tuple, list):
+        items = [materialized(v) for v in value]
+        return value if all(a is b for a, b in zip(items, value)) else type(value)(items)
+    if type(value) is dict:
+        items = {k: materialized(v) for k, v in value.items()}
+        return value if all(items[k] is v for k, v in value.items()) else items
+    return value
 
 
 def _print_items(value, out):

@@ -77,11 +77,12 @@ def reverse_sequence(x, seq_lengths, seq_dim, batch_dim=0):
     return ReverseSequence(seq_dim, batch_dim)(x, seq_lengths)
 
 
-def partial(func, *args):
-    """func with its leading arguments bound."""
+def partial(func, *args, **kwargs):
+    """func with its leading arguments (and keyword arguments: `ops.partial(add, x=2)` in graph code, as the
+    graph syntax tutorial does) bound."""
     if not callable(func):
         raise TypeError(f"For 'partial', 'func' must be callable, but got {type(func).__name__}.")
-    return functools.partial(func, *args)
+    return functools.partial(func, *args, **kwargs)
 
 
 def get_grad(gradients, identifier):

@@ -211,7 +211,9 @@ class ModelCheckpoint(Callback):
             self._prefix = unused_prefix(self._directory, self._base_prefix)
             self._prefix_chosen = True
         self._last_time = time.time()
-        self._last_triggered_step = run_context.original_args().get("initial_step", 0) or 0
+        # _last_triggered_step carries over to a later train() with the same callback, whose steps count from 1
+        # again: MindSpore 2.10 then saves only at the end of that run (and not at all when it ends on the step
+        # last saved), which is how the fault-recovery tutorial's resumed run writes one checkpoint
 
     def on_train_step_end(self, run_context):
         cb_params = run_context.original_args()
