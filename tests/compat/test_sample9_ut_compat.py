@@ -199,3 +199,65 @@ def test_python_primitive_without_bprop_cannot_be_differentiated():
 
     with pytest.raises(RuntimeError, match="Primitive _Pass's bprop not defined"):
         grads(x, x)
+
+
+def test_dice_divides_by_the_number_of_samples():
+    from openspore.train.metrics import Dice
+    x, y = np.array([[0.2, 0.5], [0.3, 0.1], [0.9, 0.6]]), np.array([[0, 1], [1, 0], [0, 1]])
+    metric = Dice()
+    metric.update(x, y)
+    assert metric.eval() == pytest.approx(0.20467791371802546)
+    metric.update(x, y)
+    assert metric.eval() == pytest.approx(0.20467791371802546)
+    metric = Dice()
+    metric.update(np.array([1, 0, 1.0]), np.array([1, 1, 0.0]))
+    assert metric.eval() == pytest.approx(0.16666625000104168)
+
+
+def test_roc_same_shape_inputs_are_binary_and_keep_the_score_dtype():
+    from openspore.train.metrics import ROC, auc
+    metric = ROC(pos_label=1)
+    metric.update(np.array([[3, 0, 1], [1, 3, 0], [1, 0, 2]]), np.array([[0, 2, 1], [1, 2, 1], [0, 0, 1]]))
+    fpr, tpr, thresholds = metric.eval()
+    np.testing.assert_allclose(fpr, [0, 0.4, 0.4, 0.6, 1])
+    np.testing.assert_allclose(tpr, [0, 0, 0.25, 0.75, 1])
+    assert thresholds.tolist() == [4, 3, 2, 1, 0] and thresholds.dtype.kind == "i"
+    assert auc(fpr, tpr) == pytest.approx(0.45)
+    with pytest.raises(ValueError, match="must have same dimensions"):
+        ROC(pos_label=1).update(np.array([3, 1, 4, 2]), np.array([[0, 1], [2, 3]]))
+
+
+def test_confusion_matrix_argument_types():
+    from openspore.train.metrics import ConfusionMatrix
+    with pytest.raises(TypeError, match="The type of 'num_classes' should be 'int', but got type 'str'"):
+        ConfusionMatrix(num_classes="1")
+    with pytest.raises(TypeError, match="'threshold' should be 'float', but got type 'int'"):
+        ConfusionMatrix(2, "no_norm", threshold=1)
+    assert ConfusionMatrix(2, "no_norm", threshold=0.5).threshold == 0.5
+
+
+class _DeadInsideLoop(nn.Cell):
+    def construct(self, x, n):
+        y = x
+        out = x
+        while x < n:
+            y = ms.ops.ones((1,), ms.float32)  # noqa: F841  (a new kind, dead: never read after this)
+            out = out + 1
+            x = x + 1
+        return out
+
+
+class _LiveAfterLoop(nn.Cell):
+    def construct(self, x, n):
+        y = x
+        while x < n:
+            y = ms.ops.ones((1,), ms.float32)
+            x = x + 1
+        return y
+
+
+def test_graph_while_drops_a_variable_whose_incoming_value_is_dead(graph_mode):
+    x, n = Tensor(0, ms.int32), Tensor(3, ms.int32)
+    assert int(_DeadInsideLoop()(x, n)) == 3
+    with pytest.raises(TypeError):  # read after the loop: its kinds must join, and they do not
+        _LiveAfterLoop()(x, n)
