@@ -44,9 +44,29 @@ def _differentiable_call(user_call):
         else:
             def bprop(*_):
                 raise RuntimeError(f"Illegal primitive: Primitive {type(self).__name__}'s bprop not defined.")
-        return autograd.custom_bprop_call(lambda *xs: user_call(self, *xs), bprop, args)
+        if not autograd.ACTIVE:
+            return user_call(self, *args)
+        seen = {}
+
+        def forward(*xs):
+            seen["out"] = user_call(self, *xs)
+            return seen["out"]
+        result = autograd.custom_bprop_call(forward, bprop, args)
+        out = seen["out"]
+        if isinstance(out, Tensor) or not autograd._flatten_tensors(out):
+            return result if isinstance(out, Tensor) else out
+        fresh = iter(result)  # the node's outputs, in order: put back into the output's own structure
+        return _restructure(out, fresh)
     __call__.__doc__ = user_call.__doc__
     return __call__
+
+
+def _restructure(value, fresh):
+    if isinstance(value, Tensor):
+        return next(fresh)
+    if type(value) in (tuple, list):
+        return type(value)(_restructure(v, fresh) for v in value)
+    return value
 
 
 class _PythonPrimitive:
