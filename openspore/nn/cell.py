@@ -164,6 +164,9 @@ class Cell(CellCompatMixin):
             plist = d["_params_list"]
             if name in plist:
                 return plist[name]
+        elif name.startswith("_"):  # Cell.__init__ never ran: say so rather than name an internal attribute
+            raise AttributeError(f"The '{type(self).__name__}' object does not inherit attribute from 'cell'. "
+                                 f"Please use 'super().__init__()'.")
         raise AttributeError(f"The '{type(self).__name__}' object has no attribute '{name}'.")
 
     def __setattr__(self, name, value):

@@ -17,14 +17,16 @@ _PAIRS = (("Number", "Number"), ("Tensor", "Tensor"), ("Tensor", "Number"), ("Nu
 _SEQUENCE_PAIRS = (("List", "List"), ("Tuple", "Tuple"), ("String", "String"))
 
 
-def _overloaded(name, op, sequences=False):
+def _overloaded(name, op, sequences=True):
+    # Sequences reach Python's operator too: `+` concatenates them, the others raise its TypeError (as MindSpore's
+    # do: `augassign_sub([1], [2])` is "unsupported operand type(s) for -").
     graph = MultitypeFuncGraph(name)
     for pair in _PAIRS + (_SEQUENCE_PAIRS if sequences else ()):
         graph.register(*pair)(op)
     return graph
 
 
-augassign_add = _overloaded("augassign_add", operator.add, sequences=True)
+augassign_add = _overloaded("augassign_add", operator.add)
 augassign_sub = _overloaded("augassign_sub", operator.sub)
 augassign_mul = _overloaded("augassign_mul", operator.mul)
 augassign_div = _overloaded("augassign_div", operator.truediv)
@@ -39,6 +41,6 @@ def _hyper_add_sequence(xs, ys):
     return type(xs)(hyper_add(x, y) for x, y in zip(xs, ys))
 
 
-hyper_add = _overloaded("hyper_add", operator.add)
+hyper_add = _overloaded("hyper_add", operator.add, sequences=False)
 hyper_add.register("Tuple", "Tuple")(_hyper_add_sequence)
 hyper_add.register("List", "List")(_hyper_add_sequence)

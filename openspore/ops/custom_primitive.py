@@ -20,6 +20,7 @@ registered primitive of the subclass's class name or, failing that, of `name` (w
 >>> Add()(ms.Tensor([1.0, 2.0]), ms.Tensor([3.0, 4.0])).asnumpy()
 array([4., 6.], dtype=float32)
 """
+from ..core import autograd
 from ..core.registry import PRIMITIVES
 from ..core.tensor import Tensor
 
@@ -32,8 +33,49 @@ def _abstract(arg):
     return {"shape": None, "dtype": type(arg), "value": arg}
 
 
+def _differentiable_call(user_call):
+    """A subclass's own `__call__` (its forward written in Python) as one autograd node whose backward is the
+    subclass's `get_bprop()` rule, `bprop(*inputs, out, dout)`; without one, a gradient that has to flow back
+    through the primitive is an error, as in MindSpore (one that is stopped on every output is not)."""
+    def __call__(self, *args):
+        get_bprop = getattr(self, "get_bprop", None)
+        if get_bprop is not None:
+            bprop = get_bprop()
+        else:
+            def bprop(*_):
+                raise RuntimeError(f"Illegal primitive: Primitive {type(self).__name__}'s bprop not defined.")
+        if not autograd.ACTIVE:
+            return user_call(self, *args)
+        seen = {}
+
+        def forward(*xs):
+            seen["out"] = user_call(self, *xs)
+            return seen["out"]
+        result = autograd.custom_bprop_call(forward, bprop, args)
+        out = seen["out"]
+        if isinstance(out, Tensor) or not autograd._flatten_tensors(out):
+            return result if isinstance(out, Tensor) else out
+        fresh = iter(result)  # the node's outputs, in order: put back into the output's own structure
+        return _restructure(out, fresh)
+    __call__.__doc__ = user_call.__doc__
+    return __call__
+
+
+def _restructure(value, fresh):
+    if isinstance(value, Tensor):
+        return next(fresh)
+    if type(value) in (tuple, list):
+        return type(value)(_restructure(v, fresh) for v in value)
+    return value
+
+
 class _PythonPrimitive:
     """What both kinds share: a name, attributes, io names and the dispatch to a registered kernel."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "__call__" in cls.__dict__:
+            cls.__call__ = _differentiable_call(cls.__dict__["__call__"])
 
     def __new__(cls, *args, **kwargs):
         obj = super().__new__(cls)

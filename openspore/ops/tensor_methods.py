@@ -194,9 +194,15 @@ def squeeze(self, *axis):
 
 
 @_method
-def flatten(self, order="C", *, start_dim=0, end_dim=-1):
-    if isinstance(order, int):  # x.flatten(1) in PyTorch style
-        start_dim, order = order, "C"
+def flatten(self, *dims, order="C", start_dim=0, end_dim=-1):
+    # MindSpore reads positional ints as start_dim/end_dim (x.flatten(1)) and a positional str as the order;
+    # a keyword order must be a str (TypeError otherwise), which the function form checks.
+    if dims and isinstance(dims[0], str):
+        order, dims = dims[0], dims[1:]
+    if dims:
+        start_dim = dims[0]
+    if len(dims) > 1:
+        end_dim = dims[1]
     return F.flatten(self, order, start_dim=start_dim, end_dim=end_dim)
 
 

@@ -365,17 +365,26 @@ def symbolic_while(cond_fn, body_fn, values, names, loc):
     parent = dispatch.current_tracer()
     flexible = {}
     values = [_promote_numbers(v, flexible) for v in values]
+    # A variable whose kind changes in the body need not be carried when no iteration reads the value it enters
+    # with (the body assigns it first): MindSpore drops such a dead loop phi. It is retraced as unreadable (a read
+    # brings back the original error) and has no value after the loop.
+    dropped = {}
     for _ in range(len(names) + 4):
         state = _LoopState(names, values, loc)
         specs = [None if v is UNDEFINED else state.spec(v) for v in values]
         body = parent.child("body")
         syms = [body.add_input(f"s{i}", _abstract(t)) for i, t in enumerate(state.slots)]
-        args = [UNDEFINED if s is None else rebuild(s, syms) for s in specs]
-        out = run_sub(body, body_fn, args)
+        args = [_unreadable(n, loc) if n in dropped else UNDEFINED if s is None else rebuild(s, syms)
+                for n, s in zip(names, specs)]
+        out = _run_dropping(body, body_fn, args, dropped)
         changed = False
         for i, (name, s) in enumerate(zip(names, specs)):
             if s is not None:
-                values[i], c = state.reconcile(name, values[i], out[i], flexible)
+                try:
+                    values[i], c = state.reconcile(name, values[i], out[i], flexible)
+                except GraphTypeError as exc:
+                    dropped[name] = exc
+                    values[i], c = UNDEFINED, True
                 changed = changed or c
         if not changed:
             break
@@ -387,8 +396,9 @@ def symbolic_while(cond_fn, body_fn, values, names, loc):
             _slot_outputs(body, s, o, state, slot_outs)
     cond = parent.child("cond")
     csyms = [cond.add_input(f"s{i}", _abstract(t)) for i, t in enumerate(state.slots)]
-    cargs = [UNDEFINED if s is None else rebuild(s, csyms) for s in specs]
-    c = run_sub(cond, lambda *a: cond.node_of(as_condition(cond_fn(*a))), cargs)
+    cargs = [_unreadable(n, loc) if n in dropped else UNDEFINED if s is None else rebuild(s, csyms)
+             for n, s in zip(names, specs)]
+    c = _run_dropping(cond, lambda *a: cond.node_of(as_condition(cond_fn(*a))), cargs, dropped)
     operands = _operand_union(body, cond)
     body_caps = _capture_inputs(body, operands)
     body_g = Graph(body.name, [t.node for t in syms] + body_caps, body.nodes, body.make_tuple(slot_outs + body_caps))
@@ -398,12 +408,48 @@ def symbolic_while(cond_fn, body_fn, values, names, loc):
     for name, s, o in zip(names, specs, out):
         if s is not None:
             final.append(rebuild(s, results))
+        elif name in dropped:
+            final.append(_Dropped(name, dropped[name], loc))
         elif o is UNDEFINED:
             final.append(UNDEFINED)
         else:
             final.append(Missing(name, "is assigned inside a `while` loop on a tensor but not defined before it, so "
                                        "the graph can not carry it out of the loop; assign it before the loop", loc))
     return tuple(final)
+
+
+class _Dropped(Missing):
+    """After the loop, a variable whose kind changed in it: a use raises that kind-change error (as MindSpore's
+    type join does when the value is live after the loop)."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, name, error, loc):
+        super().__init__(name, "changes its kind in a `while` loop on a tensor", loc)
+        self.error = error
+
+    def _fail(self, *args, **kwargs):
+        raise self.error
+
+
+for _name, _value in list(vars(Missing).items()):
+    if _value is Missing._fail:
+        setattr(_Dropped, _name, _Dropped._fail)
+
+
+def _unreadable(name, loc):
+    return Missing(name, "is read in a `while` loop on a tensor before the body assigns it", loc)
+
+
+def _run_dropping(sub, fn, args, dropped):
+    """run_sub; when it fails on a dropped variable's read, the error of that variable's kind change instead."""
+    try:
+        return run_sub(sub, fn, args)
+    except GraphCaptureError as exc:
+        for name, original in dropped.items():
+            if f"'{name}' is read in a `while` loop" in str(exc):
+                raise original from None
+        raise
 
 
 def emit_while(operands, cond_g, body_g):

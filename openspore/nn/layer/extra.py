@@ -416,11 +416,17 @@ class CentralCrop(Cell):
 
     def __init__(self, central_fraction):
         super().__init__()
+        if not isinstance(central_fraction, float):  # MindSpore takes a float only (not an int, not a bool)
+            raise TypeError(f"For 'CentralCrop', the type of 'central_fraction' should be 'float', but got type "
+                            f"'{type(central_fraction).__name__}'.")
         if not 0 < central_fraction <= 1:
-            raise ValueError(f"For 'CentralCrop', 'central_fraction' must be in (0, 1], but got {central_fraction}.")
+            raise ValueError(f"For 'CentralCrop', the 'central_fraction' must be in range of (0.0, 1.0], but got "
+                             f"{central_fraction} with type 'float'.")
         self.central_fraction = central_fraction
 
     def construct(self, image):
+        if len(image.shape) not in (3, 4):
+            raise ValueError(f"CentralCrop image must be 3d or 4d, but got shape {tuple(image.shape)}")
         h, w = image.shape[-2], image.shape[-1]
         top = int((h - h * self.central_fraction) / 2)
         left = int((w - w * self.central_fraction) / 2)

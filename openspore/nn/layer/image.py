@@ -18,14 +18,23 @@ __all__ = ["PSNR", "SSIM", "MSSSIM"]
 
 
 def _check_images(img1, img2, where):
-    if img1.ndim != 4 or img1.shape != img2.shape:
-        raise ValueError(f"For '{where}', both images must be (N, C, H, W) of the same shape, but got {img1.shape} "
-                         f"and {img2.shape}.")
+    # MindSpore's order and messages: each image 4-D, then one dtype (TypeError), then one shape (SameTypeShape)
+    for name, img in (("img1", img1), ("img2", img2)):
+        if img.ndim != 4:
+            raise ValueError(f"For '{where}', the dimension of '{name}' must be 4d, but got {img.ndim}.")
+    if img1.dtype != img2.dtype:
+        raise TypeError(f"For 'SameTypeShape', the x dtype should be = y dtype: {img2.dtype}, but got {img1.dtype}.")
+    if img1.shape != img2.shape:
+        raise ValueError(f"For 'SameTypeShape', the x shape should be = y shape: {tuple(img2.shape)}, but got "
+                         f"{tuple(img1.shape)}.")
 
 
 def _max_val(max_val, where):
-    if isinstance(max_val, bool) or not isinstance(max_val, (int, float)) or max_val <= 0:
-        raise ValueError(f"For '{where}', 'max_val' must be a positive number, but got {max_val!r}.")
+    if isinstance(max_val, bool) or not isinstance(max_val, (int, float)):
+        raise TypeError(f"For '{where}', the type of 'max_val' should be one of '['int', 'float']', but got type "
+                        f"'{type(max_val).__name__}'.")
+    if max_val <= 0:
+        raise ValueError(f"For '{where}', the argument 'max_val' must > 0.0, but got {max_val}.")
     return float(max_val)
 
 

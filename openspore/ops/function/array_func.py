@@ -103,8 +103,10 @@ def squeeze(input, axis=None):
 
 def flatten(input, order="C", *, start_dim=1, end_dim=-1):
     """flatten(input, order='C', *, start_dim=1, end_dim=-1): merge dimensions start_dim..end_dim."""
+    if not isinstance(order, str):
+        raise TypeError(f"For Tensor.flatten, the parameter 'order' must be a string, but got {type(order)}")
     if order not in ("C", "F"):
-        raise ValueError(f"For 'flatten', 'order' must be 'C' or 'F', but got {order!r}.")
+        raise ValueError(f"For Tensor.flatten, the parameter 'order' must be 'C' or 'F', but got {order!r}")
     n = _ndim(input)
     if n in (0, 1):
         return prim(P.Reshape)(input, (-1,))

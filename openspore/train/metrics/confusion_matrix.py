@@ -8,7 +8,6 @@ Row i, column j counts samples of true class i predicted as class j. Predictions
 >>> ConfusionMatrix(2)(np.array([1, 0, 1, 0]), np.array([1, 0, 0, 1])).tolist()
 [[1.0, 1.0], [1.0, 1.0]]
 """
-import numbers
 
 import numpy as np
 
@@ -22,15 +21,16 @@ class ConfusionMatrix(Metric):
 
     def __init__(self, num_classes, normalize="no_norm", threshold=0.5):
         super().__init__()
-        if isinstance(num_classes, bool) or not isinstance(num_classes, (int, np.integer)) or num_classes < 1:
+        if isinstance(num_classes, bool) or not isinstance(num_classes, (int, np.integer)):
+            raise TypeError(f"The type of 'num_classes' should be 'int', but got type '{type(num_classes).__name__}'.")
+        if num_classes < 1:
             raise ValueError(f"For 'ConfusionMatrix', the argument 'num_classes' must be a positive int, "
                              f"but got {num_classes!r}.")
         if normalize not in _NORMALIZE:
             raise ValueError(f"For 'ConfusionMatrix', the argument 'normalize' must be one of {list(_NORMALIZE)}, "
                              f"but got {normalize!r}.")
-        if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real):
-            raise TypeError(f"For 'ConfusionMatrix', the argument 'threshold' must be a float, "
-                            f"but got {type(threshold).__name__}.")
+        if not isinstance(threshold, float):  # MindSpore takes a float only (0.5, not 1)
+            raise TypeError(f"The type of 'threshold' should be 'float', but got type '{type(threshold).__name__}'.")
         self.num_classes = int(num_classes)
         self.normalize = normalize
         self.threshold = float(threshold)

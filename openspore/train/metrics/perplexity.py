@@ -17,8 +17,8 @@ class Perplexity(Metric):
     def __init__(self, ignore_label=None):
         super().__init__()
         if ignore_label is not None and (isinstance(ignore_label, bool) or not isinstance(ignore_label, int)):
-            raise ValueError(f"For 'Perplexity', the argument 'ignore_label' must be an int or None, "
-                             f"but got {ignore_label!r}.")
+            raise TypeError(f"The type of 'ignore_label' should be 'int', but got type "
+                            f"'{type(ignore_label).__name__}'.")
         self.ignore_label = ignore_label
         self.clear()
 

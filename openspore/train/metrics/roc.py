@@ -44,15 +44,25 @@ class ROC(Metric):
 
     @rearrange_inputs
     def update(self, *inputs):
-        """`update(y_pred, y)`: scores (N,) or (N, C) and labels (N,)."""
+        """`update(y_pred, y)`: scores and labels of one shape (binary: every element is a sample, positive where
+        the label is `pos_label`), or (N, C) scores and (N,) class ids (one curve per class). The thresholds keep
+        the scores' dtype (integer scores give integer thresholds, as in MindSpore)."""
         self._check_count(inputs, 2, "predicted value, true value")
-        y_pred, y = self._convert_data(inputs[0]).astype(np.float64), self._convert_data(inputs[1])
-        if y_pred.ndim == 2 and self.class_num is None:
-            self.class_num = y_pred.shape[1]
-        if y_pred.shape[0] != y.reshape(-1).shape[0] if y_pred.ndim else True:
+        y_pred, y = self._convert_data(inputs[0]), self._convert_data(inputs[1])
+        if y_pred.ndim == y.ndim:
+            y_pred, y = y_pred.reshape(-1), y.reshape(-1)
+        elif y_pred.ndim == y.ndim + 1:
+            y_pred, y = y_pred.reshape(-1, y_pred.shape[-1]), y.reshape(-1)
+            if self.class_num is None:
+                self.class_num = y_pred.shape[1]
+        else:
+            raise ValueError(f"For 'ROC', predicted value (input[0]) and true value (input[1]) must have same "
+                             f"dimensions, or the dimension of predicted value equal the dimension of true value add "
+                             f"1, but got predicted value ndim: {y_pred.ndim}, true value ndim: {y.ndim}.")
+        if y_pred.shape[0] != y.shape[0]:
             raise ValueError(f"For 'ROC.update', y_pred {y_pred.shape} and y {y.shape} hold different sample counts.")
         self._scores.append(y_pred)
-        self._labels.append(y.reshape(-1))
+        self._labels.append(y)
 
     def eval(self):
         """(fpr, tpr, thresholds) — each a list with one array per class when there are several classes."""
