@@ -78,7 +78,9 @@ class OpenAIRoutes:
             parsed = (openai_api.parse_chat if chat else openai_api.parse_completion)(body)
             info = self.router.resolve(parsed.model)
             name = info.name
-            call = await asyncio.to_thread(self.router.open, info, parsed.request())
+            loop = asyncio.get_running_loop()
+            call = self.router.open_nowait(info, parsed.request(), loop) or \
+                await asyncio.to_thread(self.router.open, info, parsed.request(), loop)
             shaper = openai_api.Shaper(chat, info.llm.model_name)
             replies = call.replies()
             try:
