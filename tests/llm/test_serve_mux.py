@@ -131,3 +131,32 @@ def test_cancel_and_closing_the_stream_free_the_blocks(served):
         time.sleep(0.05)
     assert got and isinstance(got[0][-1], grpc.RpcError)   # the stream's end reached the request left on it
     assert connection.dead is not None
+
+
+def test_paced_replies_share_ticks_and_lose_nothing(served):
+    runtime, _, _, expected = served
+    decl = runtime.decl
+    paced_decl = LLMDecl(decl.checkpoint, decl.config, TOK, "gpt", 8, None, dict(ENGINE_KW), dict(DEFAULT_SAMPLING),
+                         stream_interval_ms=100)
+    folder = decl.checkpoint.rsplit("/", 1)[0]
+    paced = LLMRuntime(paced_decl, folder, "gpt", 1)
+    worker = _Worker(paced)
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
+    wgrpc.add_MSWorkerServicer_to_server(worker, server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    channel = grpc.insecure_channel(f"127.0.0.1:{port}")
+    try:
+        connection = MuxConnection(wgrpc.MSWorkerStub(channel))
+        sinks = [_Sink(None) for _ in PROMPTS]
+        for sink, (prompt, n) in zip(sinks, PROMPTS):
+            connection.start(_request(prompt, n), sink)
+        for sink, want in zip(sinks, expected):
+            items = _drain(sink)
+            assert [t for i in items for t in i.reply.token_ids] == want
+            assert len(items) < len(want)    # tokens of several steps shared a reply
+        assert max(worker.batches) > 1       # a tick's replies of several requests shared a message
+    finally:
+        channel.close()
+        server.stop(0)
+        paced.close()

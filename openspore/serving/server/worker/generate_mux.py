@@ -5,12 +5,14 @@ thread of its own: under 16 streaming clients that is hundreds of messages a sec
 and a trip through gRPC's event loop in the worker, and again in the master, competing with the scheduler thread
 for the GIL. Here one session serves all the requests the master sends on the stream: a thread reads the
 master's starts and cancels, and the response generator wakes after each scheduler step (a step listener) and
-sends the new replies of every request that has one due in a single `GenerateMuxReply`. Pacing per request is
-`LLMRuntime.replies`': the first tokens at once, then at most one reply per `stream_interval_ms`, the last as soon
-as the request ends. Errors are per request (`error_code`, a grpc.StatusCode number, and `error_msg`); the stream
+sends the new replies of every request that has one due in a single `GenerateMuxReply`. Pacing: a request's
+first tokens go at once, its last reply as soon as it ends, and the replies between on ticks of
+`stream_interval_ms` shared by all the requests (at least half an interval apart, one interval on average), so
+each tick's replies travel together instead of each request's falling due at a step of its own. Errors are per request (`error_code`, a grpc.StatusCode number, and `error_msg`); the stream
 itself ends when the master closes it, and then every request still running on it is cancelled.
 """
 import logging
+import math
 import threading
 import time
 
@@ -22,10 +24,22 @@ logger = logging.getLogger("openspore.serving")
 
 
 class _Stream:
-    __slots__ = ("runtime", "handle", "text", "sent_at")
+    __slots__ = ("runtime", "handle", "text", "next_at")
 
     def __init__(self, runtime, handle, text):
-        self.runtime, self.handle, self.text, self.sent_at = runtime, handle, text, None
+        self.runtime, self.handle, self.text, self.next_at = runtime, handle, text, None
+
+    def eager(self):
+        """Whether it has a reply to send now without waiting for a tick: its first, its last, or any without
+        pacing. (A request still waiting in the scheduler's queue has none.)"""
+        return self.handle.has_tokens() and (self.next_at is None or not self.runtime.stream_interval or
+                                             self.handle.wait_end(0))
+
+
+def _next_tick(now, interval):
+    """The tick (a multiple of `interval` seconds) at least half an interval after `now`: a request's replies
+    land on ticks shared by every request with that interval, so one message carries them all."""
+    return math.ceil((now + interval / 2) / interval) * interval
 
 
 class MuxSession:
@@ -39,6 +53,7 @@ class MuxSession:
         self.cv = threading.Condition()
         self.woken = False
         self.closed = False
+        self.tick = math.inf     # the earliest tick a paced request waits for
         self.schedulers = set()  # the schedulers whose steps wake the sender
         threading.Thread(target=self._read, args=(request_iterator,), name="generate-mux-read", daemon=True).start()
 
@@ -88,9 +103,12 @@ class MuxSession:
             self.cv.notify_all()
 
     def _wake(self):
+        """After a scheduler step: wake the sender when a reply may be due (not at every step: paced replies
+        wait for their tick)."""
         with self.cv:
-            self.woken = True
-            self.cv.notify_all()
+            if self.tick <= time.perf_counter() or any(s.eager() for s in self.streams.values()):
+                self.woken = True
+                self.cv.notify_all()
 
     # -- the replies ------------------------------------------------------------------------------------------
     def replies(self):
@@ -112,23 +130,22 @@ class MuxSession:
             self._close()
 
     def _next_due(self):
-        """Seconds until the earliest paced stream holding unsent tokens may send them (None: none does; new
-        tokens come with a step, and a step wakes the sender)."""
-        due = [s.sent_at + s.runtime.stream_interval for s in self.streams.values()
-               if s.sent_at is not None and s.handle.has_tokens()]
+        """Seconds until the earliest tick of a paced stream holding unsent tokens (None: none does; new tokens
+        come with a step, and a step wakes the sender)."""
+        due = [s.next_at for s in self.streams.values() if s.next_at is not None and s.handle.has_tokens()]
         return max(0.0, min(due) - time.perf_counter()) if due else None
 
     def _due_items(self, streams):
         from openspore.llm.scheduler import GenerationError
         items, now = [], time.perf_counter()
         for stream_id, s in streams:
+            if not s.handle.has_tokens():
+                continue   # nothing new (or still queued in the scheduler)
             interval = s.runtime.stream_interval
-            if s.sent_at is not None and interval and now < s.sent_at + interval and not s.handle.wait_end(0):
-                continue   # paced: its tokens wait for the next reply
+            if s.next_at is not None and interval and now < s.next_at and not s.handle.wait_end(0):
+                continue   # paced: its tokens wait for its tick
             try:
                 tokens, finished = s.handle.next_tokens(timeout=0)
-                if not tokens and not finished:
-                    continue
                 reply, finished = s.runtime.reply(s.handle, s.text, tokens, finished)
             except GenerationError as exc:
                 items.append(wpb.GenerateMuxItem(stream_id=stream_id, error_code=grpc.StatusCode.INTERNAL.value[0],
@@ -136,10 +153,13 @@ class MuxSession:
                 finished = True
             else:
                 items.append(wpb.GenerateMuxItem(stream_id=stream_id, reply=reply))
-                s.sent_at = now
+                s.next_at = _next_tick(now, interval) if interval else now
             if finished:
                 with self.cv:
                     self.streams.pop(stream_id, None)
+        with self.cv:
+            self.tick = min((s.next_at for s in self.streams.values() if s.next_at is not None and
+                             s.runtime.stream_interval), default=math.inf)
         return items
 
     def _close(self):
