@@ -1,5 +1,7 @@
-"""The master's side of generation servables: pick a worker, open its `MSWorker.Generate` stream, relay the replies,
-turn the worker's gRPC statuses into ServingErrors with HTTP statuses, and keep the generation metrics.
+"""The master's side of generation servables: pick a worker, start the request on the worker's multiplexed
+`MSWorker.GenerateMux` stream (generation_mux.py), relay the replies, turn the worker's gRPC statuses into
+ServingErrors with HTTP statuses, and keep the generation metrics. `GenerationCall` over one per-request
+`MSWorker.Generate` stream is the base class of the multiplexed `MuxCall`.
 
 Requests are not queued in the master: the worker's scheduler owns the queue (bounded; a full one answers 429).
 The worker with the fewest open streams gets the next request. A worker that dies fails the streams it was running
