@@ -55,6 +55,7 @@ class RequestHandle:
         self.first_token_at = None
         self.cancelled = False
         self._events = queue.Queue()
+        self._ended = threading.Event()   # set with the end: a stream pacing its replies stops waiting then
 
     @property
     def time_to_first_token(self):
@@ -94,6 +95,14 @@ class RequestHandle:
             except queue.Empty:
                 return tokens, False
 
+    def has_tokens(self):
+        """Whether tokens (or the end) wait to be taken."""
+        return not self._events.empty()
+
+    def wait_end(self, timeout):
+        """Block until the request ends or `timeout` seconds pass → whether it ended."""
+        return self._ended.wait(timeout)
+
     def result(self):
         """Block until the request ends → the list of generated token ids."""
         return list(self)
@@ -108,6 +117,7 @@ class RequestHandle:
     def _finish(self, reason, error=None):
         self.finish_reason, self.error = reason, error
         self._events.put(_END)
+        self._ended.set()
 
 
 class _Sequence:
@@ -151,6 +161,7 @@ class ContinuousBatchingScheduler:
         self._stopped = False
         self.counters = {"prompt_tokens": 0, "generation_tokens": 0, "finished": 0, "cancelled": 0, "failed": 0,
                          "preemptions": 0, "steps": 0, "rejected": 0}
+        self._step_listeners = ()   # called after every step (a relay batching many requests' replies)
         self._thread = threading.Thread(target=self._loop, name="llm-scheduler", daemon=True)
         self._thread.start()
 
@@ -204,6 +215,23 @@ class ContinuousBatchingScheduler:
         out["num_blocks"] = self.engine.num_blocks
         return out
 
+    def add_step_listener(self, fn):
+        """Call `fn()` (no arguments, from the scheduler thread; it must be quick) after every scheduling step
+        and when the scheduler stops: tokens may have come, requests may have ended."""
+        with self._cv:
+            self._step_listeners += (fn,)
+
+    def remove_step_listener(self, fn):
+        with self._cv:
+            self._step_listeners = tuple(f for f in self._step_listeners if f is not fn)
+
+    def _notify_step(self):
+        for fn in self._step_listeners:
+            try:
+                fn()
+            except Exception:  # noqa: BLE001 - a listener's failure must not stop the scheduler
+                logger.exception("llm scheduler: a step listener failed")
+
     def stop(self, timeout=10.0):
         """Fail the waiting and running requests ('the scheduler stopped') and end the thread."""
         with self._cv:
@@ -227,11 +255,13 @@ class ContinuousBatchingScheduler:
             except Exception as exc:  # noqa: BLE001 - the engine failed: fail the requests in it, keep serving
                 logger.exception("llm scheduler: a step failed")
                 self._fail_running(f"the generation step failed: {type(exc).__name__}: {exc}")
+            self._notify_step()
         self._fail_running("the generation scheduler stopped")
         with self._cv:
             waiting, self._waiting = list(self._waiting), collections.deque()
         for seq in waiting:
             seq.handle._finish("abort", "the generation scheduler stopped before the request ran")
+        self._notify_step()
 
     def _drop_cancelled(self):
         with self._cv:

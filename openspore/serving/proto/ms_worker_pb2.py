@@ -26,7 +26,7 @@ from openspore.serving.proto import ms_service_pb2 as openspore_dot_serving_dot_
 from openspore.serving.proto import ms_generate_pb2 as openspore_dot_serving_dot_proto_dot_ms__generate__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\'openspore/serving/proto/ms_worker.proto\x12\x1aopenspore.serving.internal\x1a(openspore/serving/proto/ms_service.proto\x1a)openspore/serving/proto/ms_generate.proto\"F\n\nTensorSpec\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04\x64ims\x18\x02 \x03(\x03\x12\r\n\x05\x64type\x18\x03 \x01(\t\x12\r\n\x05known\x18\x04 \x01(\x08\"\xb6\x01\n\nMethodSpec\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0binput_names\x18\x02 \x03(\t\x12\x14\n\x0coutput_names\x18\x03 \x03(\t\x12\x36\n\x06inputs\x18\x04 \x03(\x0b\x32&.openspore.serving.internal.TensorSpec\x12\x37\n\x07outputs\x18\x05 \x03(\x0b\x32&.openspore.serving.internal.TensorSpec\"\xb6\x01\n\x0fServableRegSpec\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x16\n\x0eversion_number\x18\x02 \x01(\x04\x12\x12\n\nbatch_size\x18\x03 \x01(\x04\x12\x37\n\x07methods\x18\x04 \x03(\x0b\x32&.openspore.serving.internal.MethodSpec\x12\x30\n\x03llm\x18\x05 \x01(\x0b\x32#.openspore.serving.internal.LLMSpec\"m\n\x07LLMSpec\x12\x0f\n\x07\x65nabled\x18\x01 \x01(\x08\x12\x12\n\nmodel_name\x18\x02 \x01(\t\x12\x15\n\rmax_model_len\x18\x03 \x01(\x04\x12\x13\n\x0bmax_running\x18\x04 \x01(\x04\x12\x11\n\tmax_queue\x18\x05 \x01(\x04\"\x11\n\x0fLLMStatsRequest\"\xaa\x01\n\x08LLMStats\x12\x15\n\rservable_name\x18\x01 \x01(\t\x12\x16\n\x0eversion_number\x18\x02 \x01(\x04\x12@\n\x06values\x18\x03 \x03(\x0b\x32\x30.openspore.serving.internal.LLMStats.ValuesEntry\x1a-\n\x0bValuesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x01:\x02\x38\x01\"H\n\rLLMStatsReply\x12\x37\n\tservables\x18\x01 \x03(\x0b\x32$.openspore.serving.internal.LLMStats\"\x89\x01\n\x0fRegisterRequest\x12\x12\n\nworker_pid\x18\x01 \x01(\x03\x12\x0f\n\x07\x61\x64\x64ress\x18\x02 \x01(\t\x12\x11\n\tdevice_id\x18\x03 \x01(\x03\x12>\n\tservables\x18\x04 \x03(\x0b\x32+.openspore.serving.internal.ServableRegSpec\"\"\n\rRegisterReply\x12\x11\n\terror_msg\x18\x01 \x01(\t\"O\n\x13NotifyFailedRequest\x12\x12\n\nworker_pid\x18\x01 \x01(\x03\x12\x11\n\tdevice_id\x18\x02 \x01(\x03\x12\x11\n\terror_msg\x18\x03 \x01(\t\"\x13\n\x11NotifyFailedReply\"\x1d\n\x0b\x45xitRequest\x12\x0e\n\x06reason\x18\x01 \x01(\t\"\x0b\n\tExitReply2\xe2\x01\n\x08MSMaster\x12\x64\n\x08Register\x12+.openspore.serving.internal.RegisterRequest\x1a).openspore.serving.internal.RegisterReply\"\x00\x12p\n\x0cNotifyFailed\x12/.openspore.serving.internal.NotifyFailedRequest\x1a-.openspore.serving.internal.NotifyFailedReply\"\x00\x32\x89\x03\n\x08MSWorker\x12[\n\x07Predict\x12\'.mindspore.serving.proto.PredictRequest\x1a%.mindspore.serving.proto.PredictReply\"\x00\x12X\n\x04\x45xit\x12\'.openspore.serving.internal.ExitRequest\x1a%.openspore.serving.internal.ExitReply\"\x00\x12`\n\x08Generate\x12(.openspore.serving.proto.GenerateRequest\x1a&.openspore.serving.proto.GenerateReply\"\x00\x30\x01\x12\x64\n\x08LLMStats\x12+.openspore.serving.internal.LLMStatsRequest\x1a).openspore.serving.internal.LLMStatsReply\"\x00\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\'openspore/serving/proto/ms_worker.proto\x12\x1aopenspore.serving.internal\x1a(openspore/serving/proto/ms_service.proto\x1a)openspore/serving/proto/ms_generate.proto\"F\n\nTensorSpec\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04\x64ims\x18\x02 \x03(\x03\x12\r\n\x05\x64type\x18\x03 \x01(\t\x12\r\n\x05known\x18\x04 \x01(\x08\"\xb6\x01\n\nMethodSpec\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0binput_names\x18\x02 \x03(\t\x12\x14\n\x0coutput_names\x18\x03 \x03(\t\x12\x36\n\x06inputs\x18\x04 \x03(\x0b\x32&.openspore.serving.internal.TensorSpec\x12\x37\n\x07outputs\x18\x05 \x03(\x0b\x32&.openspore.serving.internal.TensorSpec\"\xb6\x01\n\x0fServableRegSpec\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x16\n\x0eversion_number\x18\x02 \x01(\x04\x12\x12\n\nbatch_size\x18\x03 \x01(\x04\x12\x37\n\x07methods\x18\x04 \x03(\x0b\x32&.openspore.serving.internal.MethodSpec\x12\x30\n\x03llm\x18\x05 \x01(\x0b\x32#.openspore.serving.internal.LLMSpec\"m\n\x07LLMSpec\x12\x0f\n\x07\x65nabled\x18\x01 \x01(\x08\x12\x12\n\nmodel_name\x18\x02 \x01(\t\x12\x15\n\rmax_model_len\x18\x03 \x01(\x04\x12\x13\n\x0bmax_running\x18\x04 \x01(\x04\x12\x11\n\tmax_queue\x18\x05 \x01(\x04\"r\n\x12GenerateMuxRequest\x12\x11\n\tstream_id\x18\x01 \x01(\x04\x12\x39\n\x07request\x18\x02 \x01(\x0b\x32(.openspore.serving.proto.GenerateRequest\x12\x0e\n\x06\x63\x61ncel\x18\x03 \x01(\x08\"\x82\x01\n\x0fGenerateMuxItem\x12\x11\n\tstream_id\x18\x01 \x01(\x04\x12\x35\n\x05reply\x18\x02 \x01(\x0b\x32&.openspore.serving.proto.GenerateReply\x12\x12\n\nerror_code\x18\x03 \x01(\x05\x12\x11\n\terror_msg\x18\x04 \x01(\t\"N\n\x10GenerateMuxReply\x12:\n\x05items\x18\x01 \x03(\x0b\x32+.openspore.serving.internal.GenerateMuxItem\"\x11\n\x0fLLMStatsRequest\"\xaa\x01\n\x08LLMStats\x12\x15\n\rservable_name\x18\x01 \x01(\t\x12\x16\n\x0eversion_number\x18\x02 \x01(\x04\x12@\n\x06values\x18\x03 \x03(\x0b\x32\x30.openspore.serving.internal.LLMStats.ValuesEntry\x1a-\n\x0bValuesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x01:\x02\x38\x01\"H\n\rLLMStatsReply\x12\x37\n\tservables\x18\x01 \x03(\x0b\x32$.openspore.serving.internal.LLMStats\"\x89\x01\n\x0fRegisterRequest\x12\x12\n\nworker_pid\x18\x01 \x01(\x03\x12\x0f\n\x07\x61\x64\x64ress\x18\x02 \x01(\t\x12\x11\n\tdevice_id\x18\x03 \x01(\x03\x12>\n\tservables\x18\x04 \x03(\x0b\x32+.openspore.serving.internal.ServableRegSpec\"\"\n\rRegisterReply\x12\x11\n\terror_msg\x18\x01 \x01(\t\"O\n\x13NotifyFailedRequest\x12\x12\n\nworker_pid\x18\x01 \x01(\x03\x12\x11\n\tdevice_id\x18\x02 \x01(\x03\x12\x11\n\terror_msg\x18\x03 \x01(\t\"\x13\n\x11NotifyFailedReply\"\x1d\n\x0b\x45xitRequest\x12\x0e\n\x06reason\x18\x01 \x01(\t\"\x0b\n\tExitReply2\xe2\x01\n\x08MSMaster\x12\x64\n\x08Register\x12+.openspore.serving.internal.RegisterRequest\x1a).openspore.serving.internal.RegisterReply\"\x00\x12p\n\x0cNotifyFailed\x12/.openspore.serving.internal.NotifyFailedRequest\x1a-.openspore.serving.internal.NotifyFailedReply\"\x00\x32\xfc\x03\n\x08MSWorker\x12[\n\x07Predict\x12\'.mindspore.serving.proto.PredictRequest\x1a%.mindspore.serving.proto.PredictReply\"\x00\x12X\n\x04\x45xit\x12\'.openspore.serving.internal.ExitRequest\x1a%.openspore.serving.internal.ExitReply\"\x00\x12`\n\x08Generate\x12(.openspore.serving.proto.GenerateRequest\x1a&.openspore.serving.proto.GenerateReply\"\x00\x30\x01\x12q\n\x0bGenerateMux\x12..openspore.serving.internal.GenerateMuxRequest\x1a,.openspore.serving.internal.GenerateMuxReply\"\x00(\x01\x30\x01\x12\x64\n\x08LLMStats\x12+.openspore.serving.internal.LLMStatsRequest\x1a).openspore.serving.internal.LLMStatsReply\"\x00\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -43,28 +43,34 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_SERVABLEREGSPEC']._serialized_end=596
   _globals['_LLMSPEC']._serialized_start=598
   _globals['_LLMSPEC']._serialized_end=707
-  _globals['_LLMSTATSREQUEST']._serialized_start=709
-  _globals['_LLMSTATSREQUEST']._serialized_end=726
-  _globals['_LLMSTATS']._serialized_start=729
-  _globals['_LLMSTATS']._serialized_end=899
-  _globals['_LLMSTATS_VALUESENTRY']._serialized_start=854
-  _globals['_LLMSTATS_VALUESENTRY']._serialized_end=899
-  _globals['_LLMSTATSREPLY']._serialized_start=901
-  _globals['_LLMSTATSREPLY']._serialized_end=973
-  _globals['_REGISTERREQUEST']._serialized_start=976
-  _globals['_REGISTERREQUEST']._serialized_end=1113
-  _globals['_REGISTERREPLY']._serialized_start=1115
-  _globals['_REGISTERREPLY']._serialized_end=1149
-  _globals['_NOTIFYFAILEDREQUEST']._serialized_start=1151
-  _globals['_NOTIFYFAILEDREQUEST']._serialized_end=1230
-  _globals['_NOTIFYFAILEDREPLY']._serialized_start=1232
-  _globals['_NOTIFYFAILEDREPLY']._serialized_end=1251
-  _globals['_EXITREQUEST']._serialized_start=1253
-  _globals['_EXITREQUEST']._serialized_end=1282
-  _globals['_EXITREPLY']._serialized_start=1284
-  _globals['_EXITREPLY']._serialized_end=1295
-  _globals['_MSMASTER']._serialized_start=1298
-  _globals['_MSMASTER']._serialized_end=1524
-  _globals['_MSWORKER']._serialized_start=1527
-  _globals['_MSWORKER']._serialized_end=1920
+  _globals['_GENERATEMUXREQUEST']._serialized_start=709
+  _globals['_GENERATEMUXREQUEST']._serialized_end=823
+  _globals['_GENERATEMUXITEM']._serialized_start=826
+  _globals['_GENERATEMUXITEM']._serialized_end=956
+  _globals['_GENERATEMUXREPLY']._serialized_start=958
+  _globals['_GENERATEMUXREPLY']._serialized_end=1036
+  _globals['_LLMSTATSREQUEST']._serialized_start=1038
+  _globals['_LLMSTATSREQUEST']._serialized_end=1055
+  _globals['_LLMSTATS']._serialized_start=1058
+  _globals['_LLMSTATS']._serialized_end=1228
+  _globals['_LLMSTATS_VALUESENTRY']._serialized_start=1183
+  _globals['_LLMSTATS_VALUESENTRY']._serialized_end=1228
+  _globals['_LLMSTATSREPLY']._serialized_start=1230
+  _globals['_LLMSTATSREPLY']._serialized_end=1302
+  _globals['_REGISTERREQUEST']._serialized_start=1305
+  _globals['_REGISTERREQUEST']._serialized_end=1442
+  _globals['_REGISTERREPLY']._serialized_start=1444
+  _globals['_REGISTERREPLY']._serialized_end=1478
+  _globals['_NOTIFYFAILEDREQUEST']._serialized_start=1480
+  _globals['_NOTIFYFAILEDREQUEST']._serialized_end=1559
+  _globals['_NOTIFYFAILEDREPLY']._serialized_start=1561
+  _globals['_NOTIFYFAILEDREPLY']._serialized_end=1580
+  _globals['_EXITREQUEST']._serialized_start=1582
+  _globals['_EXITREQUEST']._serialized_end=1611
+  _globals['_EXITREPLY']._serialized_start=1613
+  _globals['_EXITREPLY']._serialized_end=1624
+  _globals['_MSMASTER']._serialized_start=1627
+  _globals['_MSMASTER']._serialized_end=1853
+  _globals['_MSWORKER']._serialized_start=1856
+  _globals['_MSWORKER']._serialized_end=2364
 # @@protoc_insertion_point(module_scope)

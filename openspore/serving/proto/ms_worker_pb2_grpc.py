@@ -166,6 +166,11 @@ class MSWorkerStub:
                 request_serializer=openspore_dot_serving_dot_proto_dot_ms__generate__pb2.GenerateRequest.SerializeToString,
                 response_deserializer=openspore_dot_serving_dot_proto_dot_ms__generate__pb2.GenerateReply.FromString,
                 _registered_method=True)
+        self.GenerateMux = channel.stream_stream(
+                '/openspore.serving.internal.MSWorker/GenerateMux',
+                request_serializer=openspore_dot_serving_dot_proto_dot_ms__worker__pb2.GenerateMuxRequest.SerializeToString,
+                response_deserializer=openspore_dot_serving_dot_proto_dot_ms__worker__pb2.GenerateMuxReply.FromString,
+                _registered_method=True)
         self.LLMStats = channel.unary_unary(
                 '/openspore.serving.internal.MSWorker/LLMStats',
                 request_serializer=openspore_dot_serving_dot_proto_dot_ms__worker__pb2.LLMStatsRequest.SerializeToString,
@@ -196,6 +201,15 @@ class MSWorkerServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GenerateMux(self, request_iterator, context):
+        """Generation servables, many requests on one stream (the master's relay): the master starts and cancels requests
+        under stream ids of its own; the worker answers in batches, the new replies of every request in one message
+        (one message per decode step at most, not one per request and step).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def LLMStats(self, request, context):
         """Generation servables: the scheduler's gauges and counters, for the master's /metrics.
         """
@@ -220,6 +234,11 @@ def add_MSWorkerServicer_to_server(servicer, server):
                     servicer.Generate,
                     request_deserializer=openspore_dot_serving_dot_proto_dot_ms__generate__pb2.GenerateRequest.FromString,
                     response_serializer=openspore_dot_serving_dot_proto_dot_ms__generate__pb2.GenerateReply.SerializeToString,
+            ),
+            'GenerateMux': grpc.stream_stream_rpc_method_handler(
+                    servicer.GenerateMux,
+                    request_deserializer=openspore_dot_serving_dot_proto_dot_ms__worker__pb2.GenerateMuxRequest.FromString,
+                    response_serializer=openspore_dot_serving_dot_proto_dot_ms__worker__pb2.GenerateMuxReply.SerializeToString,
             ),
             'LLMStats': grpc.unary_unary_rpc_method_handler(
                     servicer.LLMStats,
@@ -308,6 +327,33 @@ class MSWorker:
             '/openspore.serving.internal.MSWorker/Generate',
             openspore_dot_serving_dot_proto_dot_ms__generate__pb2.GenerateRequest.SerializeToString,
             openspore_dot_serving_dot_proto_dot_ms__generate__pb2.GenerateReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GenerateMux(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/openspore.serving.internal.MSWorker/GenerateMux',
+            openspore_dot_serving_dot_proto_dot_ms__worker__pb2.GenerateMuxRequest.SerializeToString,
+            openspore_dot_serving_dot_proto_dot_ms__worker__pb2.GenerateMuxReply.FromString,
             options,
             channel_credentials,
             insecure,

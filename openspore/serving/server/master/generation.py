@@ -1,5 +1,7 @@
-"""The master's side of generation servables: pick a worker, open its `MSWorker.Generate` stream, relay the replies,
-turn the worker's gRPC statuses into ServingErrors with HTTP statuses, and keep the generation metrics.
+"""The master's side of generation servables: pick a worker, start the request on the worker's multiplexed
+`MSWorker.GenerateMux` stream (generation_mux.py), relay the replies, turn the worker's gRPC statuses into
+ServingErrors with HTTP statuses, and keep the generation metrics. `GenerationCall` over one per-request
+`MSWorker.Generate` stream is the base class of the multiplexed `MuxCall`.
 
 Requests are not queued in the master: the worker's scheduler owns the queue (bounded; a full one answers 429).
 The worker with the fewest open streams gets the next request. A worker that dies fails the streams it was running
@@ -40,17 +42,21 @@ class GenerationCall:
     def __iter__(self):
         try:
             for reply in self.call:
-                if reply.token_ids and self.first_token_at is None:
-                    self.first_token_at = time.perf_counter()
-                    self.router.metrics.ttft.labels(self.info.name).observe(self.first_token_at - self.started)
-                self.router.metrics.generated.labels(self.info.name).inc(len(reply.token_ids))
-                if reply.finish_reason:
-                    self.router.metrics.finished.labels(self.info.name, reply.finish_reason).inc()
-                yield reply
+                yield self._observe(reply)
         except grpc.RpcError as exc:
             raise self._error(exc) from None
         finally:
             self._close()
+
+    def _observe(self, reply):
+        """Count a reply in the generation metrics → the reply."""
+        if reply.token_ids and self.first_token_at is None:
+            self.first_token_at = time.perf_counter()
+            self.router.metrics.ttft.labels(self.info.name).observe(self.first_token_at - self.started)
+        self.router.metrics.generated.labels(self.info.name).inc(len(reply.token_ids))
+        if reply.finish_reason:
+            self.router.metrics.finished.labels(self.info.name, reply.finish_reason).inc()
+        return reply
 
     def _error(self, exc):
         code = exc.code()
@@ -114,6 +120,7 @@ class GenerationRouter:
         self.cv = master.cv
         self.metrics = master.metrics
         self.open_calls = []
+        self.connections = {}   # worker -> its MuxConnection (generation_mux.py); a restarted worker gets a new one
 
     def servables(self):
         """The generation servables served now: (model name, newest ServableInfo) pairs, sorted by name."""
@@ -161,15 +168,32 @@ class GenerationRouter:
                                        f"{context.get('worker_wait_timeout'):g} s", StatusCode.SERVABLE_UNAVAILABLE)
                 self.cv.wait(min(left, 0.2))
 
-    def open(self, info, request):
-        """Start generating `request` (a GenerateRequest) on a worker of `info` → GenerationCall."""
-        worker = self._pick_worker(info)
+    def open(self, info, request, loop=None):
+        """Start generating `request` (a GenerateRequest) on a worker of `info` → a GenerationCall, its replies
+        relayed on the worker's one multiplexed stream (generation_mux.py). `loop`: the asyncio loop that will
+        read the call's `replies()` (None: iterate it from a thread)."""
+        return self._start(info, self._pick_worker(info), request, loop)
+
+    def open_nowait(self, info, request, loop=None):
+        """`open` when a worker is ready now (no waiting, so an event loop may call it), else None."""
+        with self.cv:
+            if not self.master.dispatcher.accepting or not any(w.ready for w in info.workers):
+                return None
+        return self.open(info, request, loop)
+
+    def _start(self, info, worker, request, loop):
+        from .generation_mux import MuxCall
         request.servable_name, request.version_number = info.name, info.version
         stub = worker.stub
         if stub is None:
             raise ServingError(f"servable({info.name}) is not available: its worker is restarting",
                                StatusCode.SERVABLE_UNAVAILABLE)
-        call = GenerationCall(self, info, worker, stub.Generate(request))
+        with self.cv:
+            connection = self.connections.get(worker)
+            if connection is None or connection.stub is not stub or connection.dead is not None:
+                from .generation_mux import MuxConnection
+                connection = self.connections[worker] = MuxConnection(stub)
+        call = MuxCall(self, info, worker, connection, request, loop)
         with self.cv:
             self.open_calls.append(call)
             self.metrics.streams.labels(info.name).inc()

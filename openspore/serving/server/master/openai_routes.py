@@ -78,7 +78,9 @@ class OpenAIRoutes:
             parsed = (openai_api.parse_chat if chat else openai_api.parse_completion)(body)
             info = self.router.resolve(parsed.model)
             name = info.name
-            call = await asyncio.to_thread(self.router.open, info, parsed.request())
+            loop = asyncio.get_running_loop()
+            call = self.router.open_nowait(info, parsed.request(), loop) or \
+                await asyncio.to_thread(self.router.open, info, parsed.request(), loop)
             shaper = openai_api.Shaper(chat, info.llm.model_name)
             replies = call.replies()
             try:
@@ -136,15 +138,19 @@ class OpenAIRoutes:
                 yield openai_api.sse(shaper.chunk(role=True))
             reply = first
             while reply is not None:
-                if reply.text:
-                    yield openai_api.sse(shaper.chunk(text=reply.text))
+                # one write per reply: its text, and with the last one the finish, usage and [DONE] events
+                events = [openai_api.sse(shaper.chunk(text=reply.text))] if reply.text else []
                 if reply.finish_reason:
-                    yield openai_api.sse(shaper.chunk(text=None if shaper.chat else "",
-                                                      finish_reason=reply.finish_reason))
+                    events.append(openai_api.sse(shaper.chunk(text=None if shaper.chat else "",
+                                                              finish_reason=reply.finish_reason)))
                     if include_usage:
-                        yield openai_api.sse(shaper.usage_chunk(reply.prompt_tokens, reply.completion_tokens))
-                    yield b"data: [DONE]\n\n"
+                        events.append(openai_api.sse(shaper.usage_chunk(reply.prompt_tokens,
+                                                                        reply.completion_tokens)))
+                    events.append(b"data: [DONE]\n\n")
+                    yield b"".join(events)
                     return
+                if events:
+                    yield events[0]
                 try:
                     reply = await replies.__anext__()
                 except StopAsyncIteration:

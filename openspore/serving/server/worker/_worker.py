@@ -103,12 +103,23 @@ class WorkerService(wgrpc.MSWorkerServicer):
         finally:
             handle.cancel()     # a no-op after the end; frees the blocks when the stream was abandoned
 
+    def GenerateMux(self, request_iterator, context):  # noqa: N802 - gRPC method name
+        """Many generation requests on one stream, their replies in batches (generate_mux.py)."""
+        from .generate_mux import MuxSession
+        yield from MuxSession(lambda request: self._find_generation(request).llm, request_iterator).replies()
+
     def _generation_servable(self, request, context):
+        try:
+            return self._find_generation(request)
+        except LookupError as exc:
+            context.abort(grpc.StatusCode.NOT_FOUND, exc.args[0])
+
+    def _find_generation(self, request):
         versions = [(v, s) for (n, v), s in self.servables.items() if n == request.servable_name and s.llm]
         match = [s for v, s in versions if request.version_number in (0, v)]
         if not match:
-            context.abort(grpc.StatusCode.NOT_FOUND, f"servable({request.servable_name}) version("
-                          f"{request.version_number}) is not a generation servable of worker {os.getpid()}")
+            raise LookupError(f"servable({request.servable_name}) version({request.version_number}) is not a "
+                              f"generation servable of worker {os.getpid()}")
         return max(match, key=lambda s: s.version)
 
     def LLMStats(self, request, context):  # noqa: N802 - gRPC method name

@@ -161,29 +161,38 @@ class LLMRuntime:
     def replies(self, handle, text, interval=None):
         """GenerateReply messages for a started request, one per group of new tokens; the last carries the
         finish reason and the token counts. Raises GenerationError if the request failed. After the first
-        reply, replies are at least `stream_interval_ms` apart: the tokens of the steps in between travel together."""
+        reply, replies are at least `stream_interval_ms` apart: the tokens of the steps in between travel together;
+        the last one goes as soon as the request ends (a client that sends its next request after the end of this
+        one, and the batch that request would join, wait for nothing)."""
         interval = self.stream_interval if interval is None else interval
         sent_at = None
         while True:
             if sent_at is not None and interval:
                 wait = sent_at + interval - time.perf_counter()
                 if wait > 0:
-                    time.sleep(wait)   # the scheduler keeps queueing this request's tokens meanwhile
-            tokens, finished = handle.next_tokens()
-            delta, stopped = text.push(tokens, final=finished)
-            if stopped:
-                handle.cancel()
-                finished, reason = True, "stop"
-            else:
-                reason = handle.finish_reason if finished else ""
-            reply = gpb.GenerateReply(token_ids=tokens, text=delta, finish_reason=reason or "")
+                    handle.wait_end(wait)   # the scheduler keeps queueing this request's tokens meanwhile
+            reply, finished = self.reply(handle, text, *handle.next_tokens())
             if finished:
-                reply.prompt_tokens, reply.completion_tokens = handle.prompt_tokens, handle.completion_tokens
                 yield reply
                 return
-            if tokens:
+            if reply.token_ids:
                 yield reply
                 sent_at = time.perf_counter()
+
+    @staticmethod
+    def reply(handle, text, tokens, finished):
+        """The GenerateReply of a request's new tokens → (reply, whether it is the last): the text delta, and on
+        the last the finish reason and the token counts (a stop string ends the request here)."""
+        delta, stopped = text.push(tokens, final=finished)
+        if stopped:
+            handle.cancel()
+            finished, reason = True, "stop"
+        else:
+            reason = handle.finish_reason if finished else ""
+        reply = gpb.GenerateReply(token_ids=tokens, text=delta, finish_reason=reason or "")
+        if finished:
+            reply.prompt_tokens, reply.completion_tokens = handle.prompt_tokens, handle.completion_tokens
+        return reply, finished
 
     # -- the MindSpore-style `generate(prompt) -> text` method ------------------------------------------------------
     def submit_text(self, prompt):
