@@ -1,8 +1,9 @@
 """Does a busy second process slow the training step? LeNet Model.train (no collector) while another process is
 idle, or does writer-like work on the other core: the summary writer's own packing (`event_bytes` + `frame` of one
-default collection: loss, lr, 5 weight histograms, the 32-image PNG) once per period, or a plain numpy loop
-(memory streaming) of similar CPU per period (and the packing every 2 and 10 periods). The training process's step CPU (process_time) is compared, rounds
-interleaved (the order rotates), medians over rounds; ratios are to the idle run of the same round.
+default collection: loss, lr, 5 weight histograms, the 32-image PNG) once per period (and once every 2 and 10
+periods), or a plain numpy loop (memory streaming) of similar CPU once per period. The training process's step CPU
+(process_time) is compared, rounds interleaved (the order rotates), medians over rounds; ratios are to the idle run
+of the same round.
 
     python bench/summary_interference.py [--rounds 9] [--steps 50] [--period-ms 4] [--threads 1] [--pin]
 """
