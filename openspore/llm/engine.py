@@ -129,6 +129,11 @@ class LLMEngine:
             for cell in (self._fill_cell, self._flush_cell):
                 cell.set_train(False)
             self._fill, self._flush = jit(self._fill_cell), jit(self._flush_cell)
+            # decode masks (_decode_view_inputs): window L - n of [0] * L + [_NEG] * L opens positions [0, n);
+            # the windows are views of those 2L values, not an [L + 1, L] table
+            span = self.view.length
+            edge = np.concatenate([np.zeros(span), np.full(span, _NEG)]).astype(self._mask_dtype)
+            self._open_prefix = np.lib.stride_tricks.sliding_window_view(edge, span)[::-1]   # row n opens [0, n)
         self._graphs = {}   # (graph, shape) -> (backend, compiled graph): see _run_graph
 
     @classmethod
@@ -253,6 +258,11 @@ class LLMEngine:
         return seq_ids, checked
 
     def _token_list(self, tokens, where):
+        vocab = self.config.vocab_size
+        # the decode path's usual input, a short list of Python ints in range, is checked without numpy
+        if isinstance(tokens, list) and all(type(t) is int for t in tokens) and \
+                (not tokens or (min(tokens) >= 0 and max(tokens) < vocab)):
+            return list(tokens)
         try:
             arr = np.asarray(tokens)
         except Exception:
@@ -416,7 +426,9 @@ class LLMEngine:
         view_rows[rows] = rows
         view_pos = np.where(view_rows == self.view.scratch_row, 0, positions)
         span = blocks * self.block_size
-        mask_add = np.where(np.arange(span)[None, :] < lengths[:, None], 0.0, _NEG).astype(self._mask_dtype)
+        # row n of the open-prefix table is 0 on positions [0, n) and _NEG after: one row gather per sequence
+        # instead of a comparison, a where and a cast over [rows, span] every step
+        mask_add = self._open_prefix[lengths, :span]
         return (ids, positions.astype(np.int32), self.view.index(view_rows, view_pos), mask_add[:, None, None, :])
 
     def _fill_view(self, placed):
