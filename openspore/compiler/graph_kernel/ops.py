@@ -80,17 +80,23 @@ def cluster_ops(flags):
                    flags.disable_cluster_ops)
 
 
+def _cluster_choice(names, flags):
+    """`names` narrowed by the cluster-op flags: `enable_cluster_ops_only` keeps only those listed, otherwise
+    `disable_cluster_ops` removes its names; no flags keep them all."""
+    if flags is None:
+        return frozenset(names)
+    if flags.enable_cluster_ops_only:
+        return frozenset(names) & frozenset(flags.enable_cluster_ops_only)
+    return frozenset(names) - frozenset(flags.disable_cluster_ops)
+
+
 def optimizer_ops(flags):
     """The optimizer primitives run in one pass under `flags` (None: the defaults).
 
     >>> sorted(optimizer_ops(None))
     ['ForeachAdam']
     """
-    if flags is None:
-        return frozenset(OPTIMIZER_OPS)
-    if flags.enable_cluster_ops_only:
-        return frozenset(OPTIMIZER_OPS) & frozenset(flags.enable_cluster_ops_only)
-    return frozenset(OPTIMIZER_OPS) - frozenset(flags.disable_cluster_ops)
+    return _cluster_choice(OPTIMIZER_OPS, flags)
 
 
 def attention_ops(flags):
@@ -100,11 +106,7 @@ def attention_ops(flags):
     >>> sorted(attention_ops(None))
     ['FlashAttention']
     """
-    if flags is None:
-        return frozenset(ATTENTION_OPS)
-    if flags.enable_cluster_ops_only:
-        return frozenset(ATTENTION_OPS) & frozenset(flags.enable_cluster_ops_only)
-    return frozenset(ATTENTION_OPS) - frozenset(flags.disable_cluster_ops)
+    return _cluster_choice(ATTENTION_OPS, flags)
 
 
 def expand_ops(flags):
