@@ -56,6 +56,21 @@ def test_with_on_another_object_is_a_type_error():
         f(ms.tensor(1.0))
 
 
+def test_with_on_a_builtin_result_is_refused_before_the_call(tmp_path):
+    # MindSpore 2.10 raises TypeError while compiling `with open(...)`; the file is never opened, so a missing
+    # file is not a FileNotFoundError and an existing one is not touched
+    missing = str(tmp_path / "missing.txt")
+
+    @ms.jit
+    def f(x):
+        with open(missing) as handle:
+            handle.read()
+        return x
+
+    with pytest.raises(TypeError, match="Only support jit_class instance.*builtin open"):
+        f(ms.tensor(1.0))
+
+
 def test_generator_expression_gives_a_list():
     @ms.jit
     def f():

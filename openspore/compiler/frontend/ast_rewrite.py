@@ -149,11 +149,19 @@ class ExpressionRewriter(ast.NodeTransformer):
     def visit_With(self, node):
         # `with obj as v: body` → `tmp = obj; v = _os_cf.with_enter(tmp); body; _os_cf.with_exit(tmp)` (objects of
         # jit_class classes and Cells only, as MindSpore allows)
+        callees = [item.context_expr.func.id if isinstance(item.context_expr, ast.Call)
+                   and isinstance(item.context_expr.func, ast.Name) else None for item in node.items]
         self.generic_visit(node)
         enters, exits = [], []
         for k, item in enumerate(node.items):
             tmp = f"_os_with_{node.lineno}_{node.col_offset}_{k}"
-            enters.append(at(ast.Assign(targets=[ast.Name(id=tmp, ctx=ast.Store())], value=item.context_expr), node))
+            value = item.context_expr
+            if callees[k] is not None:
+                # the callee goes first so a builtin's result (`open(...)`) is refused before the call runs, as
+                # MindSpore refuses it while compiling
+                value = cf_call("with_item", [at(ast.Name(id=callees[k], ctx=ast.Load()), node),
+                                              _gen_lambda(value, node)], node)
+            enters.append(at(ast.Assign(targets=[ast.Name(id=tmp, ctx=ast.Store())], value=value), node))
             entered = cf_call("with_enter", [at(ast.Name(id=tmp, ctx=ast.Load()), node)], node)
             enters.append(at(ast.Assign(targets=[item.optional_vars], value=entered) if item.optional_vars is not None
                              else ast.Expr(value=entered), node))

@@ -385,6 +385,15 @@ def with_enter(obj):
     return obj.__enter__()
 
 
+def with_item(callee, make):
+    """The object of `with callee(...)` in graph code: `make()`, unless `callee` is a Python builtin function,
+    whose result is never a jit_class instance — refused before the call runs (MindSpore's compile-time TypeError)."""
+    if isinstance(callee, types.BuiltinFunctionType):
+        raise TypeError(located(f"Only support jit_class instance, but got the result of the Python builtin "
+                                f"{callee.__name__}() in a `with` statement of graph code"))
+    return make()
+
+
 def with_exit(obj):
     """The end of a `with obj` block in graph code: `obj.__exit__(None, None, None)`."""
     obj.__exit__(None, None, None)
