@@ -13,19 +13,14 @@ import json
 
 from .errors import ParamTypeError, ParamValueError
 from .index import column_name
-from .reader import ShardSet
+from .reader import ShardSet, check_num_consumer
 
 
 class MindPage:
     """`MindPage(file_name, num_consumer=4)`."""
 
     def __init__(self, file_name, num_consumer=4):
-        if num_consumer is None:
-            raise ParamValueError("Parameter num_consumer is None.")
-        if isinstance(num_consumer, bool) or not isinstance(num_consumer, int):
-            raise ParamValueError("Parameter num_consumer is not int.")
-        if num_consumer < 1:
-            raise ParamValueError(f"Parameter num_consumer: {num_consumer} should between 1 and the CPU count.")
+        check_num_consumer(num_consumer)
         self._set = ShardSet(file_name)
         self._field = None
         self._categories = None

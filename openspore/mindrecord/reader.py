@@ -141,16 +141,21 @@ def _as_schema_type(spec, value):
     return float(np.float32(value)) if t == "float32" else float(value)
 
 
+def check_num_consumer(num_consumer):
+    """MindSpore's checks of a reader's `num_consumer` (FileReader, MindPage), with its messages."""
+    if num_consumer is None:
+        raise ParamValueError("Parameter num_consumer is None.")
+    if isinstance(num_consumer, bool) or not isinstance(num_consumer, int):
+        raise ParamValueError("Parameter num_consumer is not int.")
+    if num_consumer < 1:
+        raise ParamValueError(f"Parameter num_consumer: {num_consumer} should between 1 and the CPU count.")
+
+
 class FileReader:
     """`FileReader(file_name, num_consumer=4, columns=None, operator=None)`: rows of a MindRecord file set as dicts."""
 
     def __init__(self, file_name, num_consumer=4, columns=None, operator=None):
-        if num_consumer is None:
-            raise ParamValueError("Parameter num_consumer is None.")
-        if isinstance(num_consumer, bool) or not isinstance(num_consumer, int):
-            raise ParamValueError("Parameter num_consumer is not int.")
-        if num_consumer < 1:
-            raise ParamValueError(f"Parameter num_consumer: {num_consumer} should between 1 and the CPU count.")
+        check_num_consumer(num_consumer)
         self._set = ShardSet(file_name)
         if columns is not None:
             if not isinstance(columns, list) or not all(isinstance(c, str) for c in columns):
