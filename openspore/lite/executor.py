@@ -66,22 +66,18 @@ class Executable:
 
     def run(self, arrays):
         if _ERR_VAR is None:
-            return self._run_errstate(arrays)
+            with np.errstate(all="ignore"):
+                return self._call(arrays)
         token = _ERR_VAR.set(_IGNORE_ERRORS)
         try:
-            return self.fn(*arrays)
-        except (ValueError, TypeError, IndexError, RuntimeError, FloatingPointError, KeyError) as exc:
-            named = self._named(exc)
-            if named is None:
-                raise
-            raise named from exc
+            return self._call(arrays)
         finally:
             _ERR_VAR.reset(token)
 
-    def _run_errstate(self, arrays):
+    def _call(self, arrays):
+        """The kernels over `arrays`; an error a kernel raised comes back naming its operator."""
         try:
-            with np.errstate(all="ignore"):
-                return self.fn(*arrays)
+            return self.fn(*arrays)
         except (ValueError, TypeError, IndexError, RuntimeError, FloatingPointError, KeyError) as exc:
             named = self._named(exc)
             if named is None:
