@@ -1,12 +1,14 @@
 """Graph-kernel fusion's attention pattern: a training step's softmax attention (forward and the backward
 autodiff made for it) becomes FusedAttention + FusedAttentionGrad; matched and not matched cases, values of the
 rewritten graph against the unfused ops (1e-5 relative), the flash kernels against the unfused formula, and a
-training run with fusion on whose losses match fusion off."""
+training run with fusion on whose losses match fusion off; the short-sequence kernels that keep the
+probabilities, and the backward writing the merged qkv gradient itself."""
 import numpy as np
 import pytest
 
 import openspore as ms
 from openspore import nn, ops
+from openspore.compiler.graph_kernel import attention
 from openspore.compiler.graph_kernel.attention import FusedAttention, FusedAttentionGrad
 from openspore.compiler.graph_kernel.flags import resolve
 from openspore.compiler.passes.graph_kernel_attention import graph_kernel_attention
@@ -37,6 +39,22 @@ ATTENTION = f'''graph @main(%0 q: f32[2,2,3,4], %1 kt: f32[2,2,4,3], %2 v: f32[2
   return %17
 }}'''
 
+# the heads merged back and the three gradients concatenated (the backward of the head reshapes and of the split
+# of one qkv projection, as in the GPT benchmark)
+MERGED = ATTENTION.replace("%17 = make_tuple(%10, %15, %16, %12) : (f32[2,2,3,4], f32[2,2,3,4], f32[2,2,4,3], f32[2,2,3,4])\n",
+                           """%20 = const (0, 2, 1, 3) : py
+  %21 = const (0, 3, 1, 2) : py
+  %22 = const (2, 3, 8) : py
+  %23 = Transpose(%15, %20) : f32[2,3,2,4]
+  %24 = Reshape(%23, %22) : f32[2,3,8]
+  %25 = Transpose(%16, %21) : f32[2,3,2,4]
+  %26 = Reshape(%25, %22) : f32[2,3,8]
+  %27 = Transpose(%12, %20) : f32[2,3,2,4]
+  %28 = Reshape(%27, %22) : f32[2,3,8]
+  %29 = make_tuple(%24, %26, %28) : (f32[2,3,8], f32[2,3,8], f32[2,3,8])
+  %30 = Concat[axis=2](%29) : f32[2,3,24]
+  %17 = make_tuple(%10, %30) : (f32[2,2,3,4], f32[2,3,24])
+""")
 NO_MASK = ATTENTION.replace("%8 = Add(%6, %7)", "%8 = Neg(%6)").replace("Softmax[axis=-1](%8)", "Softmax[axis=-1](%6)")
 # the probabilities read once more (returned): the backward cannot recompute them alone
 PROBABILITIES_KEPT = ATTENTION.replace("%17 = make_tuple(%10, %15, %16, %12) : (",
@@ -65,6 +83,57 @@ def test_the_attention_pattern_becomes_two_fused_nodes(text):
     assert names.count("FusedAttention") == 1 and names.count("FusedAttentionGrad") == 1, names
     assert not {"BatchMatMul", "Softmax", "SoftmaxGrad", "Mul"} & set(names), names
     assert_same_values(before, after, {})
+
+
+def _fused(graph, name):
+    return next(n for n in graph.nodes if n.is_primitive and n.op_name == name)
+
+
+def test_short_sequences_keep_the_probabilities_and_write_the_merged_gradient():
+    before = parse_graph(MERGED)
+    after = graph_kernel_attention(before)
+    names = _ops(after)
+    assert not {"Concat", "Transpose", "Reshape", "BatchMatMul", "Softmax"} & set(names), names
+    assert _fused(after, "FusedAttention").op.keep_probabilities
+    grad = _fused(after, "FusedAttentionGrad")
+    assert grad.op.keep_probabilities and grad.op.heads_merged and tuple(grad.abstract.shape) == (2, 3, 24)
+    assert_same_values(before, after, {})
+
+
+def test_longer_sequences_run_flash_and_keep_the_concat(monkeypatch):
+    monkeypatch.setattr(attention, "KEEP_PROBABILITIES_UP_TO", 2)  # these 3 queries x 3 keys count as long
+    before = parse_graph(MERGED)
+    after = graph_kernel_attention(before)
+    assert not _fused(after, "FusedAttention").op.keep_probabilities
+    assert not _fused(after, "FusedAttentionGrad").op.heads_merged and "Concat" in _ops(after)
+    assert_same_values(before, after, {})
+
+
+@pytest.mark.parametrize("merged", [False, True])
+def test_kept_probability_kernels_match_the_unfused_formula(merged):
+    rng = np.random.default_rng(1)
+    qkv = torch.from_numpy(rng.standard_normal((2, 16, 3 * 4 * 8)).astype(np.float32))
+    # q, kᵀ, v as the GPT block slices them from one projection: strided views, no copies
+    q, k, v = (qkv[..., i * 32:(i + 1) * 32].reshape(2, 16, 4, 8) for i in range(3))
+    q, kt, v = q.permute(0, 2, 1, 3), k.permute(0, 2, 3, 1), v.permute(0, 2, 1, 3)
+    do = torch.from_numpy(rng.standard_normal((2, 16, 4, 8)).astype(np.float32)).permute(0, 2, 1, 3)
+    mask = torch.triu(torch.full((16, 16), -1e9), 1)
+    fwd = FusedAttention(scale=0.35, keep_probabilities=True)
+    grad = FusedAttentionGrad(scale=0.35, keep_probabilities=True, heads_merged=merged)
+    out, p = fwd.torch(torch, q, kt, v, mask)
+    assert out.transpose(1, 2).is_contiguous()  # laid out [B, L, H, D]: merging the heads is a view
+    want_out, want_p = fwd.numpy(np, *(t.numpy() for t in (q, kt, v, mask)))
+    np.testing.assert_allclose(out.numpy(), want_out, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(p.numpy(), want_p, rtol=1e-5, atol=1e-7)
+    got = grad.torch(torch, do, q, kt, v, out, p, mask)
+    want = grad.numpy(np, *(t.numpy() for t in (do, q, kt, v, out, p, mask)))
+    for g, w in zip((got,) if merged else got, (want,) if merged else want):
+        assert tuple(g.shape) == w.shape
+        np.testing.assert_allclose(g.numpy(), w, rtol=1e-5, atol=1e-5)
+    if merged:  # the same numbers as the three gradients merged by the graph's own ops
+        dq, dkt, dv = FusedAttentionGrad(scale=0.35, keep_probabilities=True).torch(torch, do, q, kt, v, out, p, mask)
+        parts = [dq.permute(0, 2, 1, 3), dkt.permute(0, 3, 1, 2), dv.permute(0, 2, 1, 3)]
+        np.testing.assert_array_equal(got.numpy(), torch.cat([t.reshape(2, 16, 32) for t in parts], -1).numpy())
 
 
 @pytest.mark.parametrize("text", [PROBABILITIES_KEPT, FORWARD_ONLY], ids=["probabilities_read", "forward_only"])

@@ -13,10 +13,13 @@ and the backward autodiff made for it (the products with %p, its SoftmaxGrad and
     %dv = BatchMatMul[ta](%p, %do)     %dm = Mul(%ds, c)             →                        %v, %o, %lse, %mask)
     %dq = BatchMatMul[tb](%dm, %kt)    %dkt = BatchMatMul[ta](%q, %dm)     %dq, %dkt, %dv = tuple_get_item[0..2](%g)
 
-become FusedAttention and FusedAttentionGrad (graph_kernel/attention.py: ATen's CPU flash-attention kernels,
-which never write the L×L probabilities and recompute them in the backward from the row log-sum-exp). Only the
-whole pattern is rewritten: the probabilities must have exactly those three readers (so nothing else needs
-them), every intermediate one reader, the scale one scalar constant used on both sides; anything else (an
+become FusedAttention and FusedAttentionGrad (graph_kernel/attention.py). Which way they run is chosen here from
+the shapes (`keeps_probabilities`): for short sequences the forward keeps the probabilities for the backward
+(its second output, L×S) and the products run on OpenBLAS straight from the projection's memory; for longer
+ones ATen's CPU flash-attention kernels, which never write the L×L probabilities and recompute them in the
+backward from the row log-sum-exp (then the second output).
+Only the whole pattern is rewritten: the probabilities must have exactly those three readers (so nothing else
+needs them), every intermediate one reader, the scale one scalar constant used on both sides; anything else (an
 inference graph with no backward, a mask that is not a constant, a dropout on the probabilities) is left as it
 is. `--disable_cluster_ops=FlashAttention` switches the pattern off. Only the top graph is rewritten.
 
@@ -31,7 +34,7 @@ True
 from ...core.primitive import AbstractTensor
 from ...ir.node import Node
 from ...ir.rewrite import rewrite
-from ..graph_kernel.attention import FusedAttention, FusedAttentionGrad
+from ..graph_kernel.attention import FusedAttention, FusedAttentionGrad, keeps_probabilities
 from ..graph_kernel.ops import attention_ops
 
 
@@ -50,6 +53,10 @@ def graph_kernel_attention(graph, flags=None):
         role[m["o"].id] = (m, "o")
         for name in ("dv", "dq", "dkt"):
             role[m[name].id] = (m, name)
+        for n in m.get("merge_nodes", ()):
+            role[n.id] = (m, "drop")
+        if m.get("concat") is not None:
+            role[m["concat"].id] = (m, "packed")
     position = {n.id: k for k, n in enumerate(graph.nodes)}
     for m in matches:  # the backward kernel goes where the first of the backward products was
         m["first_backward"] = min((m["dp"], m["dv"]), key=lambda n: position[n.id]).id
@@ -63,7 +70,7 @@ def graph_kernel_attention(graph, flags=None):
             _emit_backward(m, rw)
         if what == "o":
             return _emit_forward(m, rw)
-        if what == "drop":
+        if what == "drop" or (what in ("dq", "dkt", "dv") and m.get("concat") is not None):
             return None
         return m["new"][what]
 
@@ -74,8 +81,9 @@ def _emit_forward(m, rw):
     mask = () if m["mask"] is None else (rw.get(m["mask"]),)
     q, kt, v = rw.get(m["q"]), rw.get(m["kt"]), rw.get(m["v"])
     o, s = m["o"], m["s"]
-    lse_abstract = AbstractTensor(tuple(s.abstract.shape[:-1]), s.abstract.dtype)
-    op = FusedAttention(scale=m["scale"])
+    saved_shape = tuple(s.abstract.shape) if m["keep"] else tuple(s.abstract.shape[:-1])
+    lse_abstract = AbstractTensor(saved_shape, s.abstract.dtype)
+    op = FusedAttention(scale=m["scale"], keep_probabilities=m["keep"])
     op.sources = _sources(m, ("s", "m", "a", "p", "o"))
     fused = Node(op, (q, kt, v) + mask, abstract=(o.abstract, lse_abstract), loc=o.loc,
                  scope=_scope(o, "FusedAttention"))
@@ -90,12 +98,17 @@ def _emit_backward(m, rw):
     new = m["new"]
     mask = () if m["mask"] is None else (rw.get(m["mask"]),)
     inputs = (rw.get(m["do"]), rw.get(m["q"]), rw.get(m["kt"]), rw.get(m["v"]), new["o"], new["lse"]) + mask
-    dq, dkt, dv = m["dq"], m["dkt"], m["dv"]
-    op = FusedAttentionGrad(scale=m["scale"])
-    op.sources = _sources(m, ("dp", "dv", "ds", "dm", "dq", "dkt"))
-    grad = Node(op, inputs, abstract=(dq.abstract, dkt.abstract, dv.abstract), loc=dv.loc,
-                scope=_scope(dv, "FusedAttentionGrad"))
+    dq, dkt, dv, concat = m["dq"], m["dkt"], m["dv"], m.get("concat")
+    op = FusedAttentionGrad(scale=m["scale"], keep_probabilities=m["keep"], heads_merged=concat is not None)
+    names = ("dp", "dv", "ds", "dm", "dq", "dkt")
+    op.sources = _sources(m, names) + ([(n.scope or n.op_name, n.op_name) for n in m["merge_nodes"]]
+                                       if concat is not None else [])
+    abstract = concat.abstract if concat is not None else (dq.abstract, dkt.abstract, dv.abstract)
+    grad = Node(op, inputs, abstract=abstract, loc=dv.loc, scope=_scope(dv, "FusedAttentionGrad"))
     rw.emit(grad)
+    if concat is not None:
+        new["packed"] = grad
+        return
     for k, (name, old) in enumerate((("dq", dq), ("dkt", dkt), ("dv", dv))):
         new[name] = rw.emit(Node("tuple_get_item", (grad,), abstract=old.abstract, loc=old.loc, scope=old.scope,
                                  index=k))
@@ -154,6 +167,10 @@ def _find(graph):
         if _last_axis_softmax(p):
             m = _match(p, users, only_user)
             if m is not None:
+                # the probabilities themselves kept for the backward, or the row log-sum-exp (flash)
+                m["keep"] = keeps_probabilities(*m["s"].abstract.shape[-2:])
+                # only the kernel that keeps the probabilities writes the merged gradient itself
+                m.update(_merged_heads(m, users, only_user) if m["keep"] else {"concat": None, "merge_nodes": ()})
                 matches.append(m)
     return matches
 
@@ -193,6 +210,41 @@ def _match(p, users, only_user):
         return None
     return {"q": q, "kt": kt, "v": v, "mask": mask, "scale": scale, "s": s, "m": m_node, "a": a, "p": p,
             "o": o, "do": do, "dp": dp, "ds": ds, "dm": dm, "dv": dv, "dq": dq, "dkt": dkt}
+
+
+def _const_value(n):
+    return n.value if n is not None and n.op == "const" else None
+
+
+def _merged_heads(m, users, only_user):
+    """The nodes after the backward that put dq, dkᵀ, dv back into the projection's [B, L, 3·H·D] layout (the
+    backward of `split(qkv)` and of the head reshapes): each gradient's Transpose to [B, L, H, D] and Reshape to
+    [B, L, H·D], and the Concat of the three in q, k, v order along the last axis. Found, the backward kernel
+    writes the concatenated gradient itself ({"concat": node, "merge_nodes": [...]}); else {"concat": None}."""
+    none = {"concat": None, "merge_nodes": ()}
+    shape = tuple(m["dq"].abstract.shape)
+    if len(shape) != 4:
+        return none
+    b, h, l, d = shape
+    tail, tuples = [], set()
+    for name, perm in (("dq", (0, 2, 1, 3)), ("dkt", (0, 3, 1, 2)), ("dv", (0, 2, 1, 3))):
+        t = only_user(m[name])
+        if not (_prim(t, "Transpose") and t.inputs[0] is m[name] and _const_value(t.inputs[1]) == perm):
+            return none
+        r = only_user(t)
+        if not (_prim(r, "Reshape") and r.inputs[0] is t and tuple(r.abstract.shape) == (b, l, h * d)):
+            return none
+        pack = only_user(r)
+        if pack is None or pack.op not in ("make_tuple", "make_list"):
+            return none
+        tail += [t, r]
+        tuples.add(pack.id)
+    if len(tuples) != 1 or tuple(pack.inputs) != tuple(tail[1::2]) or tuple(m["dv"].abstract.shape) != shape:
+        return none
+    concat = only_user(pack)
+    if not (_prim(concat, "Concat") and concat.inputs[0] is pack and concat.attrs.get("axis") in (2, -1)):
+        return none
+    return {"concat": concat, "merge_nodes": tail + [pack]}
 
 
 def _last_axis_grad(ds):
