@@ -81,7 +81,9 @@ def test_fusion_runs_adam_in_one_pass_with_the_same_losses():
     np.testing.assert_allclose(on, off, rtol=1e-5)
 
 
-@pytest.mark.parametrize("flags", ["--disable_cluster_ops=ForeachAdam", "--enable_cluster_ops_only=Add"])
+# the cross-entropy pattern is kept out too: its loss value (not its gradient) rounds ~1e-8 differently
+@pytest.mark.parametrize("flags", ["--disable_cluster_ops=ForeachAdam,SparseSoftmaxCrossEntropyWithLogits",
+                                   "--enable_cluster_ops_only=Add"])
 def test_the_flags_keep_the_multi_tensor_adam(flags):
     off, _ = _train("", enable=False)
     on, names = _train(flags)

@@ -12,6 +12,8 @@
 
 * **Attention** (`attention_ops`): a training step's softmax attention, forward and backward, becomes two fused
   kernels (`graph_kernel_attention`); `--disable_cluster_ops=FlashAttention` keeps the unfused ops.
+* **Loss** (`loss_ops`): a training step's sparse softmax cross-entropy loss and its gradient become one kernel
+  (`graph_kernel_cross_entropy`); `--disable_cluster_ops=SparseSoftmaxCrossEntropyWithLogits` keeps the pair.
 * **Optimizer updates** run in one pass over memory (`graph_kernel_optimizer`): ForeachAdam. They write their
   inputs in place, so they are a kernel choice, never a cluster member (and not in the cluster list, which other
   passes read as "cheap, side-effect-free ops"); `--disable_cluster_ops=ForeachAdam` (or an
@@ -38,6 +40,7 @@ _COMPOSITES = ("BatchNorm", "LayerNorm", "LayerNormGrad", "Softmax", "SoftmaxGra
 _EXTRA_ELEMENTWISE = ("Select", "Cast", "Neg")
 OPTIMIZER_OPS = ("ForeachAdam",)
 ATTENTION_OPS = ("FlashAttention",)
+LOSS_OPS = ("SparseSoftmaxCrossEntropyWithLogits",)
 # outputs may share the input's storage (a view, or the input itself): see graph_kernel_cluster's scheduling
 VIEW_OPS = frozenset(_SHAPE + ("Cast", "Transpose", "Identity"))
 
@@ -107,6 +110,16 @@ def attention_ops(flags):
     ['FlashAttention']
     """
     return _cluster_choice(ATTENTION_OPS, flags)
+
+
+def loss_ops(flags):
+    """The loss patterns fused under `flags` (None: the defaults): SparseSoftmaxCrossEntropyWithLogits, a
+    training step's loss and gradient from one softmax (compiler/passes/graph_kernel_cross_entropy.py).
+
+    >>> sorted(loss_ops(None))
+    ['SparseSoftmaxCrossEntropyWithLogits']
+    """
+    return _cluster_choice(LOSS_OPS, flags)
 
 
 def expand_ops(flags):
