@@ -124,11 +124,16 @@ class FusedAttention(Primitive):
 
     def torch(self, torch, q, kt, v, mask=None):
         if self.keep_probabilities:
-            # the unfused ops in their order: product, scale, mask, softmax, product
+            # the unfused ops in their order: product, scale, mask, softmax, product; the scale and the mask in
+            # one pass, mask + scale·s (one rounding where the unfused Mul, Add round twice: the same values
+            # where the mask is 0, within one ulp of -1e9 where it masks, whose probability is 0 either way)
             s = _product(torch, q, kt)
-            s.mul_(self.scale)
-            if mask is not None:
-                s.add_(mask)
+            if mask is not None and torch.broadcast_shapes(mask.shape, s.shape) == s.shape:
+                torch.add(mask, s, alpha=self.scale, out=s)
+            else:
+                s.mul_(self.scale)
+                if mask is not None:
+                    s = s + mask
             p = torch.softmax(s, -1)
             shape = tuple(q.shape[:-1]) + (v.shape[-1],)
             return _product(torch, p, v, out=_heads_inner(torch, shape, q)), p
