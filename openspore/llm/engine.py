@@ -4,11 +4,12 @@
 `decode(seq_ids, tokens)` appends one token to each given running sequence, reusing the stored state. Each is a
 GRAPH_MODE graph with fixed input shapes, compiled once per shape whatever the global context mode is, and both
 update the same pool Parameters in place. Shapes come in a few buckets (`shape_buckets=True`, the default):
-prefill runs 1, 2, 4, 8, ... prompts padded to 16, 32, 64, ... positions (rows × width at most `prefill_tokens`,
-default max(max_model_len, 1024); the engine sorts a call's prompts longest first and groups similar lengths);
-decode runs 2, 4, 6, 8, 12, ... rows (up to `max_batch_size`) and reads 1, 2, 4, 6, 8, 12, ... blocks
-per sequence (the smallest bucket holding the longest running sequence, up to `max_model_len / block_size`). So a
-short prompt does not pay for `max_model_len` positions, nor a few short sequences for a full batch of long ones,
+prefill runs 1, 2, 4, 8, ... prompts padded to 16, 32, 48, ..., 128, 160, ... positions (rows × width at most
+`prefill_tokens`, default max(max_model_len, 1024); the engine sorts a call's prompts longest first and groups
+similar lengths); decode runs 1, 2, ..., 8, 10, 12, ... rows (up to `max_batch_size`) and reads 1, 2, ..., 8, 10,
+12, ... blocks per sequence (the smallest bucket holding the longest running sequence, up to
+`max_model_len / block_size`); four buckets per doubling (`_quarter_steps`), so a bucket pads by less than 25%. So
+a short prompt does not pay for `max_model_len` positions, nor a few short sequences for a full batch of long ones,
 and each bucket is compiled once (`warm_up()` compiles them all ahead of time; `compile_counts()` counts them).
 `shape_buckets=False` keeps one shape each: as many `max_model_len`-wide prefill rows as `prefill_tokens` allows;
 `max_batch_size` decode rows of all blocks.
@@ -98,9 +99,11 @@ class LLMEngine:
                                self.max_blocks_per_seq * self.block_size, dtype)
         # the shapes each graph is compiled for: prefill token slots, decode blocks per sequence (module docstring)
         if shape_buckets:
-            self.prefill_buckets = _doubling(16, self.max_model_len)
-            self.decode_row_buckets = _doubling(min(2, self.max_batch_size), self.max_batch_size, halves=True)
-            self.decode_buckets = _doubling(1, self.max_blocks_per_seq, halves=True)
+            # steps of at most a quarter of the value (_quarter_steps): the padding a bucket adds (prompt
+            # positions, decode rows, attention positions) is at most ~25%, and a graph costs only its compile
+            self.prefill_buckets = _quarter_steps(16, self.max_model_len)
+            self.decode_row_buckets = _quarter_steps(1, self.max_batch_size)
+            self.decode_buckets = _quarter_steps(1, self.max_blocks_per_seq)
         else:
             self.prefill_buckets, self.decode_buckets = [self.max_model_len], [self.max_blocks_per_seq]
             self.decode_row_buckets = [self.max_batch_size]
@@ -477,14 +480,27 @@ def _entries(bound, cell):
     return len(bound.jit_fn.cache_for(cell).entries)
 
 
-def _doubling(smallest, largest, halves=False):
-    """smallest, 2 * smallest, 4 * smallest, ... below largest, then largest: [16, 32, 64, 100] for (16, 100);
-    `halves` adds 1.5x each power from 4 on: [1, 2, 4, 6, 8, 12, 14] for (1, 14)."""
+def _doubling(smallest, largest):
+    """smallest, 2 * smallest, 4 * smallest, ... below largest, then largest: [16, 32, 64, 100] for (16, 100)."""
     out = []
     while smallest < largest:
         out.append(smallest)
-        if halves and smallest >= 4 and smallest * 3 // 2 < largest:
-            out.append(smallest * 3 // 2)
         smallest *= 2
+    return out + [largest]
+
+
+def _quarter_steps(smallest, largest):
+    """smallest, then steps of the largest power of two within a quarter of the value (at least `smallest`) up to
+    largest: four buckets per doubling, so the smallest bucket holding a value pads it by less than 25% (above
+    `smallest`), and a bucket set stays small (12 up to 16 rows, 20 up to 64 blocks).
+
+    >>> _quarter_steps(1, 14), _quarter_steps(16, 256)
+    ([1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14], [16, 32, 48, 64, 80, 96, 112, 128, 160, 192, 224, 256])
+    """
+    out, value = [], smallest
+    while value < largest:
+        out.append(value)
+        quarter = value // 4
+        value += max(smallest, 1 << (quarter.bit_length() - 1) if quarter else 0)
     return out + [largest]
 

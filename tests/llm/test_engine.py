@@ -61,7 +61,7 @@ def _run_schedule(engine, prompts, starts, new_tokens, rng):
                                                     (ms.PYNATIVE_MODE, "pool", True)])
 def test_incremental_equals_full_recompute(mode, attention, buckets):
     # decode reads the keys/values through the row view (auto, for this pool size) or through the block tables,
-    # with length buckets (1, 2, 4, 6, 8, 12, 14 blocks) and row buckets (2, 4), or one shape (4 rows x 14
+    # with length buckets (1, 2, ..., 8, 10, 12, 14 blocks) and row buckets (1, 2, 3, 4), or one shape (4 rows x 14
     # blocks), or attends over the whole pool. Up to 6 sequences run in a 4-row batch (decode calls of 6 are
     # split in two), so the view's rows change hands and are refilled from the pool.
     net = make_model()
@@ -75,14 +75,15 @@ def test_incremental_equals_full_recompute(mode, attention, buckets):
         engine = LLMEngine(net, block_size=8, max_batch_size=4, max_model_len=112, decode_attention=attention,
                            shape_buckets=buckets)
         assert engine.decode_over_pool == (attention == "pool")
-        assert engine.prefill_buckets == ([16, 32, 64, 112] if buckets else [112])
+        assert engine.prefill_buckets == ([16, 32, 48, 64, 80, 96, 112] if buckets else [112])
         assert (engine.view is not None) == (attention == "auto")
-        assert engine.decode_buckets == ([1, 2, 4, 6, 8, 12, 14] if buckets and attention != "pool" else [14])
-        assert engine.decode_row_buckets == ([2, 4] if buckets else [4])
+        assert engine.decode_buckets == ([1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14] if buckets and attention != "pool"
+                                         else [14])
+        assert engine.decode_row_buckets == ([1, 2, 3, 4] if buckets else [4])
         warm = engine.warm_up()       # every bucket compiled once, before any sequence
         # prefill: 1, 2, 4 rows of each width bucket (rows x width <= 1024 tokens), or one shape (4 rows x 112)
-        assert engine.prefill_shapes == ([(r, w) for w in (16, 32, 64, 112) for r in (1, 2, 4)] if buckets
-                                         else [(4, 112)])
+        widths = (16, 32, 48, 64, 80, 96, 112)
+        assert engine.prefill_shapes == ([(r, w) for w in widths for r in (1, 2, 4)] if buckets else [(4, 112)])
         want = {"prefill": len(engine.prefill_shapes),
                 "decode": len(engine.decode_buckets) * len(engine.decode_row_buckets)}
         if engine.view is not None:   # view refills and flushes of 8, 16, ..., 448 tokens (4 rows x 112)
