@@ -88,6 +88,7 @@ class Master:
         if not drained:
             logger.warning("serving: stop() timed out draining in-flight requests; the rest fail with "
                            "'Servable stopped'")
+        self.generation.close()
         if self.grpc_server is not None:
             self.grpc_server.stop()
         if self.rest_server is not None:

@@ -209,6 +209,14 @@ class GenerationRouter:
                 self.cv.wait(min(left, 0.2))
         return True
 
+    def close(self):
+        """Fail what is still generating (after `drain` gave up) and end every worker's relay stream."""
+        from .generation_mux import StreamError
+        with self.cv:
+            connections, self.connections = list(self.connections.values()), {}
+        for connection in connections:
+            connection.close(StreamError(grpc.StatusCode.UNAVAILABLE, "Servable stopped"))
+
     def refresh_stats(self):
         """Copy each generation worker's scheduler stats into the metrics (called before /metrics renders)."""
         with self.cv:

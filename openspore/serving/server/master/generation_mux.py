@@ -93,8 +93,18 @@ class MuxConnection:
         except Exception as exc:  # noqa: BLE001 - every waiting request must still end
             logger.exception("generation relay: reading the worker's stream failed")
             error = StreamError(grpc.StatusCode.INTERNAL, f"the generation relay failed: {exc}")
+        self._fail(error)
+
+    def close(self, error):
+        """End the stream from the master's side (the server is stopping): every request still on it gets `error`
+        at once, so no reader thread waits for a reply that will not come."""
+        self._fail(error)
+        self.call.cancel()
+
+    def _fail(self, error):
         with self.lock:
-            self.dead = error
+            if self.dead is None:
+                self.dead = error
             sinks, self.sinks = list(self.sinks.values()), {}
         self.outbox.put(_STOP)
         by_loop = {}
