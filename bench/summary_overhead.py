@@ -172,7 +172,7 @@ def writer_cpu_ms_per_collection():
     """CPU ms the writer spends on one default collection of this LeNet (loss, lr, five weight histograms, the
     32-image input batch): packing, PNG, protobuf and CRCs, measured with thread_time (load-independent)."""
     from openspore.train.summary._records import frame
-    from openspore.train.summary._pack import event_bytes as _event_bytes
+    from openspore.train.summary._event_bytes import event_bytes as _event_bytes
     net = nets.LeNet()
     rng = np.random.default_rng(0)
     data = [("scalar", "loss/auto", np.float32(2.3)), ("scalar", "learning_rate/auto", np.float32(0.01)),

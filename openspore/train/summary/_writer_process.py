@@ -51,7 +51,7 @@ def _read_exact(stream, n):
 
 def main(ring_fd=-1, ring_size=0):
     from ._records import RecordFile  # noqa: F401  (imported before "ready": the parent holds records
-    from ._pack import event_bytes  # noqa: F401  until then, and packs them itself if it closes first)
+    from ._event_bytes import event_bytes  # noqa: F401  until then, and packs them itself if it closes first)
     from ._ring import AttachedRing, message_of
     ring = AttachedRing(ring_fd, ring_size) if ring_fd >= 0 else None
     if ring_fd >= 0:
@@ -110,7 +110,7 @@ class _Writer:
 
     def handle(self, message):
         from ._records import RecordFile
-        from ._pack import event_bytes
+        from ._event_bytes import event_bytes
         from ._ring import expand
         kind, ring = message[0], self.ring
         try:
