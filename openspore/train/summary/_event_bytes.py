@@ -33,21 +33,34 @@ _INT64 = 1 << 64
 def event_bytes(step, data, wall_time=None):
     """One serialized `Event` for `step` holding `data`, a list of (plugin, tag, ndarray); None when nothing in it
     could be packed (MindSpore drops an unpackable value with an error log and keeps writing)."""
-    wall_time = time.time() if wall_time is None else float(wall_time)
-    step = operator.index(step)
-    if not -(1 << 63) <= step < (1 << 63):
-        raise ValueError(f"summary step {step} is out of the int64 range")
-    arrays, histograms = [], []
-    for plugin, tag, value in data:
-        try:
-            array = np.asarray(value)
-        except (ValueError, TypeError) as exc:
-            _dropped(plugin, tag, step, exc)
-            array = None
-        arrays.append(array)
-        if plugin == "histogram" and array is not None and type(tag) is str:
-            histograms.append(array)
+    return events_bytes([(step, data, wall_time)])[0]
+
+
+def events_bytes(events):
+    """`event_bytes` of each (step, data, wall_time) in `events`, in order; the histograms of all of them are
+    computed together (their numpy calls' fixed cost, most of a small weight's histogram, is paid once)."""
+    prepared, histograms = [], []
+    for step, data, wall_time in events:
+        wall_time = time.time() if wall_time is None else float(wall_time)
+        step = operator.index(step)
+        if not -(1 << 63) <= step < (1 << 63):
+            raise ValueError(f"summary step {step} is out of the int64 range")
+        arrays = []
+        for plugin, tag, value in data:
+            try:
+                array = np.asarray(value)
+            except (ValueError, TypeError) as exc:
+                _dropped(plugin, tag, step, exc)
+                array = None
+            arrays.append(array)
+            if plugin == "histogram" and array is not None and type(tag) is str:
+                histograms.append(array)
+        prepared.append((step, data, wall_time, arrays))
     histograms = iter(histogram_bytes(histograms) if histograms else ())
+    return [_event(step, data, wall_time, arrays, histograms) for step, data, wall_time, arrays in prepared]
+
+
+def _event(step, data, wall_time, arrays, histograms):
     values = []
     for (plugin, tag, _), array in zip(data, arrays):
         if array is None:
