@@ -89,8 +89,7 @@ def _together(arrays):
     scale = bins / (last64 - first64)
     index = ((values - np.repeat(first64, sizes)) * np.repeat(scale, sizes)).astype(np.intp)
     top = np.repeat(bins - 1, sizes)
-    np.minimum(index, top, out=index)
-    np.maximum(index, 0, out=index)
+    np.minimum(index, top, out=index)  # (no clip at 0: x >= lo = the first edge, and the scale is positive)
     at = index + np.repeat(edge_starts, sizes)  # the index into `edges`
     down = flat < edges[at]
     index -= down
