@@ -53,16 +53,23 @@ def histogram_bytes(arrays):
 
 
 def _together(arrays):
-    """The histograms' bytes of non-empty float arrays of one dtype, or None where one of them is not all finite
-    (or its edges are not: then each goes `fill_histogram`'s way)."""
+    """The histograms' bytes of non-empty float arrays of one dtype; None in the place of one that is not all
+    finite (the others are packed together without it), or None for all where their edges are not finite: those
+    go `fill_histogram`'s way."""
     flats = [a.reshape(-1) for a in arrays]
     flat = np.concatenate(flats) if len(flats) > 1 else flats[0]
-    if not np.isfinite(flat).all():
-        return None
-    dtype = flat.dtype
     sizes = [f.size for f in flats]
     bounds = np.cumsum([0] + sizes)
     starts = bounds[:-1]
+    finite = np.isfinite(flat)
+    if not finite.all():  # a diverging weight: the finite ones still go together
+        clean = np.logical_and.reduceat(finite, starts).tolist()
+        packed = _together([a for a, ok in zip(arrays, clean) if ok]) if any(clean) else None
+        if packed is None:
+            return None
+        packed = iter(packed)
+        return [next(packed) if ok else None for ok in clean]
+    dtype = flat.dtype
     lo, hi = np.minimum.reduceat(flat, starts), np.maximum.reduceat(flat, starts)
     stats = (hi.tolist(), lo.tolist())  # the minimum and maximum before a flat array's widening
     values = flat.astype(np.float64)
