@@ -27,7 +27,7 @@ if sys.argv[3] != "-":
     os.sched_setaffinity(0, {int(sys.argv[3])})
 if kind == "writer":
     from openspore.train.summary._records import frame
-    from openspore.train.summary._pack import event_bytes
+    from openspore.train.summary._event_bytes import event_bytes
     from tests.insight import nets
     rng = np.random.default_rng(0)
     net = nets.LeNet()

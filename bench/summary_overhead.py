@@ -172,7 +172,7 @@ def writer_cpu_ms_per_collection():
     """CPU ms the writer spends on one default collection of this LeNet (loss, lr, five weight histograms, the
     32-image input batch): packing, PNG, protobuf and CRCs, measured with thread_time (load-independent)."""
     from openspore.train.summary._records import frame
-    from openspore.train.summary._pack import event_bytes as _event_bytes
+    from openspore.train.summary._event_bytes import event_bytes as _event_bytes
     net = nets.LeNet()
     rng = np.random.default_rng(0)
     data = [("scalar", "loss/auto", np.float32(2.3)), ("scalar", "learning_rate/auto", np.float32(0.01)),
@@ -222,6 +222,9 @@ def main():
     parser.add_argument("--threads", type=int, default=0,
                         help="torch intra-op threads (0: torch's default); 1 keeps spinning worker threads out of "
                              "the CPU figures on a loaded machine")
+    parser.add_argument("--only", default="",
+                        help="comma-separated settings to run ('none' always runs: the ratios are to it), e.g. "
+                             "--only collect_freq=1")
     args = parser.parse_args()
     if args.threads:
         import torch
@@ -231,6 +234,9 @@ def main():
                 ("collect_freq=10, writer cold (imports at nice 19)", 10, 19),
                 ("collect_freq=10, writer cold (imports at this priority)", 10, "parent"),
                 ("collect_freq=1", 1, False)]
+    if args.only:
+        wanted = {"none"} | set(args.only.split(","))
+        settings = [s for s in settings if s[0] in wanted]
     runs = {label: [] for label, _, _ in settings}
     with tempfile.TemporaryDirectory() as tmp:
         one_run(1, 4, 1, tmp)  # warm-up: imports, the first writer process, the first compile
@@ -243,7 +249,7 @@ def main():
         # folder goes (what interpreter exit would do)
         from openspore.train.summary import _event_file
         _event_file._finish_background_closes()
-    print(f"LeNet Model.train, {args.mode} mode, batch 32, {args.epochs} epochs x {args.steps} steps, "
+    print(f"openspore at {os.path.dirname(ms.__file__)}; LeNet Model.train, {args.mode} mode, batch 32, {args.epochs} epochs x {args.steps} steps, "
           f"{args.rounds} rounds, the settings' order rotating (shared machine: other jobs ran meanwhile; "
           f"load average {os.getloadavg()[0]:.1f} at the end)")
     print(f"summary writer: {os.environ.get('OPENSPORE_SUMMARY_WRITER', 'process')} "

@@ -286,3 +286,37 @@ def test_records_held_for_a_slow_starting_writer_raise_its_priority_then_it_writ
         if writer.alive():
             os.kill(writer.pid, signal.SIGCONT)
         _writer_client._stop_idle()
+
+
+def test_collections_taken_together_are_packed_as_one_at_a_time(tmp_path):
+    # the writer process packs the collections one wake-up finds together (`_Writer.handle_all`): the same records
+    # as handling each alone, the ring released up to the last, a message that cannot be packed reported alone
+    import io
+    from openspore.train.summary import _ring, _writer_process
+    f32 = np.dtype(np.float32)
+    layout = _ring.RingLayout([("image", "x", f32, (3, 1, 4, 4)), ("histogram", "w", f32, (50,)),
+                               ("histogram", "b", f32, (5,))], ["loss/auto"])
+    files = {}
+    for way in ("alone", "together"):
+        rng = np.random.default_rng(4)
+        ring = _ring.SharedRing.create(64 + (1 << 16))
+        writer = _writer_process._Writer(_ring.AttachedRing(ring.fd, ring.size), io.BytesIO())
+        path = str(tmp_path / way)
+        messages = [layout.message, ("open", path, None)]
+        for step in range(1, 6):
+            arrays = [rng.random((3, 1, 4, 4)).astype(np.float32), rng.standard_normal(50).astype(np.float32),
+                      np.full(5, step, np.float32)]
+            messages.append(layout.collected(step, float(step), [1.0 / step], *ring.put_layout(layout, arrays)))
+        messages.insert(4, ("raw", b"between"))  # steps 1-2 go together; 3-5 with a collection of an unknown
+        messages.insert(6, ("collection", -1, 99, 0.0, [], 0, 0))  # layout (reported) go one at a time
+        if way == "alone":
+            for message in messages:
+                writer.handle(message)
+        else:
+            writer.handle_all(messages)
+        assert ring.in_use() == 0
+        writer.close()
+        assert writer.stdout.getvalue().count(b"error KeyError") == 1
+        with open(path, "rb") as f:
+            files[way] = list(read_records(f.read()))
+    assert files["together"] == files["alone"] and len(files["alone"]) == 6

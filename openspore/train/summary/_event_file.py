@@ -352,7 +352,7 @@ class EventWriter:
         message = _event_message(step, wall_time, data, small_only=False)
         if self._send(message):
             return
-        from ._pack import event_bytes  # no writer process (or it died): pack here, from the ring's pages too
+        from ._event_bytes import event_bytes  # no writer process (or it died): pack here, from the ring's pages too
         local = [(p, t, v.view if type(v) is RingSlot else v) for p, t, v in data]
         self._local().append(event_bytes(step, local, wall_time))
         end = max((v.end for _, _, v in data if type(v) is RingSlot), default=0)
@@ -435,7 +435,7 @@ class EventWriter:
             return
         child.kill()
         if child.ring is not None:  # posted before the queued items: written first, by this thread
-            from ._pack import event_bytes
+            from ._event_bytes import event_bytes
             for data in child.ring.take_unread():
                 message = _ring.message_of(data)
                 if message[0] == "layout":  # this process has it (`_ring.layout_of`)

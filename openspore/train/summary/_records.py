@@ -102,18 +102,28 @@ class RecordFile:
         self._full = False
 
     def append(self, payload):
-        if payload is None:
-            return
+        self.append_all((payload,))
+
+    def append_all(self, payloads):
+        """Append the records of `payloads` (None ones skipped) with one write."""
+        records = []
+        for payload in payloads:
+            if payload is not None and self._fits(payload):
+                records.append(frame(payload))
+                self._size += len(payload) + 16
+        if records:
+            self._file.write(records[0] if len(records) == 1 else b"".join(records))
+            self._file.flush()
+
+    def _fits(self, payload):
         if self.max_file_size is not None and self._size + len(payload) + 16 > self.max_file_size:
             if not self._full:
                 self._full = True
                 logging.getLogger("openspore.summary").warning(
                     "summary file %s reached max_file_size=%d bytes: later records are dropped",
                     self.path, self.max_file_size)
-            return
-        self._file.write(frame(payload))
-        self._file.flush()
-        self._size += len(payload) + 16
+            return False
+        return True
 
     def close(self):
         if not self._file.closed:

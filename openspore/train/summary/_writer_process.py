@@ -12,7 +12,8 @@ One writer process serves one file at a time and is reused for the next `Summary
 process (`_writer_client.py`). Messages on stdin, each `uint32 length | uint64 posted | pickle` (little-endian; a
 private pipe from the parent, never a network), `posted` being how many messages the parent had posted in the
 shared ring's message slots (`SharedRing.post`: "event" messages) when it sent this one: those are handled first.
-While a file is open the writer also polls the ring every `POLL_SECONDS` for posted messages.
+While a file is open the writer also polls the ring every `POLL_SECONDS` for posted messages; the consecutive
+"collection" messages one look finds are packed together (`_Writer.handle_all`) and appended with one write.
     ("open", path, max_file_size)                               the file the next records go to (created lazily)
     ("event", step, wall_time, [(plugin, tag, value), ...], end) pack one Event and append it; a value is an
                                                                 ndarray or a `RingSlot.message()` naming an array
@@ -34,8 +35,13 @@ import select
 import struct
 import sys
 
-POLL_SECONDS = 0.005  # how soon a posted collection is packed while nothing else comes: close() then finds at most
-# about one collection left to pack (a wake-up costs the nice-19 writer a few microseconds)
+from ._event_bytes import events_bytes
+from ._records import RecordFile
+from ._ring import AttachedRing, expand, message_of
+
+POLL_SECONDS = 0.02  # how soon posted collections are packed while nothing else comes. At collect_freq=1 a wake-up
+# finds several (a LeNet step is ~4 ms), packed together: their histograms' numpy calls once, caches warm from the
+# one before. close() then finds a few left to pack (~1 ms each); a wake-up costs the nice-19 writer microseconds.
 
 
 def _read_exact(stream, n):
@@ -50,9 +56,8 @@ def _read_exact(stream, n):
 
 
 def main(ring_fd=-1, ring_size=0):
-    from ._records import RecordFile  # noqa: F401  (imported before "ready": the parent holds records
-    from ._pack import event_bytes  # noqa: F401  until then, and packs them itself if it closes first)
-    from ._ring import AttachedRing, message_of
+    # the packing modules are imported (above) before "ready": the parent holds records until then, and packs them
+    # itself if it closes first
     ring = AttachedRing(ring_fd, ring_size) if ring_fd >= 0 else None
     if ring_fd >= 0:
         os.close(ring_fd)  # mapped
@@ -66,25 +71,22 @@ def main(ring_fd=-1, ring_size=0):
         while True:
             if ring is not None and writer.path is not None:
                 if not select.select([stdin], [], [], POLL_SECONDS)[0]:
-                    idle = True
-                    for data in ring.messages():
-                        writer.handle(message_of(data))
-                        idle = False
-                    if idle:
+                    posted = [message_of(data) for data in ring.messages()]
+                    if posted:
+                        writer.handle_all(posted)
+                    else:
                         _lowest()
                     continue
             header = _read_exact(stdin, 12)
             if header is None:  # the parent is done with this writer (or died): what it posted still goes in
                 if ring is not None and writer.path is not None:
-                    for data in ring.messages():
-                        writer.handle(message_of(data))
+                    writer.handle_all([message_of(data) for data in ring.messages()])
                 return
             length, posted = struct.unpack("<IQ", header)
             message = pickle.loads(_read_exact(stdin, length))
             if ring is not None:
                 ring.note_read(12 + length)
-                for data in ring.messages(posted):  # sent before this one
-                    writer.handle(message_of(data))
+                writer.handle_all([message_of(data) for data in ring.messages(posted)])  # sent before this one
             writer.handle(message)
     finally:
         writer.close()
@@ -108,10 +110,46 @@ class _Writer:
         self.records, self.path, self.max_file_size = None, None, None
         self.layouts = {}  # RingLayout key -> its ("layout", ...) message's entries and scalar tags, for good
 
+    def handle_all(self, messages):
+        """Handle `messages` in order, the collections among them packed together (`events_bytes`: their
+        histograms' numpy calls once for all) and their records appended with one write."""
+        run = []
+        for message in messages:
+            if message[0] == "collection" and self.path is not None:
+                run.append(message)
+                continue
+            self._collections(run)
+            run = []
+            self.handle(message)
+        self._collections(run)
+
+    def _collections(self, messages):
+        if len(messages) < 2:
+            for message in messages:
+                self.handle(message)
+            return
+        try:
+            events = [expand(self.layouts.__getitem__, message) for message in messages]
+            ring = self.ring
+            payloads = events_bytes([(step, [(p, t, ring.array(v) if type(v) is tuple else v) for p, t, v in data],
+                                      wall_time) for _, step, wall_time, data, _ in events])
+        except Exception:  # noqa: BLE001 - one at a time instead: each failure reported for its own record
+            for message in messages:
+                self.handle(message)  # (each releases its own pages)
+            return
+        ring.release(max(event[4] for event in events))  # packed: the shared pages may be reused
+        try:
+            if self.records is None:
+                self.records = RecordFile(self.path, self.max_file_size)
+            self.records.append_all(payloads)
+        except Exception as exc:
+            self._report(exc)
+
+    def _report(self, exc):
+        self.stdout.write(f"error {type(exc).__name__}: {exc}".replace("\n", " ").encode() + b"\n")
+        self.stdout.flush()
+
     def handle(self, message):
-        from ._records import RecordFile
-        from ._pack import event_bytes
-        from ._ring import expand
         kind, ring = message[0], self.ring
         try:
             if kind == "layout":
@@ -130,7 +168,7 @@ class _Writer:
                     try:
                         if end:
                             data = [(p, t, ring.array(v) if type(v) is tuple else v) for p, t, v in data]
-                        payload = event_bytes(step, data, wall_time)
+                        payload = events_bytes([(step, data, wall_time)])[0]
                     finally:
                         if end:  # packed (or failed): the shared pages may be reused
                             ring.release(end)
@@ -145,8 +183,7 @@ class _Writer:
                 self.stdout.write(f"done {message[1]}\n".encode())
                 self.stdout.flush()
         except Exception as exc:  # one bad record must not stop the file
-            self.stdout.write(f"error {type(exc).__name__}: {exc}".replace("\n", " ").encode() + b"\n")
-            self.stdout.flush()
+            self._report(exc)
 
     def close(self):
         if self.records is not None:
