@@ -212,16 +212,29 @@ IndexPut = _primitive("IndexPut", _index_put, attrs=[("accumulate", 0)],
 
 
 def masked_scatter_values(x, mask, updates):
-    """x with its masked positions (mask broadcast to x) filled by the leading elements of updates, in order."""
-    m = np.broadcast_to(np.asarray(mask.asnumpy()).astype(bool), tuple(x.shape))
-    where = np.flatnonzero(m.reshape(-1))
-    if where.size > int(np.prod(updates.shape)):
-        raise ValueError(f"For 'masked_scatter', 'updates' has {int(np.prod(updates.shape))} elements but the mask "
-                         f"selects {where.size}.")
-    flat = F.reshape(x, (-1, 1)) if x.shape else F.reshape(x, (1, 1))
-    picked = F.narrow(F.reshape(updates, (-1,)), 0, 0, int(where.size))
-    out = F.tensor_scatter_update(F.reshape(flat, (-1,)), Tensor(where.reshape(-1, 1)), F.cast(picked, x.dtype))
-    return F.reshape(out, tuple(x.shape))
+    """x with its masked positions (mask broadcast to x) filled by the leading elements of updates, in order.
+
+    Built from shape-static ops (a running count of the mask picks each position's update), so it also compiles
+    in graph mode, where the mask's values are not known."""
+    shape = tuple(x.shape)
+    chosen = F.reshape(F.broadcast_to(F.cast(mask, mstype.bool_), shape), (-1,))
+    flat_updates = F.reshape(updates, (-1,))
+    n_updates = int(np.prod(updates.shape))
+    rank = F.cumsum(F.cast(chosen, mstype.int32), 0) - 1  # the update each masked position takes
+    _check_enough_updates(rank, n_updates)
+    picked = F.gather(flat_updates, F.clip_by_value(rank, 0, max(n_updates - 1, 0)), 0)
+    out = F.select(chosen, F.cast(picked, x.dtype), F.reshape(x, (-1,)))
+    return F.reshape(out, shape)
+
+
+def _check_enough_updates(rank, n_updates):
+    """Eager calls: the mask may not select more positions than `updates` has (a graph checks nothing here)."""
+    try:
+        selected = int(rank.max()) + 1 if rank.size else 0
+    except Exception:  # a traced tensor in graph mode: its values are not known while compiling
+        return
+    if selected > n_updates:
+        raise ValueError(f"For 'masked_scatter', 'updates' has {n_updates} elements but the mask selects {selected}.")
 
 
 MaskedScatter = _primitive("MaskedScatter", lambda self, x, mask, updates: masked_scatter_values(x, mask, updates))

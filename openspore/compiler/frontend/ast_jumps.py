@@ -124,6 +124,7 @@ class JumpLowering:
             if brk:
                 loop.test = at(ast.BoolOp(op=ast.And(), values=[
                     at(ast.UnaryOp(op=ast.Not(), operand=name(brk, loop)), loop), loop.test]), loop)
+                loop.test._os_gen = True  # our own flag test: the lenient `and_`, not the user-code rules
         elif brk:
             stop = at(ast.If(test=cf_call("is_true", [name(brk, loop)], loop),
                                             body=[at(ast.Break(), loop)], orelse=[]), loop)

@@ -20,6 +20,7 @@ import ast
 
 from .ast_jumps import at, cf_call, has_return, is_raw_if
 from .ast_names import assigned, closure_loads, exposed, loads, walk_scope
+from .graph_operators import GRAPH_RAISE_TYPES
 from .errors import GraphSyntaxTypeError, GraphUnboundLocalError, located, syntax_error
 
 _UNSUPPORTED_STMT = {ast.Try: "Try", ast.AsyncWith: "AsyncWith", ast.AsyncFor: "AsyncFor",
@@ -113,7 +114,27 @@ class ExpressionRewriter(ast.NodeTransformer):
         if _has_walrus(node.values[1:]):
             return node
         helper = "and_" if isinstance(node.op, ast.And) else "or_"
+        if not getattr(node, "_os_gen", False):  # written by the user: MindSpore's branch-join rules
+            helper = "user_" + helper
         return cf_call(helper, [node.values[0]] + [_gen_lambda(v, v) for v in node.values[1:]], node)
+
+    def visit_Raise(self, node):
+        # MindSpore's graph `raise` knows a fixed set of exception types, by name; any other class-like name
+        # (an unknown one included) becomes its RuntimeError, built without evaluating the arguments
+        exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+        if isinstance(exc, ast.Name) and exc.id[:1].isupper() and exc.id not in GRAPH_RAISE_TYPES:
+            node.exc = cf_call("unsupported_exception", [at(ast.Constant(value=exc.id), node)], node)
+            node.cause = None
+            return node
+        self.generic_visit(node)
+        return node
+
+    def visit_Compare(self, node):
+        self.generic_visit(node)
+        helpers = {ast.In: "member_in", ast.NotIn: "member_not_in", ast.Is: "is_", ast.IsNot: "is_not"}
+        if len(node.ops) == 1 and type(node.ops[0]) in helpers:
+            return cf_call(helpers[type(node.ops[0])], [node.left, node.comparators[0]], node)
+        return node
 
     def visit_UnaryOp(self, node):
         self.generic_visit(node)

@@ -91,6 +91,19 @@ def _stackable_tensors(obj):
     return list(obj)
 
 
+def _number_tensors(obj):
+    """The elements of a tuple/list of Python numbers of one kind (bool, int or float) as scalar tensors (so a
+    run-time index picks one from their stack, the traced scalar MindSpore's graph gives), else None."""
+    if type(obj) not in (tuple, list) or not obj:
+        return None
+    kinds = {bool if isinstance(v, bool) else int if isinstance(v, int) else float if isinstance(v, float) else None
+             for v in obj}
+    if len(kinds) != 1 or None in kinds:
+        return None
+    from ...core.tensor import Tensor
+    return [Tensor(v) for v in obj]
+
+
 def _pick_tensor(items, index):
     """`items[index]` for a traced integer index: the index-th slice of the items' stack (negative from the end)."""
     from ...ops import functional as F
@@ -110,6 +123,8 @@ def getitem(obj, index):
         if items is not None:
             return SwitchCallable.by_index(index, items, user_location())
         tensors = _stackable_tensors(obj)
+        if tensors is None:
+            tensors = _number_tensors(obj)
         if tensors is not None:
             return _pick_tensor(tensors, index)
     return obj[index]

@@ -21,6 +21,9 @@ from .errors import GraphCaptureError, GraphUnboundLocalError, located, user_loc
 from .scope import is_cell
 from .graph_builtins import BUILTINS as GRAPH_BUILTINS, bit_op, bound_builtin  # noqa: F401  (bit_op: `_os_cf.bit_op`)
 from .symbolic import SymbolicTensor
+from .graph_operators import (  # noqa: F401  (the operators rewritten graph code calls as `_os_cf.<name>`)
+    GRAPH_RAISE_TYPES, _as_bool_tensor, _symbolic_now, _truth, is_, is_not, member_in, member_not_in,
+    not_, unsupported_exception, user_and_, user_or_)
 
 
 class _Sentinel:
@@ -314,10 +317,6 @@ class _CallDepth:
 CALL_DEPTH = _CallDepth()
 
 
-def _symbolic_now(value):
-    return isinstance(value, SymbolicTensor) and current_tracer() is not None
-
-
 def _decided(pred):
     """`pred` itself, or its truth value when it is traced but computed from graph constants only (cf_fold)."""
     if _symbolic_now(pred):
@@ -417,25 +416,6 @@ def if_exp(test, then_fn, else_fn):
     return then_fn() if test else else_fn()
 
 
-def _as_bool_tensor(value):
-    from ...core.tensor import Tensor
-    from ...common import dtype as mstype
-    from ...ops import functional as F
-    if not isinstance(value, Tensor):
-        return Tensor(bool(value))
-    return value if value.dtype is mstype.bool_ else F.not_equal(value, 0)
-
-
-def _truth(value):
-    """bool(value) for `and`/`or` in graph code; a tensor of several elements fails with MindSpore's message."""
-    from ...core.tensor import Tensor
-    if isinstance(value, Tensor) and value.size != 1:
-        shape = ", ".join(str(d) for d in value.shape)
-        raise ValueError(f"Only tensor which shape is () or (1,) can be converted to bool, but got tensor shape "
-                         f"is ({shape})")
-    return bool(value)
-
-
 def _same_number_tensors(a, b):
     """One-element non-bool tensors of one dtype and shape: `and`/`or` can pick one of them, as in Python."""
     from ...core.tensor import Tensor
@@ -480,13 +460,6 @@ def or_(value, *thunks):
         else:
             value = thunk()
     return value
-
-
-def not_(value):
-    if _symbolic_now(value):
-        from ...ops import functional as F
-        return F.logical_not(_as_bool_tensor(value))
-    return not value
 
 
 def live(*flags):

@@ -180,6 +180,12 @@ def split(tensor, split_size_or_sections, axis=0):
 
 def chunk(input, chunks, axis=0):
     """chunk(input, chunks, axis=0): at most `chunks` pieces of size ceil(n / chunks)."""
+    # the piece count fixes the number of outputs, so a graph can not take it (or the axis) as a variable
+    # (a `mutable` int is traced as a tensor); MindSpore's graph mode refuses them the same way
+    if isinstance(chunks, Tensor):
+        raise RuntimeError("For ChunkView, the chunk is a unknown variable, which is not supported now.")
+    if isinstance(axis, Tensor):
+        raise RuntimeError("For ChunkView, the dims is a unknown variable, which is not supported now.")
     if isinstance(chunks, bool) or not isinstance(chunks, (int, np.integer)) or chunks <= 0:
         raise ValueError(f"For 'chunk', 'chunks' must be a positive int, but got {chunks!r}.")
     n = input.shape[normalize_axis("chunk", axis, _ndim(input))]

@@ -35,6 +35,11 @@ class _OneProb(Distribution):
             check_prob(self._probs)
 
 
+    @property
+    def probs(self):
+        """The probability given at construction (a Tensor), or None when it is given per call."""
+        return self._probs
+
     def _p(self, probs):
         return self._check_param_type(probs)[0]
 
@@ -144,6 +149,11 @@ class Categorical(Distribution):
                 raise ValueError(f"For 'Categorical', 'probs' should have at least 2 categories on its last axis, "
                                  f"but got shape {self._probs.shape}.")
             check_sum_to_one(self._probs, "Categorical")
+
+    @property
+    def probs(self):
+        """The event probabilities given at construction (a Tensor), or None when given per call."""
+        return self._probs
 
     def extend_repr(self):
         if self._probs is None:

@@ -23,6 +23,11 @@ def _lbeta(a, b):
     return ops.lgamma(a) + ops.lgamma(b) - ops.lgamma(a + b)
 
 
+def _constructor_value(index, doc):
+    """A read-only property: the `index`-th constructor parameter (a Tensor), or None when given per call."""
+    return property(lambda self: self._values[index], doc=doc)
+
+
 class _Positive(Distribution):
     """A distribution whose parameters all must be positive."""
 
@@ -58,6 +63,7 @@ class Exponential(_Positive):
 
     _dist_type = "Exponential"
     _names = ("rate",)
+    rate = _constructor_value(0, "The rate given at construction (a Tensor), or None.")
 
     def __init__(self, rate=None, seed=None, dtype=mstype.float32, name="Exponential"):
         super().__init__((rate,), seed, dtype, name)
@@ -114,6 +120,15 @@ class Uniform(Distribution):
         if self._low is not None and self._high is not None:
             check_greater(self._low, self._high, "low", "high")
 
+    @property
+    def low(self):
+        """The lower bound given at construction (a Tensor), or None when given per call."""
+        return self._low
+
+    @property
+    def high(self):
+        """The upper bound given at construction (a Tensor), or None when given per call."""
+        return self._high
 
     def _prob(self, value, low=None, high=None):
         value, low, high = self._prep(value, low, high)
@@ -157,6 +172,8 @@ class Gamma(_Positive):
 
     _dist_type = "Gamma"
     _names = ("concentration", "rate")
+    concentration = _constructor_value(0, "The concentration given at construction (a Tensor), or None.")
+    rate = _constructor_value(1, "The rate given at construction (a Tensor), or None.")
     _scalars_allowed = False
 
     def __init__(self, concentration=None, rate=None, seed=None, dtype=mstype.float32, name="Gamma"):
@@ -208,6 +225,8 @@ class Beta(_Positive):
 
     _dist_type = "Beta"
     _names = ("concentration1", "concentration0")
+    concentration1 = _constructor_value(0, "The concentration1 given at construction (a Tensor), or None.")
+    concentration0 = _constructor_value(1, "The concentration0 given at construction (a Tensor), or None.")
     _scalars_allowed = False
 
     def __init__(self, concentration1=None, concentration0=None, seed=None, dtype=mstype.float32, name="Beta"):
@@ -256,6 +275,7 @@ class Poisson(_Positive):
 
     _dist_type = "Poisson"
     _names = ("rate",)
+    rate = _constructor_value(0, "The rate given at construction (a Tensor), or None.")
     _scalars_allowed = False
     _integer_samples = True
 

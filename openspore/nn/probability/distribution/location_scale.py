@@ -36,6 +36,16 @@ class _Standardised(_LocScale):
     def _repr_name(self, name):
         return {"loc": "location", "scale": "scale"}[name]
 
+    @property
+    def loc(self):
+        """The location given at construction (a Tensor), or None when given per call."""
+        return self._loc
+
+    @property
+    def scale(self):
+        """The scale given at construction (a Tensor), or None when given per call."""
+        return self._scale
+
 
 class Logistic(_Standardised):
     """Logistic(loc, scale): cdf sigmoid((x - loc) / scale)."""

@@ -112,6 +112,16 @@ class LogNormal(_LocScale):
     def __init__(self, loc=None, scale=None, seed=0, dtype=mstype.float32, name="LogNormal"):
         super().__init__(loc, scale, seed, dtype, name)
 
+    @property
+    def loc(self):
+        """The location of the underlying Normal given at construction (a Tensor), or None."""
+        return self._loc
+
+    @property
+    def scale(self):
+        """The scale of the underlying Normal given at construction (a Tensor), or None."""
+        return self._scale
+
     def _log_prob(self, value, loc=None, scale=None):
         value, loc, scale = self._prep(value, loc, scale)
         log_x = ops.log(value)
