@@ -219,6 +219,9 @@ class Concatenate(TensorOperation):
     def _execute(self, *xs):
         xs = [np.asarray(x) for x in xs]
         for x in xs:
+            axis = self.axis + x.ndim if self.axis < 0 else self.axis
+            if axis != 0:
+                raise RuntimeError(f"Concatenate: only 1D input supported, input 'axis' should be 0, but got: {axis}")
             if x.ndim != 1:
                 raise RuntimeError(f"Concatenate: only 1D input supported, got rank of input: {x.ndim}")
             for name, part in (("prepend", self.prepend), ("append", self.append)):
