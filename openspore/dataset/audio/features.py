@@ -54,12 +54,17 @@ def linear_fbanks(n_freqs, f_min, f_max, n_filter, sample_rate):
 def create_dct(n_mfcc, n_mels, norm=NormMode.NONE):
     """(n_mels, n_mfcc) float32 DCT-II matrix: column k is cos(pi/n_mels·(n+0.5)·k), doubled (NONE) or scaled
     to an orthonormal basis (ORTHO)."""
-    _positive_int(n_mfcc, "n_mfcc", "create_dct")
-    _positive_int(n_mels, "n_mels", "create_dct")
+    for name, value in (("n_mfcc", n_mfcc), ("n_mels", n_mels)):  # MindSpore's create_dct wording
+        if not isinstance(value, int):
+            raise TypeError(f"{name} with value {value} is not of type <class 'int'>, but got {type(value)}.")
+        if value <= 0:
+            raise ValueError(f"{name} must be greater than 0, but got {value}.")
+    if not isinstance(norm, NormMode):
+        raise TypeError(f"norm with value {norm} is not of type <enum 'NormMode'>, but got {type(norm)}.")
     n = np.arange(n_mels, dtype=np.float64)[:, None]
     k = np.arange(n_mfcc, dtype=np.float64)[None, :]
     dct = np.cos(np.pi / n_mels * (n + 0.5) * k)
-    if NormMode(norm) == NormMode.ORTHO:
+    if norm == NormMode.ORTHO:
         dct[:, 0] *= 1.0 / np.sqrt(2.0)
         dct *= np.sqrt(2.0 / n_mels)
     else:
