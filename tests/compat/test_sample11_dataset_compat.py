@@ -203,3 +203,18 @@ def test_sampler_parse_and_out_of_range_indices():
     with pytest.raises(TypeError, match=r"SubsetSampler: Type of indices element must be int, but got list\[0\]: "
                                         r"\[1\], type: <class 'numpy.ndarray'>."):
         ds.SubsetSampler(np.array([[1], [5]]), 10)
+
+
+def test_mask_along_axis_checks_in_mindspores_words():
+    with pytest.raises(ValueError, match=r"Input mask_start is not within the required interval of \[0, 2147483647\]"):
+        audio.MaskAlongAxis(-1, 10, 1.0, 1)
+    with pytest.raises(ValueError, match=r"Input mask_width is not within the required interval of \[1, 2147483647\]"):
+        audio.MaskAlongAxis(0, 0, 1.0, 1)
+    with pytest.raises(TypeError, match="Argument axis with value 1.0 is not of type"):
+        audio.MaskAlongAxis(0, 10, 1.0, 1.0)
+    with pytest.raises(ValueError, match=r"Input axis is not within the required interval of \[1, 2\]."):
+        audio.MaskAlongAxis(0, 10, 1.0, 3)
+    with pytest.raises(TypeError, match="Argument mask_value with value x is not of type"):
+        audio.MaskAlongAxis(0, 10, "x", 1)
+    out = audio.MaskAlongAxis(0, 1, 5.0, 2)(np.ones((1, 2, 3), np.float32))
+    assert out[0, :, 0].tolist() == [5.0, 5.0] and out[0, :, 1:].sum() == 4.0

@@ -188,8 +188,9 @@ class SpectralCentroid(TensorOperation):
 
 
 def _mask_axis(axis, where):
-    if axis not in (1, 2):
-        raise ValueError(f"For '{where}', 'axis' must be 1 (frequency) or 2 (time), but got {axis!r}.")
+    """1 (frequency) or 2 (time), checked in MindSpore's words; the dimension it names from the end."""
+    check_type(axis, (int,), "axis")
+    check_interval(axis, 1, 2, "axis")
     return -2 if axis == 1 else -1
 
 
@@ -211,9 +212,10 @@ class MaskAlongAxis(TensorOperation):
     (..., freq, time) spectrogram to mask_value along axis 1 (frequency) or 2 (time)."""
 
     def __init__(self, mask_start, mask_width, mask_value, axis):
-        if isinstance(mask_start, bool) or not isinstance(mask_start, int) or mask_start < 0:
-            raise ValueError(f"For 'MaskAlongAxis', 'mask_start' must be a non-negative int, but got {mask_start!r}.")
-        _positive_int(mask_width, "mask_width", "MaskAlongAxis")
+        for name, value, low in (("mask_start", mask_start, 0), ("mask_width", mask_width, 1)):
+            check_type(value, (int,), name)
+            check_interval(value, low, INT32_MAX, name)
+        check_type(mask_value, (int, float), "mask_value")
         self.mask_start, self.mask_width, self.mask_value = mask_start, mask_width, float(mask_value)
         self.axis, self._dim = axis, _mask_axis(axis, "MaskAlongAxis")
 
