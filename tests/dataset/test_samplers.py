@@ -19,7 +19,7 @@ def test_sequential_and_subset_samplers():
     picked = read(ds.SubsetRandomSampler([1, 3, 5, 7, 9]))
     assert sorted(picked) == [1, 3, 5, 7, 9]
     assert len(read(ds.SubsetRandomSampler([1, 3, 5, 7, 9], num_samples=2))) == 2
-    with pytest.raises(RuntimeError, match="outside the dataset's 10 rows"):
+    with pytest.raises(RuntimeError, match=r"Sample ID \(10\) is out of bound, expected range \[0, 9\]"):
         read(ds.SubsetSampler([10]))
 
 

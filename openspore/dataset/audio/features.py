@@ -54,12 +54,17 @@ def linear_fbanks(n_freqs, f_min, f_max, n_filter, sample_rate):
 def create_dct(n_mfcc, n_mels, norm=NormMode.NONE):
     """(n_mels, n_mfcc) float32 DCT-II matrix: column k is cos(pi/n_mels·(n+0.5)·k), doubled (NONE) or scaled
     to an orthonormal basis (ORTHO)."""
-    _positive_int(n_mfcc, "n_mfcc", "create_dct")
-    _positive_int(n_mels, "n_mels", "create_dct")
+    for name, value in (("n_mfcc", n_mfcc), ("n_mels", n_mels)):  # MindSpore's create_dct wording
+        if not isinstance(value, int):
+            raise TypeError(f"{name} with value {value} is not of type <class 'int'>, but got {type(value)}.")
+        if value <= 0:
+            raise ValueError(f"{name} must be greater than 0, but got {value}.")
+    if not isinstance(norm, NormMode):
+        raise TypeError(f"norm with value {norm} is not of type <enum 'NormMode'>, but got {type(norm)}.")
     n = np.arange(n_mels, dtype=np.float64)[:, None]
     k = np.arange(n_mfcc, dtype=np.float64)[None, :]
     dct = np.cos(np.pi / n_mels * (n + 0.5) * k)
-    if NormMode(norm) == NormMode.ORTHO:
+    if norm == NormMode.ORTHO:
         dct[:, 0] *= 1.0 / np.sqrt(2.0)
         dct *= np.sqrt(2.0 / n_mels)
     else:
@@ -183,8 +188,9 @@ class SpectralCentroid(TensorOperation):
 
 
 def _mask_axis(axis, where):
-    if axis not in (1, 2):
-        raise ValueError(f"For '{where}', 'axis' must be 1 (frequency) or 2 (time), but got {axis!r}.")
+    """1 (frequency) or 2 (time), checked in MindSpore's words; the dimension it names from the end."""
+    check_type(axis, (int,), "axis")
+    check_interval(axis, 1, 2, "axis")
     return -2 if axis == 1 else -1
 
 
@@ -206,9 +212,10 @@ class MaskAlongAxis(TensorOperation):
     (..., freq, time) spectrogram to mask_value along axis 1 (frequency) or 2 (time)."""
 
     def __init__(self, mask_start, mask_width, mask_value, axis):
-        if isinstance(mask_start, bool) or not isinstance(mask_start, int) or mask_start < 0:
-            raise ValueError(f"For 'MaskAlongAxis', 'mask_start' must be a non-negative int, but got {mask_start!r}.")
-        _positive_int(mask_width, "mask_width", "MaskAlongAxis")
+        for name, value, low in (("mask_start", mask_start, 0), ("mask_width", mask_width, 1)):
+            check_type(value, (int,), name)
+            check_interval(value, low, INT32_MAX, name)
+        check_type(mask_value, (int, float), "mask_value")
         self.mask_start, self.mask_width, self.mask_value = mask_start, mask_width, float(mask_value)
         self.axis, self._dim = axis, _mask_axis(axis, "MaskAlongAxis")
 

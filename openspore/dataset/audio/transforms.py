@@ -124,7 +124,8 @@ class MuLawEncoding(TensorOperation):
 
 
 class MuLawDecoding(TensorOperation):
-    """`MuLawDecoding(quantization_channels=256)`: μ-law codes → waveform in [-1, 1] (float32)."""
+    """`MuLawDecoding(quantization_channels=256)`: μ-law codes → waveform in [-1, 1] (float32; float64 input stays
+    float64)."""
 
     def __init__(self, quantization_channels=256):
         check_type(quantization_channels, (int,), "quantization_channels")
@@ -132,9 +133,12 @@ class MuLawDecoding(TensorOperation):
         self.quantization_channels = quantization_channels
 
     def _execute(self, x):
-        mu = self.quantization_channels - 1.0
-        x = np.asarray(x, np.float64) / mu * 2 - 1.0
-        return (np.sign(x) * (np.exp(np.abs(x) * np.log1p(mu)) - 1.0) / mu).astype(np.float32)
+        x = np.asarray(x)
+        # float64 stays float64, anything else is worked in float32 (MindSpore's kernel: its values bit for bit)
+        dtype = np.float64 if x.dtype == np.float64 else np.float32
+        mu = dtype(self.quantization_channels - 1)
+        x = x.astype(dtype) / mu * dtype(2) - dtype(1)
+        return np.sign(x) * np.expm1(np.abs(x) * np.log1p(mu)) / mu
 
 
 class Gain(TensorOperation):
@@ -345,6 +349,13 @@ class Magphase(TensorOperation):
         self.power = power
 
     def _execute(self, x):
+        x = np.asarray(x)
+        if x.dtype.kind not in "iuf":
+            raise RuntimeError("Magphase: the data type of input tensor does not match the requirement of operator. "
+                               f"Expecting tensor in type of [int, float, double]. But got type {x.dtype}.")
+        if x.ndim < 1 or x.shape[-1] != 2:
+            raise RuntimeError("Magphase: the shape of input tensor does not match the requirement of operator. "
+                               f"Expecting tensor in shape of <..., complex=2>, but got {x.shape}.")
         x = _float(x)
         mag = np.power(np.sqrt(x[..., 0] ** 2 + x[..., 1] ** 2), self.power)
         return mag.astype(x.dtype), np.arctan2(x[..., 1], x[..., 0]).astype(x.dtype)

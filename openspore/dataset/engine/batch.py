@@ -4,7 +4,7 @@ import itertools
 
 import numpy as np
 
-from .checks import INT32_MAX, check_interval, check_num_parallel_workers
+from .checks import INT32_MAX, check_interval, check_max_rowsize, check_num_parallel_workers
 from .datasets import Dataset
 from .ops import _row_error, op_name, run_rows
 from .pyobjects import batch_dicts
@@ -27,6 +27,23 @@ class BatchInfo:
         return self._epoch_num
 
 
+def _pad_dtype_and_value(values, value):
+    """The padded batch's dtype and fill: strings and bytes widen to hold every row and the pad value (whose
+    default is the empty string there, 0 elsewhere); numbers keep the first row's dtype."""
+    kind = values[0].dtype.kind
+    if kind not in "US":
+        return values[0].dtype, 0 if value is None else value
+    if value is None:
+        value = ""
+    if kind == "U" and isinstance(value, bytes):
+        value = value.decode("utf-8")
+    elif kind == "S" and isinstance(value, str):
+        value = value.encode("utf-8")
+    per_char = 4 if kind == "U" else 1
+    width = max([v.dtype.itemsize // per_char for v in values] + [len(value), 1])
+    return np.dtype(f"{kind}{width}"), value
+
+
 def stack(values, column, pad=None):
     """Stack one column's values; `pad` = (shape or None, value) pads each value at the end first. Dicts are
     batched key by key."""
@@ -45,12 +62,11 @@ def stack(values, column, pad=None):
             raise RuntimeError(f"For 'padded_batch', column '{column}' has rows of different ranks: {shapes}.")
         widest = tuple(max(s[d] for s in shapes) for d in range(ndim))
         target = widest if target is None else tuple(w if t is None else t for t, w in zip(target, widest))
-        out = np.full((len(values),) + target, value if value is not None else 0, dtype=values[0].dtype)
-        for i, v in enumerate(values):
-            if any(a > b for a, b in zip(v.shape, target)):
-                raise RuntimeError(f"For 'padded_batch', a row of column '{column}' has shape {v.shape}, larger than "
-                                   f"the pad shape {target}.")
-            out[(i,) + tuple(slice(0, d) for d in v.shape)] = v
+        dtype, value = _pad_dtype_and_value(values, value)
+        out = np.full((len(values),) + target, value, dtype=dtype)
+        for i, v in enumerate(values):  # a row longer than the pad shape is cut to it, as MindSpore's is
+            kept = tuple(slice(0, min(d, t)) for d, t in zip(v.shape, target))
+            out[(i,) + kept] = v[kept]
         return out
     first = shapes[0]
     for s in shapes:
@@ -77,13 +93,18 @@ class _PerBatch:
             raise TaskError(op_name(self.func), exc) from exc
         out = out if isinstance(out, tuple) else (out,)
         result = []
+        rows = len(columns[0]) if columns else None
         for name, col in zip(self.out_names, out):
             if isinstance(col, list):
+                if rows is not None and len(col) != rows:  # a list is one entry per row (an array is taken whole)
+                    raise RuntimeError(f"Invalid data, column: {name} expects: {rows} rows returned from "
+                                       f"'per_batch_map', got: {len(col)}")
                 col = stack([to_array(v, "batch") for v in col], name)
             result.append(to_array(col, "batch"))
         if len(out) != len(self.out_names):
-            raise RuntimeError(f"For 'batch', per_batch_map returned {len(out)} column(s) but 'output_columns' "
-                               f"has {len(self.out_names)}: {self.out_names}.")
+            raise RuntimeError(f"Invalid per_batch_map, the number of columns returned in 'per_batch_map' function "
+                               f"should be {len(self.out_names)} , but got: {len(out)} (output_columns: "
+                               f"{self.out_names}).")
         return tuple(result)
 
 
@@ -108,7 +129,7 @@ class BatchDataset(Dataset):
         self.input_columns = names_list(input_columns, "input_columns", "batch")
         self.output_columns = names_list(output_columns, "output_columns", "batch")
         self.python_multiprocessing = bool(python_multiprocessing)
-        self.max_rowsize = max_rowsize
+        self.max_rowsize = check_max_rowsize(max_rowsize)
         self.pad_info = pad_info
 
     def _layout(self):
@@ -159,7 +180,7 @@ class BatchDataset(Dataset):
             name = names[i]
             pad = None
             if pads is not None:
-                pad = pads.get(name, (None, 0)) if not pads else pads.get(name)
+                pad = pads.get(name, (None, None)) if not pads else pads.get(name)
             out.append(stack([row[i] for row in group], name, pad))
         return out
 
@@ -172,6 +193,11 @@ class BatchDataset(Dataset):
             for _, group in self._groups(ctx):
                 yield tuple(self._stack_columns(group, child_cols, all_idx))
             return
+        stray = [c for c in out_cols if c in child_cols and c not in in_cols]
+        if stray:
+            raise RuntimeError("Invalid output_columns, columns that are not involved in 'per_batch_map' should not "
+                               f"be in output_columns, but got columns that are not in input_columns: {stray}, "
+                               f"output_columns: {out_cols}.")
         in_idx = [child_cols.index(c) for c in in_cols]
         rest_idx = [i for i, c in enumerate(child_cols) if c not in in_cols]
         fn = _PerBatch(self.per_batch_map, out_cols)

@@ -26,6 +26,11 @@ def check_type(value, types, name):
                         f"{type(value)}.")
 
 
+def engine_dtype_name(array):
+    """The dtype name MindSpore's engine reports: numpy's for numbers, `string` for str, `bytes` for bytes."""
+    return {"U": "string", "S": "bytes"}.get(array.dtype.kind, array.dtype.name)
+
+
 FLOAT32_LIMIT = 16777216  # MindSpore bounds its float arguments by 2**24
 
 
@@ -45,6 +50,24 @@ def check_num_parallel_workers(value):
     check_type(value, (int,), "num_parallel_workers")
     if value < 1:
         raise ValueError(f"num_parallel_workers exceeds the boundary between 1 and {os.cpu_count() or 1}!")
+
+
+def check_max_rowsize(value, pair=True):
+    """`max_rowsize` in MB: None, -1 (the default size) or an int >= 0; for map and batch also [in_MB, out_MB].
+    Gives the size one worker slot needs (the larger of a pair), None for the default."""
+    if value is None:
+        return None
+    types = (int, list) if pair else (int,)
+    check_type(value, types, "max_rowsize")
+    if isinstance(value, int):
+        check_interval(value, -1, INT32_MAX, "max_rowsize")
+        return None if value == -1 else value
+    if len(value) != 2:
+        raise TypeError("max_rowsize should be a single integer or a list[in_rowsize, out_rowsize] of length 2.")
+    for k, size in enumerate(value):
+        check_type(size, (int,), f"max_rowsize[{k}]")
+        check_interval(size, -1, INT32_MAX, f"max_rowsize[{k}]")
+    return None if -1 in value else max(value)
 
 
 def check_nonzero_int32(value, name):

@@ -100,8 +100,12 @@ class TupleIterator:
 
     def __next__(self):
         if self._gen is None:
-            if self._stopped or (self._num_epochs != -1 and self._epoch >= self._num_epochs):
-                raise StopIteration
+            if self._stopped:  # MindSpore's stop() drops the runtime; a later next() fails on the missing attribute
+                raise AttributeError(f"'{type(self).__name__}' object has no attribute '_runtime_context'")
+            if self._num_epochs != -1 and self._epoch >= self._num_epochs:
+                raise RuntimeError("EOF buffer encountered. User tries to fetch data beyond the specified number of "
+                                   f"epochs. ({type(self).__name__} was created with num_epochs={self._num_epochs} "
+                                   "and has given them all.)")
             self._ctx.epoch = self._epoch
             self._gen = self.dataset._iter_rows(self._ctx)
         try:

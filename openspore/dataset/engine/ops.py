@@ -10,7 +10,7 @@ import numpy as np
 from .. import config
 from . import autotune, profiling
 from .callbacks import CallbackRunner, check_callbacks
-from .checks import INT32_MAX, check_interval, check_num_parallel_workers, check_type
+from .checks import INT32_MAX, check_interval, check_max_rowsize, check_num_parallel_workers, check_type
 from .datasets import Dataset
 from .rows import INFINITE, check_columns_exist, names_list, to_array
 from .workers import TaskError, describe_failure, make_pool
@@ -107,7 +107,7 @@ class MapDataset(Dataset):
         self.input_columns = names_list(input_columns, "input_columns", "map")
         self.output_columns = names_list(output_columns, "output_columns", "map")
         self.python_multiprocessing = bool(python_multiprocessing)
-        self.max_rowsize = max_rowsize
+        self.max_rowsize = check_max_rowsize(max_rowsize)
         self.callbacks = check_callbacks(callbacks)
         self.offload = offload
 

@@ -77,11 +77,18 @@ def names_list(value, arg, where):
         return None
     if isinstance(value, str):
         return [value]
-    if isinstance(value, (list, tuple)) and value and all(isinstance(v, str) for v in value):
-        if len(set(value)) != len(value):
-            raise ValueError(f"For '{where}', '{arg}' must not contain duplicate names, but got {list(value)}.")
-        return list(value)
-    raise TypeError(f"For '{where}', '{arg}' must be a str or a non-empty list of str, but got {value!r}.")
+    if not isinstance(value, (list, tuple)):  # MindSpore's wording (a tuple is accepted here, not there)
+        raise TypeError(f"Argument {arg} with value {value!r} is not of type [<class 'list'>, <class 'str'>], but "
+                        f"got {type(value)}.")
+    if not value:
+        raise ValueError(f"{arg} should not be empty.")
+    for k, name in enumerate(value):
+        if not isinstance(name, str):
+            raise TypeError(f"Argument {arg}[{k}] with value {name!r} is not of type [<class 'str'>], but got "
+                            f"{type(name)}.")
+    if len(set(value)) != len(value):
+        raise ValueError(f"For '{where}', '{arg}' must not contain duplicate names, but got {list(value)}.")
+    return list(value)
 
 
 class MissingColumnError(RuntimeError, ValueError):

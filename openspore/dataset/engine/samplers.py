@@ -32,7 +32,7 @@ def _check_num_samples(num_samples, where):
 
 def _check_indices(indices, where):
     if isinstance(indices, np.ndarray):
-        indices = indices.tolist()
+        indices = list(indices)  # rows of a 2-D array stay arrays, so the error names their type as MindSpore's
     if not isinstance(indices, (list, tuple)):
         raise TypeError(f"For '{where}', 'indices' must be a list or tuple of int, but got {type(indices).__name__}.")
     for k, i in enumerate(indices):
@@ -48,6 +48,14 @@ class Sampler(Recorded):
     def __init__(self, num_samples=None):
         self.num_samples = _check_num_samples(num_samples, type(self).__name__)
         self.child_sampler = None
+
+    def parse(self):
+        """Check the sampler as MindSpore does when it builds its engine object, and give it back (openspore's
+        engine uses the sampler itself)."""
+        child = self.child_sampler
+        if child is not None:
+            child.parse()
+        return self
 
     def add_child(self, sampler):
         """Sample positions among the indices `sampler` produces instead of among all rows."""
@@ -135,13 +143,20 @@ class DistributedSampler(BuiltinSampler):
                              f"but got {shard_id!r}.")
         if not isinstance(shuffle, bool):
             raise TypeError(f"For 'DistributedSampler', 'shuffle' must be a bool, but got {shuffle!r}.")
-        if isinstance(offset, bool) or not isinstance(offset, int) or offset < -1 or offset > num_shards:
+        if isinstance(offset, bool) or not isinstance(offset, int) or offset < -1:
             raise ValueError(f"For 'DistributedSampler', 'offset' must be -1 or an int in [0, {num_shards}], "
                              f"but got {offset!r}.")
         super().__init__(num_samples)
         self.num_shards, self.shard_id, self.shuffle, self.offset = num_shards, shard_id, shuffle, offset
 
+    def parse(self):
+        if self.offset > self.num_shards:  # MindSpore accepts it here and fails when the sampler is built
+            raise RuntimeError(f"DistributedSampler: offset must be no more than num_shards({self.num_shards}), but "
+                               f"got: {self.offset}")
+        return super().parse()
+
     def _own(self, n, rng, pass_no):
+        self.parse()
         if n == 0:
             return np.zeros(0, np.int64)
         order = config._fixed_rng(0xD157, pass_no).permutation(n) if self.shuffle else np.arange(n)

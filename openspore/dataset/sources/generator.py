@@ -1,7 +1,7 @@
 """`GeneratorDataset` (rows from Python) and `NumpySlicesDataset` (rows sliced from arrays)."""
 import numpy as np
 
-from ..engine.checks import check_column_names
+from ..engine.checks import check_column_names, check_max_rowsize
 from ..engine.datasets import Dataset
 from ..engine.ops import run_rows
 from ..engine.rows import to_array, to_row
@@ -143,7 +143,8 @@ class GeneratorDataset(MappableDataset):
                                  f"{len(column_types)}.")
             types = [np_dtype(t, w) for t in column_types]
         self.source, self.column_names, self.column_types = source, names, types
-        self.python_multiprocessing, self.max_rowsize = python_multiprocessing, max_rowsize
+        self.python_multiprocessing = python_multiprocessing
+        self.max_rowsize = check_max_rowsize(max_rowsize, pair=False)
         self.batch_sampler = batch_sampler
         self._reader = _ReadSource(source, len(names), types, collate_fn, batch_sampler is not None)
         self._limit = self.sampler.num_samples if not self.random_access else None

@@ -65,10 +65,11 @@ class MappableDataset(Dataset):
         self._bind_samplers()
         key, pass_no = ctx.key(self), ctx.next_pass(self)
         idx = self.sampler._indices(n, config._rng(key, pass_no), pass_no)
-        if idx.size and (idx.min() < 0 or idx.max() >= n):
-            bad = int(idx.min()) if idx.min() < 0 else int(idx.max())
-            raise RuntimeError(f"For '{self._where}', the sampler produced index {bad}, outside the dataset's "
-                               f"{n} rows.")
+        outside = (idx < 0) | (idx >= n)
+        if outside.any():  # MindSpore's sentence, naming the first index out of range
+            bad = int(idx[np.argmax(outside)])
+            raise RuntimeError(f"Sample ID ({bad}) is out of bound, expected range [0, {n - 1}] (the sampler of "
+                               f"'{self._where}' produced it).")
         return idx
 
     def _iter_rows(self, ctx):

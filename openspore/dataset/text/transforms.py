@@ -228,6 +228,8 @@ class ToNumber(TensorOperation):
 
     def __init__(self, data_type):
         from ...common import dtype as mstype
+        if data_type is mstype.string or data_type is mstype.bool_:  # MindSpore's check: the type must be numeric
+            raise TypeError(f"data_type: {data_type} is not numeric data type.")
         self.data_type = mstype.to_dtype(data_type, "ToNumber")
 
     def _execute(self, value):

@@ -9,6 +9,8 @@ import collections
 
 import numpy as np
 
+from ..engine.checks import INT32_MAX, check_interval, check_type
+
 
 class Vocab:
     """A mapping of tokens to ids; build it with the `from_*` class methods."""
@@ -38,9 +40,11 @@ class Vocab:
     @classmethod
     def from_dict(cls, word_dict):
         """The given {token: id} mapping."""
-        if not isinstance(word_dict, dict) or not all(isinstance(k, str) and isinstance(v, int) and v >= 0
-                                                      for k, v in word_dict.items()):
-            raise TypeError("For 'Vocab.from_dict', 'word_dict' must map str tokens to non-negative int ids.")
+        check_type(word_dict, (dict,), "word_dict")  # MindSpore's checks and sentences, entry by entry
+        for word, word_id in word_dict.items():
+            check_type(word, (str,), "word")
+            check_type(word_id, (int,), "word_id")
+            check_interval(word_id, 0, INT32_MAX, "word_id")
         vocab = cls()
         vocab._ids = dict(word_dict)
         return vocab

@@ -4,7 +4,7 @@ import enum
 import numpy as np
 
 from ...common import dtype as mstype
-from ..engine.checks import check_interval, check_type
+from ..engine.checks import check_interval, check_type, engine_dtype_name
 from .base import TensorOperation, check_prob, check_transforms, rng, run_chain
 
 
@@ -195,19 +195,42 @@ class Duplicate(TensorOperation):
 
 
 class Concatenate(TensorOperation):
-    """`Concatenate(axis=0, prepend=None, append=None)`: `prepend`, the input and `append` joined along `axis`."""
+    """`Concatenate(axis=0, prepend=None, append=None)`: 1-D `prepend`, the 1-D inputs and `append` joined end to end.
+
+    As MindSpore's, it is 1-D only (`axis` 0 or -1) and every part must have the same dtype (str and bytes differ).
+
+    >>> Concatenate(0, np.array([0]), np.array([9]))(np.array([1, 2])).tolist()
+    [0, 1, 2, 9]
+    """
 
     def __init__(self, axis=0, prepend=None, append=None):
-        if isinstance(axis, bool) or not isinstance(axis, int):
-            raise TypeError(f"For 'Concatenate', 'axis' must be an int, but got {axis!r}.")
+        check_type(axis, (int,), "axis")
+        if axis not in (0, -1):
+            raise ValueError("only 1D concatenation supported.")
+        for name, part in (("prepend", prepend), ("append", append)):
+            if part is not None:
+                check_type(part, (np.ndarray,), name)
+                if part.ndim != 1:
+                    raise ValueError(f"can only {name} 1D arrays.")
         self.axis = axis
-        self.prepend = None if prepend is None else np.asarray(prepend)
-        self.append = None if append is None else np.asarray(append)
+        self.prepend = prepend
+        self.append = append
 
     def _execute(self, *xs):
-        parts = ([self.prepend] if self.prepend is not None else []) + [np.asarray(x) for x in xs] + \
+        xs = [np.asarray(x) for x in xs]
+        for x in xs:
+            axis = self.axis + x.ndim if self.axis < 0 else self.axis
+            if axis != 0:
+                raise RuntimeError(f"Concatenate: only 1D input supported, input 'axis' should be 0, but got: {axis}")
+            if x.ndim != 1:
+                raise RuntimeError(f"Concatenate: only 1D input supported, got rank of input: {x.ndim}")
+            for name, part in (("prepend", self.prepend), ("append", self.append)):
+                if part is not None and engine_dtype_name(part) != engine_dtype_name(x):
+                    raise RuntimeError(f"Concatenate: input datatype does not match the {name} datatype, got input "
+                                       f"datatype: {engine_dtype_name(x)}, {name} datatype:{engine_dtype_name(part)}")
+        parts = ([self.prepend] if self.prepend is not None else []) + xs + \
             ([self.append] if self.append is not None else [])
-        return np.concatenate(parts, axis=self.axis)
+        return np.concatenate(parts)
 
 
 class Slice(TensorOperation):
