@@ -29,9 +29,8 @@ def _grads(x, y, dx, dy):
 
 
 # ---- division -------------------------------------------------------------------------------------
-@register
-class RealDiv(_Binary):
-    """RealDiv()(x, y): true division; integer/bool inputs give float32 (int32 / int32 -> float32)."""
+class _TrueDivision(_Binary):
+    """Shared by Div and RealDiv: x / y, its gradient and its float samples."""
     channels_last = "keeps"
     kinds = ("bool", "int", "uint", "float", "complex")
 
@@ -65,9 +64,30 @@ class RealDiv(_Binary):
 
 
 @register
-class Div(RealDiv):
-    """Div()(x, y): x / y elementwise (true division, like RealDiv)."""
-    channels_last = "keeps"
+class RealDiv(_TrueDivision):
+    """RealDiv()(x, y): x / y; on integers it keeps the dtype and truncates toward zero (int32 7 / -2 -> -3),
+    as MindSpore 2.10's kernel does; bool inputs are a TypeError there and here."""
+    kinds = ("int", "uint", "float", "complex")
+
+    def out_dtype(self, dtype):
+        return dtype
+
+    def numpy(self, np, x, y):
+        if x.dtype.kind in "fc":
+            return super().numpy(np, x, y)
+        with np.errstate(all="ignore"):  # an integer x/0 gives 0 here rather than raising
+            magnitude = np.floor_divide(np.abs(x), np.abs(y))
+            return np.asarray(np.where((x < 0) != (y < 0), -magnitude, magnitude).astype(x.dtype))
+
+    def torch(self, torch, x, y):
+        if x.is_floating_point() or x.is_complex():
+            return torch.true_divide(x, y)
+        return torch.div(x, y, rounding_mode="trunc")
+
+
+@register
+class Div(_TrueDivision):
+    """Div()(x, y): x / y elementwise (true division: integer/bool inputs give float32, int32 / int32 -> float32)."""
 
 
 @register
