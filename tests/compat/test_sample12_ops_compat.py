@@ -34,7 +34,7 @@ def test_real_div_keeps_integer_dtypes_and_truncates(mode):
     assert _values(P.RealDiv()(x, 2)) == (ms.int32, [3, -3, 2, 1])
     assert _values(P.RealDiv()(x, Tensor(np.full([4], 2.0, np.float32)))) == (ms.float32, [3.5, -3.5, 2.5, 1.5])
     with pytest.raises(TypeError, match="RealDiv"):
-        P.RealDiv()(Tensor(np.array([True, False])), Tensor(np.array([True, True])))
+        P.RealDiv()(Tensor(np.array([True, False])), Tensor(np.array([True, True]))).asnumpy()
 
 
 @BOTH_MODES
@@ -45,3 +45,56 @@ def test_div_and_slash_stay_true_division_on_integers(mode):
         assert _values(quotient) == (ms.float32, [3.5, -3.5, -2.5, 0.75])
     assert _values(ops.div(x, y, rounding_mode="trunc")) == (ms.int32, [3, -3, -2, 0])
     assert _values(ops.div(x, y, rounding_mode="floor")) == (ms.int32, [3, -4, -3, 0])
+
+
+@ms.jit
+def _mean_compiled(x):
+    return ops.ReduceMean()(x, 0)
+
+
+@BOTH_MODES
+def test_reduce_mean_of_bool_is_a_runtime_error(mode):
+    ms.set_context(mode=mode)
+    flags = Tensor(np.array([True, False, True]))
+    for mean in (lambda x: ops.ReduceMean()(x, 0), lambda x: ops.ReduceMean(keep_dims=True)(x, 0), ops.mean,
+                 _mean_compiled):
+        with pytest.raises(RuntimeError, match="For 'ReduceMean', unsupported reduce operation for bool."):
+            mean(flags).asnumpy()
+    assert _values(ops.ReduceMean()(Tensor(np.array([1, 2, 4], np.int32)), 0)) == (ms.int32, 2)
+
+
+@BOTH_MODES
+def test_minimum_rejects_two_bools_but_maximum_takes_them(mode):
+    ms.set_context(mode=mode)
+    x, y = Tensor(np.array([True, False])), Tensor(np.array([True, True]))
+    for minimum in (ops.Minimum(), ops.minimum):
+        with pytest.raises(TypeError, match="Minimum"):
+            minimum(x, y).asnumpy()  # MindSpore reports a kernel's refusal when the value is read
+    assert _values(ops.Maximum()(x, Tensor(np.array([False, False])))) == (ms.bool_, [True, False])
+    assert _values(ops.Minimum()(x, Tensor(np.array([3, -1], np.int32)))) == (ms.int32, [1, -1])
+
+
+@ms.jit
+def _relu6_compiled(x):
+    return ops.ReLU6()(x)
+
+
+@ms.jit
+def _exp_compiled(x):
+    return ops.Exp()(x)
+
+
+@BOTH_MODES
+def test_relu6_and_exp_reject_integer_inputs(mode):
+    ms.set_context(mode=mode)
+    for dtype in (np.int32, np.int64, np.uint8):
+        for relu6 in (ops.ReLU6(), ops.relu6, _relu6_compiled):
+            with pytest.raises(TypeError, match="ReLU6"):
+                relu6(Tensor(np.array([3, 2, 9], dtype))).asnumpy()
+    for values in (np.array([0, 1, 2], np.int32), np.array([0, 1, 2], np.int64), np.array([True, False])):
+        for exp in (ops.Exp(), ops.exp, _exp_compiled):
+            with pytest.raises(TypeError):
+                exp(Tensor(values)).asnumpy()
+    assert _values(ops.ReLU6()(Tensor(np.array([-3.0, 2.5, 9.0], np.float32)))) == (ms.float32, [0.0, 2.5, 6.0])
+    assert ops.Exp()(Tensor(np.array([0.0], np.float32))).asnumpy().tolist() == [1.0]
+

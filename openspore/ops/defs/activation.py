@@ -114,9 +114,9 @@ class ReluGrad(ActivationGrad):
 
 @register
 class ReLU6(Activation):
-    """ReLU6()(x) = min(max(x, 0), 6)."""
+    """ReLU6()(x) = min(max(x, 0), 6); floating inputs only (MindSpore 2.10 rejects integers with a TypeError)."""
     channels_last = "keeps"
-    kinds = ("int", "float")
+    kinds = ("float",)
     sample_range = (-2.0, 8.0)
 
     def bprop(self, x, out, dout):

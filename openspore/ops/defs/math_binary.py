@@ -222,8 +222,10 @@ class Maximum(_Extremum):
 
 @register
 class Minimum(_Extremum):
-    """Minimum()(x, y): elementwise minimum (NaN propagates)."""
+    """Minimum()(x, y): elementwise minimum (NaN propagates). Unlike Maximum, two bool inputs are a TypeError,
+    as on MindSpore 2.10's CPU kernel (bool with int promotes to int first and works)."""
     channels_last = "keeps"
+    kinds = ("int", "uint", "float")
 
     def take_x(self, x, y):
         return prim("LessEqual")(x, y)

@@ -71,6 +71,12 @@ class ReduceMean(_Reduce):
     """ReduceMean(keep_dims=False)(x, axis=()): the mean (integer inputs give a truncated integer mean)."""
     channels_last = "reads"
 
+    def infer(self, x, axis=()):
+        if getattr(x, "dtype", None) == mstype.bool_:
+            # MindSpore 2.10's CPU kernel has no bool mean and says so with a RuntimeError (not a TypeError)
+            raise RuntimeError(f"For '{self.name}', unsupported reduce operation for bool.")
+        return super().infer(x, axis)
+
     def bprop(self, x, *rest):
         axis, out, dout = bprop_args(rest)
         if not _is_float(x):
