@@ -98,3 +98,21 @@ def test_relu6_and_exp_reject_integer_inputs(mode):
     assert _values(ops.ReLU6()(Tensor(np.array([-3.0, 2.5, 9.0], np.float32)))) == (ms.float32, [0.0, 2.5, 6.0])
     assert ops.Exp()(Tensor(np.array([0.0], np.float32))).asnumpy().tolist() == [1.0]
 
+
+def test_range_counts_every_int_as_int64_and_every_float_as_float32():
+    def i(value, dtype):
+        return Tensor(np.array(value, dtype))
+    assert _values(P.Range()(i(0, np.int32), i(10, np.int32), i(3, np.int32))) == (ms.int64, [0, 3, 6, 9])
+    assert _values(P.Range()(i(0, np.uint8), i(2, np.uint8), i(1, np.uint8))) == (ms.int64, [0, 1])
+    assert _values(P.Range()(i(0, np.int32), i(4, np.int64), i(1, np.int32))) == (ms.int64, [0, 1, 2, 3])
+    assert _values(P.Range()(i(0, np.int32), 5, 2)) == (ms.int64, [0, 2, 4])
+    assert _values(P.Range()(i(0, np.float64), i(1, np.float64), i(0.5, np.float64))) == (ms.float32, [0.0, 0.5])
+    assert _values(P.Range()(i(0, np.float16), i(2, np.float16), i(1, np.float16))) == (ms.float32, [0.0, 1.0])
+    assert _values(ops.range(i(0, np.int32), i(3, np.int32), i(1, np.int32))) == (ms.int64, [0, 1, 2])
+    with pytest.raises(TypeError, match=r"For Range, the dtypes of inputs must be the same, but got "
+                                        r"\(Int64, Float32, Float32\)\."):
+        P.Range()(0, 1.0, 0.5).asnumpy()
+    with pytest.raises(TypeError, match=r"\(Int64, Float32, Int64\)"):
+        ops.range(0, i(5, np.float32), 1).asnumpy()
+    assert _values(ops.arange(0, 1.0, 0.5)) == (ms.float32, [0.0, 0.5])  # arange itself mixes them freely
+

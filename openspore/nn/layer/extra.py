@@ -277,7 +277,7 @@ class Range(Cell):
         self.dtype = mstype.int32 if ints else mstype.float32
 
     def construct(self):
-        return ops.cast(ops.range(self.start, self.limit, self.delta), self.dtype)
+        return ops.cast(ops.arange(self.start, self.limit, self.delta), self.dtype)  # arange mixes int/float
 
 
 class MatMul(Cell):

@@ -137,7 +137,8 @@ def _number(op, name, v):
 @register
 class Range(Primitive):
     """Range(maxlen=1000000)(start, limit, delta): start, start + delta, … up to (not including) limit.
-    int inputs give Int64, floats Float32, tensor inputs their own dtype."""
+    As on MindSpore 2.10, every int input (Python or a tensor of any int dtype) counts as Int64 and every float
+    one as Float32: all three must agree (else a TypeError) and the output has that dtype."""
     attr_defaults = {"maxlen": 1000000}
     input_names = ("start", "limit", "delta")
     differentiable = False
@@ -148,8 +149,11 @@ class Range(Primitive):
         for name, v in (("start", start), ("limit", limit), ("delta", delta)):
             value, dtype = _number(self.name, name, v)
             values.append(value)
-            if dtype is not None:
-                dtypes.append(dtype)
+            is_int = dtype.kind in ("int", "uint") if dtype is not None else isinstance(value, (int, np.integer))
+            dtypes.append(mstype.int64 if is_int else mstype.float32)
+        if len(set(dtypes)) > 1:
+            raise TypeError(f"For {self.name}, the dtypes of inputs must be the same, but got "
+                            f"({', '.join(str(d) for d in dtypes)}).")
         start, limit, delta = values
         if delta == 0:
             raise ValueError(f"For '{self.name}', 'delta' must not be 0.")
@@ -159,13 +163,7 @@ class Range(Primitive):
         n = max(0, math.ceil((limit - start) / delta))
         if n > self.maxlen:
             raise ValueError(f"For '{self.name}', the output length {n} exceeds 'maxlen' {self.maxlen}.")
-        if dtypes:
-            dtype = dtypes[0]
-        elif all(isinstance(v, (int, np.integer)) for v in values):
-            dtype = mstype.int64
-        else:
-            dtype = mstype.float32
-        return start, delta, n, dtype
+        return start, delta, n, dtypes[0]
 
     def infer(self, start, limit, delta):
         _, _, n, dtype = self.plan(start, limit, delta)
@@ -187,7 +185,7 @@ class Range(Primitive):
     def samples(cls, rng):
         yield Sample(0, 5, 1)
         yield Sample(1.0, -2.0, -0.7)
-        yield Sample(np.array(2, np.int32), 11, 3, name="tensor-start")
+        yield Sample(np.array(2, np.int32), 11, 3, name="tensor-start")  # Int64 out, as on MindSpore
 
 
 @register

@@ -78,6 +78,8 @@ def arange(start=0, end=None, step=1, *, dtype=None):
         if isinstance(v, Tensor):
             v = v.asnumpy().reshape(()).item()
         args.append(v)
+    if any(isinstance(v, float) for v in args):  # arange mixes ints and floats freely; the Range primitive does not
+        args = [float(v) for v in args]
     out = prim(P.Range)(*args)
     return out if dtype is None or out.dtype is dtype else prim(P.Cast)(out, dtype)
 

@@ -273,8 +273,9 @@ def _write_back(target, value):
 
 
 def range(start, end, step, maxlen=1000000):
-    """arange(start, end, step) (maxlen caps the length, as MindSpore's Range)."""
-    out = F.arange(start, end, step)
+    """The Range primitive: start, end and step must all be ints (Int64 out) or all floats (Float32 out), else a
+    TypeError (MindSpore 2.10); maxlen caps the length."""
+    out = P.Range()(start, end, step)
     if out.shape[0] > maxlen:
         raise ValueError(f"For 'range', the output length {out.shape[0]} exceeds maxlen {maxlen}.")
     return out
