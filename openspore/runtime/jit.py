@@ -335,17 +335,25 @@ def run_graph_or_eager(cache, args, kwargs, eager):
       a tensor condition): MindSpore's JIT fallback runs that Python at run time (compiler/frontend/symbolic.py).
     At the STRICT syntax level the user's own code is refused; what MindSpore's compiler rejects still raises
     (`range(x)`, a shape made of tensors)."""
-    if cache.eager_reason is None:
-        try:
-            if autograd.ACTIVE:
-                return call_recording(cache, args, kwargs, eager)
-            return cache(args, kwargs)
-        except Exception as exc:  # noqa: BLE001 - only the marked ones are handled, the rest re-raised
-            if not (getattr(exc, "needed_by_library", False) or _lax_fallback(exc)):
-                raise
-            cache.eager_reason = str(exc).splitlines()[0]
-            logger.info("%s runs op by op: %s", cache.name, cache.eager_reason)
-    return eager()
+    try:
+        if cache.eager_reason is None:
+            try:
+                if autograd.ACTIVE:
+                    return call_recording(cache, args, kwargs, eager)
+                return cache(args, kwargs)
+            except Exception as exc:  # noqa: BLE001 - only the marked ones are handled, the rest re-raised
+                if not (getattr(exc, "needed_by_library", False) or _lax_fallback(exc)):
+                    raise
+                cache.eager_reason = (str(exc).splitlines() or [type(exc).__name__])[0]
+                logger.info("%s runs op by op: %s", cache.name, cache.eager_reason)
+        return eager()
+    except Exception as exc:  # noqa: BLE001 - only a bare Exception is changed, the rest re-raised as they are
+        if type(exc) is not Exception:
+            raise
+        # MindSpore 2.10's graph mode reports the user's `raise Exception(...)` as a RuntimeError with the same
+        # message (`raise Exception` alone: an empty one); the other graph raise rules are in
+        # compiler/frontend/graph_operators.py
+        raise RuntimeError(str(exc)) from exc
 
 
 def _traceable_construct(construct, cell):

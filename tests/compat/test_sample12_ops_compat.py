@@ -116,3 +116,58 @@ def test_range_counts_every_int_as_int64_and_every_float_as_float32():
         ops.range(0, i(5, np.float32), 1).asnumpy()
     assert _values(ops.arange(0, 1.0, 0.5)) == (ms.float32, [0.0, 0.5])  # arange itself mixes them freely
 
+
+@ms.jit
+def _raise_when_positive(x):
+    if x > 0:
+        raise Exception(f"positive: {x}")
+    return x
+
+
+@ms.jit
+def _raise_two_args(x):
+    if x > 0:
+        raise Exception("two", 3)
+    return x
+
+
+@ms.jit
+def _raise_bare(x):
+    if x > 0:
+        raise Exception
+    return x
+
+
+@ms.jit
+def _raise_value_error(x):
+    if x > 0:
+        raise ValueError("stays a ValueError")
+    return x
+
+
+class _RaiseInConstruct(ms.nn.Cell):
+    def construct(self, x):
+        if x > 0:
+            raise Exception("from construct")
+        return x
+
+
+def test_graph_raise_exception_is_a_runtime_error_with_its_message():
+    with pytest.raises(RuntimeError, match=r"^positive: 1$"):
+        _raise_when_positive(Tensor(1))
+    with pytest.raises(RuntimeError, match=r"^\('two', 3\)$"):
+        _raise_two_args(Tensor(1))
+    with pytest.raises(RuntimeError, match=r"^$"):
+        _raise_bare(Tensor(1))
+    with pytest.raises(ValueError, match="stays a ValueError"):  # the other exception types keep theirs
+        _raise_value_error(Tensor(1))
+
+
+def test_cell_raise_exception_is_a_runtime_error_in_graph_mode_only():
+    ms.set_context(mode=ms.GRAPH_MODE)
+    with pytest.raises(RuntimeError, match="from construct"):
+        _RaiseInConstruct()(Tensor(1))
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    with pytest.raises(Exception, match="from construct") as caught:
+        _RaiseInConstruct()(Tensor(1))
+    assert type(caught.value) is Exception  # plain Python: the exception as written
