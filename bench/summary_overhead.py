@@ -118,6 +118,18 @@ def _idle_writer():
     return writer if writer is not None and writer.alive() else None
 
 
+def lenet_training(steps):
+    """The benchmark's LeNet `Model` (seeded, Momentum) and `steps` batches of 32 random 1x32x32 images."""
+    ms.set_seed(1)
+    rng = np.random.default_rng(0)
+    data = ds.NumpySlicesDataset({"x": rng.standard_normal((steps * 32, 1, 32, 32)).astype(np.float32),
+                                  "y": rng.integers(0, 10, steps * 32).astype(np.int32)}, shuffle=False).batch(32)
+    net = nets.LeNet()
+    model = ms.Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
+                     nn.Momentum(net.trainable_params(), 0.01, 0.9))
+    return model, data
+
+
 def one_run(epochs, steps, collector_freq, tmp, cold=False):
     from openspore.train.summary import _writer_client
     start_nice = getattr(_writer_client, "START_NICE", None)
@@ -126,13 +138,7 @@ def one_run(epochs, steps, collector_freq, tmp, cold=False):
         _writer_client.START_NICE = None if cold == "parent" else cold
     writer = _idle_writer()
     writer_cpu0 = _process_cpu(writer.pid) if writer is not None else 0.0
-    ms.set_seed(1)
-    rng = np.random.default_rng(0)
-    data = ds.NumpySlicesDataset({"x": rng.standard_normal((steps * 32, 1, 32, 32)).astype(np.float32),
-                                  "y": rng.integers(0, 10, steps * 32).astype(np.int32)}, shuffle=False).batch(32)
-    net = nets.LeNet()
-    model = ms.Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
-                     nn.Momentum(net.trainable_params(), 0.01, 0.9))
+    model, data = lenet_training(steps)
     timer = Timer()
     collector = TimedCollector(tempfile.mkdtemp(dir=tmp), collect_freq=collector_freq) if collector_freq else None
     callbacks = [collector, timer] if collector else [timer]

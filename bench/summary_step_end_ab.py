@@ -26,10 +26,8 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 import openspore as ms  # noqa: E402
-import openspore.dataset as ds  # noqa: E402
-from openspore import nn  # noqa: E402
 from openspore.train.summary import _writer_client  # noqa: E402
-from tests.insight import nets  # noqa: E402
+from bench.summary_overhead import lenet_training  # noqa: E402
 
 
 
@@ -63,13 +61,7 @@ class StepCPU(ms.Callback):
 
 def run(cls, freq, steps=100):
     """One Model.train of `steps` steps: (step_end CPU p50, mean in us; step CPU p50, mean in ms)."""
-    ms.set_seed(1)
-    rng = np.random.default_rng(0)
-    data = ds.NumpySlicesDataset({"x": rng.standard_normal((steps * 32, 1, 32, 32)).astype(np.float32),
-                                  "y": rng.integers(0, 10, steps * 32).astype(np.int32)}, shuffle=False).batch(32)
-    net = nets.LeNet()
-    model = ms.Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
-                     nn.Momentum(net.trainable_params(), 0.01, 0.9))
+    model, data = lenet_training(steps)
     sc = StepCPU()
     cbs = [sc]
     if cls is not None:
@@ -112,13 +104,7 @@ def alternating(new_base, old_base):
 def run_alternating(cls, steps=300):
     """One Model.train at collect_freq=1 with the alternating collector: {"old": us list, "new": us list}."""
     cls.t = {"old": [], "new": []}
-    ms.set_seed(1)
-    rng = np.random.default_rng(0)
-    data = ds.NumpySlicesDataset({"x": rng.standard_normal((steps * 32, 1, 32, 32)).astype(np.float32),
-                                  "y": rng.integers(0, 10, steps * 32).astype(np.int32)}, shuffle=False).batch(32)
-    net = nets.LeNet()
-    model = ms.Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
-                     nn.Momentum(net.trainable_params(), 0.01, 0.9))
+    model, data = lenet_training(steps)
     model.train(1, data, callbacks=[cls(tempfile.mkdtemp(), collect_freq=1)])
     return {k: np.array(v) / 1000 for k, v in cls.t.items()}
 
