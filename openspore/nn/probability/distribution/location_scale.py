@@ -12,16 +12,15 @@ from .... import ops
 from ....common import dtype as mstype
 from .._checks import check_float_dtype, check_greater_zero
 from .distribution import Distribution
-from .normal import _LocScale
+from .normal import _LocScale, _NamedLocScale
 
 __all__ = ["Logistic", "Gumbel", "Cauchy", "Laplace", "StudentT"]
 
 _EULER = 0.5772156649015329
 
 
-class _Standardised(_LocScale):
-    _names = ("loc", "scale")
-    _scale_label = "scale"
+class _Standardised(_NamedLocScale):
+    """Distributions of `loc + scale * Z`: their z-score, mean and mode."""
 
     def _z(self, value, loc, scale):
         value, loc, scale = self._prep(value, loc, scale)
@@ -35,16 +34,6 @@ class _Standardised(_LocScale):
 
     def _repr_name(self, name):
         return {"loc": "location", "scale": "scale"}[name]
-
-    @property
-    def loc(self):
-        """The location given at construction (a Tensor), or None when given per call."""
-        return self._loc
-
-    @property
-    def scale(self):
-        """The scale given at construction (a Tensor), or None when given per call."""
-        return self._scale
 
 
 class Logistic(_Standardised):

@@ -55,6 +55,23 @@ class _LocScale(Distribution):
         return self._check_sample_shape(shape) + tuple(loc.shape)
 
 
+class _NamedLocScale(_LocScale):
+    """A location-scale distribution whose parameters are named `loc` and `scale`, readable as properties."""
+
+    _names = ("loc", "scale")
+    _scale_label = "scale"
+
+    @property
+    def loc(self):
+        """The location given at construction (a Tensor), or None when given per call."""
+        return self._loc
+
+    @property
+    def scale(self):
+        """The scale given at construction (a Tensor), or None when given per call."""
+        return self._scale
+
+
 class Normal(_LocScale):
     """Normal(mean, sd): the Gaussian distribution."""
 
@@ -102,25 +119,13 @@ class Normal(_LocScale):
         return self._standard_normal(self._noise_shape(shape, mean)) * sd + mean
 
 
-class LogNormal(_LocScale):
-    """LogNormal(loc, scale): exp of a Normal(loc, scale) variable."""
+class LogNormal(_NamedLocScale):
+    """LogNormal(loc, scale): exp of a Normal(loc, scale) variable (`loc`, `scale`: the underlying Normal's)."""
 
     _dist_type = "LogNormal"
-    _names = ("loc", "scale")
-    _scale_label = "scale"
 
     def __init__(self, loc=None, scale=None, seed=0, dtype=mstype.float32, name="LogNormal"):
         super().__init__(loc, scale, seed, dtype, name)
-
-    @property
-    def loc(self):
-        """The location of the underlying Normal given at construction (a Tensor), or None."""
-        return self._loc
-
-    @property
-    def scale(self):
-        """The scale of the underlying Normal given at construction (a Tensor), or None."""
-        return self._scale
 
     def _log_prob(self, value, loc=None, scale=None):
         value, loc, scale = self._prep(value, loc, scale)
