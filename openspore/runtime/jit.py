@@ -336,17 +336,7 @@ def run_graph_or_eager(cache, args, kwargs, eager):
     At the STRICT syntax level the user's own code is refused; what MindSpore's compiler rejects still raises
     (`range(x)`, a shape made of tensors)."""
     try:
-        if cache.eager_reason is None:
-            try:
-                if autograd.ACTIVE:
-                    return call_recording(cache, args, kwargs, eager)
-                return cache(args, kwargs)
-            except Exception as exc:  # noqa: BLE001 - only the marked ones are handled, the rest re-raised
-                if not (getattr(exc, "needed_by_library", False) or _lax_fallback(exc)):
-                    raise
-                cache.eager_reason = (str(exc).splitlines() or [type(exc).__name__])[0]
-                logger.info("%s runs op by op: %s", cache.name, cache.eager_reason)
-        return eager()
+        return _graph_or_eager(cache, args, kwargs, eager)
     except Exception as exc:  # noqa: BLE001 - only a bare Exception is changed, the rest re-raised as they are
         if type(exc) is not Exception:
             raise
@@ -354,6 +344,21 @@ def run_graph_or_eager(cache, args, kwargs, eager):
         # message (`raise Exception` alone: an empty one); the other graph raise rules are in
         # compiler/frontend/graph_operators.py
         raise RuntimeError(str(exc)) from exc
+
+
+def _graph_or_eager(cache, args, kwargs, eager):
+    """The compiled graph, or the Python function op by op once the graph asked for it (see run_graph_or_eager)."""
+    if cache.eager_reason is None:
+        try:
+            if autograd.ACTIVE:
+                return call_recording(cache, args, kwargs, eager)
+            return cache(args, kwargs)
+        except Exception as exc:  # noqa: BLE001 - only the marked ones are handled, the rest re-raised
+            if not (getattr(exc, "needed_by_library", False) or _lax_fallback(exc)):
+                raise
+            cache.eager_reason = (str(exc).splitlines() or [type(exc).__name__])[0]
+            logger.info("%s runs op by op: %s", cache.name, cache.eager_reason)
+    return eager()
 
 
 def _traceable_construct(construct, cell):
