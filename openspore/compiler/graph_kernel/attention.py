@@ -12,8 +12,8 @@ run them on torch's CPU backend, chosen by the pass from the mask and the shapes
   write the output heads-inner, with no L×L matrix in memory. The benchmark GPT (8×4 heads, 64×64, head size
   32, one thread, Intel Xeon with AVX-512, load 5-6), against the kept probabilities below: the forward 2.70 ->
   1.70 ms of thread CPU time per step (4 layers, mean of 20 steps), the backward level (3.55 against 3.70 ms,
-  the merging copy included); bench/fusion.py's gpt speed-up over fusion off 1.14-1.16x -> 1.18-1.19x (3 runs
-  each, alternated).
+  the merging copy included); bench/fusion.py's gpt speed-up over fusion off, median of 6 alternated runs each
+  (load 4.4-6.6), 1.15x (1.13-1.16) -> 1.18x (1.17-1.19).
 * **Short sequences** with other masks (queries and keys both at most `KEEP_PROBABILITIES_UP_TO`, the benchmark GPT's 64 and the
   encoder's 128): `keep_probabilities=True`. The forward's second output is the L×S probabilities themselves,
   which the backward reads instead of recomputing them (the unfused graph keeps them alive just as long). The
