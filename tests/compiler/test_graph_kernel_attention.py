@@ -55,6 +55,8 @@ MERGED = ATTENTION.replace("%17 = make_tuple(%10, %15, %16, %12) : (f32[2,2,3,4]
   %30 = Concat[axis=2](%29) : f32[2,3,24]
   %17 = make_tuple(%10, %30) : (f32[2,2,3,4], f32[2,3,24])
 """)
+# an additive mask that is not causal (a bias below the diagonal): the kernels take it as it is
+BIASED_MASK = "const tensor([[0.0, -1000000000.0, -1000000000.0], [0.5, 0.0, -1000000000.0], [0.0, 0.25, 0.0]], f32)"
 NO_MASK = ATTENTION.replace("%8 = Add(%6, %7)", "%8 = Neg(%6)").replace("Softmax[axis=-1](%8)", "Softmax[axis=-1](%6)")
 # the probabilities read once more (returned): the backward cannot recompute them alone
 PROBABILITIES_KEPT = ATTENTION.replace("%17 = make_tuple(%10, %15, %16, %12) : (",
@@ -90,23 +92,48 @@ def _fused(graph, name):
 
 
 def test_short_sequences_keep_the_probabilities_and_write_the_merged_gradient():
-    before = parse_graph(MERGED)
+    before = parse_graph(MERGED.replace(_MASK, BIASED_MASK))
     after = graph_kernel_attention(before)
     names = _ops(after)
     assert not {"Concat", "Transpose", "Reshape", "BatchMatMul", "Softmax"} & set(names), names
     assert _fused(after, "FusedAttention").op.keep_probabilities
     grad = _fused(after, "FusedAttentionGrad")
     assert grad.op.keep_probabilities and grad.op.heads_merged and tuple(grad.abstract.shape) == (2, 3, 24)
+    assert not grad.op.causal and len(grad.inputs) == 7  # the mask read as it is
     assert_same_values(before, after, {})
 
 
-def test_longer_sequences_run_flash_and_keep_the_concat(monkeypatch):
+def test_longer_sequences_run_flash_and_merge_the_gradient(monkeypatch):
     monkeypatch.setattr(attention, "KEEP_PROBABILITIES_UP_TO", 2)  # these 3 queries x 3 keys count as long
-    before = parse_graph(MERGED)
+    before = parse_graph(MERGED.replace(_MASK, BIASED_MASK))
     after = graph_kernel_attention(before)
     assert not _fused(after, "FusedAttention").op.keep_probabilities
-    assert not _fused(after, "FusedAttentionGrad").op.heads_merged and "Concat" in _ops(after)
+    grad = _fused(after, "FusedAttentionGrad")
+    assert grad.op.heads_merged and not grad.op.causal and "Concat" not in _ops(after)
     assert_same_values(before, after, {})
+
+
+def test_a_causal_mask_runs_the_causal_flash_kernels():
+    before = parse_graph(MERGED)  # _MASK: 0 on and below the diagonal, -1e9 above it
+    after = graph_kernel_attention(before)
+    fwd, grad = _fused(after, "FusedAttention"), _fused(after, "FusedAttentionGrad")
+    assert fwd.op.causal and grad.op.causal and not fwd.op.keep_probabilities and grad.op.heads_merged
+    assert len(fwd.inputs) == 3 and len(grad.inputs) == 6  # no mask: the kernels skip the keys after each query
+    assert not {"Concat", "Transpose", "Reshape", "BatchMatMul", "Softmax"} & set(_ops(after))
+    assert_same_values(before, after, {})
+
+
+@pytest.mark.parametrize("mask, causal", [
+    (np.triu(np.full((4, 4), -1e9, np.float32), 1), True),
+    (np.triu(np.full((1, 4, 4), -np.inf, np.float32), 1), True),
+    (np.triu(np.full((4, 4), -1e4, np.float32), 1), True),     # BERT's -10000 masks exactly in float32
+    (np.triu(np.full((4, 4), -1e3, np.float32), 1), False),    # exp(-1000 + ..) need not underflow
+    (np.tril(np.full((4, 4), -1e9, np.float32), -1), False),   # the keys before the query masked
+    (np.zeros((4, 4), np.float32), False),
+    (np.triu(np.full((4, 5), -1e9, np.float32), 1), False),    # not square
+], ids=["-1e9", "-inf", "-1e4", "-1e3", "anti", "zeros", "4x5"])
+def test_is_causal_mask(mask, causal):
+    assert attention.is_causal_mask(np, mask) is causal
 
 
 @pytest.mark.parametrize("merged", [False, True])
@@ -147,19 +174,24 @@ def test_disable_cluster_ops_keeps_the_unfused_attention():
     assert graph_kernel_attention(before, resolve("--disable_cluster_ops=FlashAttention", enabled=True)) is before
 
 
-@pytest.mark.parametrize("masked", [True, False])
+@pytest.mark.parametrize("masked", ["mask", "none", "causal"])
 def test_flash_kernels_match_the_unfused_formula(masked):
     rng = np.random.default_rng(0)
     shape = (2, 4, 16, 8)
     q, v, do = (torch.from_numpy(rng.standard_normal(shape).astype(np.float32)) for _ in range(3))
     kt = torch.from_numpy(rng.standard_normal((2, 4, 8, 16)).astype(np.float32))
-    mask = torch.triu(torch.full((16, 16), -1e9), 1) if masked else None
+    mask = torch.triu(torch.full((16, 16), -1e9), 1) if masked == "mask" else None
     extra = () if mask is None else (mask,)
-    fwd, grad = FusedAttention(scale=0.35), FusedAttentionGrad(scale=0.35)
+    causal = masked == "causal"
+    fwd, grad = FusedAttention(scale=0.35, causal=causal), FusedAttentionGrad(scale=0.35, causal=causal)
     out, lse = fwd.torch(torch, q, kt, v, *extra)
     grads = grad.torch(torch, do, q, kt, v, out, lse, *extra)
     want_out, _ = fwd.numpy(np, *(t.numpy() for t in (q, kt, v) + extra))
     want = grad.numpy(np, *(t.numpy() for t in (do, q, kt, v, out, lse) + extra))
+    if causal:  # the causal kernels give what the -1e9 mask gives
+        reference = FusedAttention(scale=0.35).numpy(np, q.numpy(), kt.numpy(), v.numpy(),
+                                                     np.triu(np.full((16, 16), -1e9, np.float32), 1))[0]
+        np.testing.assert_allclose(want_out, reference, rtol=1e-6, atol=1e-7)
     np.testing.assert_allclose(out.numpy(), want_out, rtol=1e-5, atol=1e-6)
     for got, expected in zip(grads, want):
         assert tuple(got.shape) == expected.shape

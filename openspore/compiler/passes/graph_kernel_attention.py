@@ -14,10 +14,13 @@ and the backward autodiff made for it (the products with %p, its SoftmaxGrad and
     %dq = BatchMatMul[tb](%dm, %kt)    %dkt = BatchMatMul[ta](%q, %dm)     %dq, %dkt, %dv = tuple_get_item[0..2](%g)
 
 become FusedAttention and FusedAttentionGrad (graph_kernel/attention.py). Which way they run is chosen here from
-the shapes (`keeps_probabilities`): for short sequences the forward keeps the probabilities for the backward
-(its second output, L×S) and the products run on OpenBLAS straight from the projection's memory; for longer
-ones ATen's CPU flash-attention kernels, which never write the L×L probabilities and recompute them in the
-backward from the row log-sum-exp (then the second output).
+the mask and the shapes: a causal mask (`is_causal_mask`, GPT's) becomes `causal=True` with no mask input, ATen's
+causal flash kernels, which skip the masked keys; otherwise for short sequences (`keeps_probabilities`) the
+forward keeps the probabilities for the backward (its second output, L×S) and the products run on OpenBLAS
+straight from the projection's memory; for longer ones ATen's CPU flash-attention kernels, which never write the
+L×L probabilities and recompute them in the backward from the row log-sum-exp (then the second output). When
+the backward's three gradients are only merged back into the qkv projection's layout (Transposes, Reshapes and
+a Concat), FusedAttentionGrad writes the merged gradient itself (`heads_merged`).
 Only the whole pattern is rewritten: the probabilities must have exactly those three readers (so nothing else
 needs them), every intermediate one reader, the scale one scalar constant used on both sides; anything else (an
 inference graph with no backward, a mask that is not a constant, a dropout on the probabilities) is left as it
@@ -31,10 +34,12 @@ is. `--disable_cluster_ops=FlashAttention` switches the pattern off. Only the to
 >>> graph_kernel_attention(g) is g   # no attention: the same graph back
 True
 """
+import numpy as np
+
 from ...core.primitive import AbstractTensor
 from ...ir.node import Node
 from ...ir.rewrite import rewrite
-from ..graph_kernel.attention import FusedAttention, FusedAttentionGrad, keeps_probabilities
+from ..graph_kernel.attention import FusedAttention, FusedAttentionGrad, is_causal_mask, keeps_probabilities
 from ..graph_kernel.ops import attention_ops
 
 
@@ -78,12 +83,12 @@ def graph_kernel_attention(graph, flags=None):
 
 
 def _emit_forward(m, rw):
-    mask = () if m["mask"] is None else (rw.get(m["mask"]),)
+    mask = () if m["mask"] is None or m["causal"] else (rw.get(m["mask"]),)
     q, kt, v = rw.get(m["q"]), rw.get(m["kt"]), rw.get(m["v"])
     o, s = m["o"], m["s"]
     saved_shape = tuple(s.abstract.shape) if m["keep"] else tuple(s.abstract.shape[:-1])
     lse_abstract = AbstractTensor(saved_shape, s.abstract.dtype)
-    op = FusedAttention(scale=m["scale"], keep_probabilities=m["keep"])
+    op = FusedAttention(scale=m["scale"], keep_probabilities=m["keep"], causal=m["causal"])
     op.sources = _sources(m, ("s", "m", "a", "p", "o"))
     fused = Node(op, (q, kt, v) + mask, abstract=(o.abstract, lse_abstract), loc=o.loc,
                  scope=_scope(o, "FusedAttention"))
@@ -96,10 +101,11 @@ def _emit_forward(m, rw):
 
 def _emit_backward(m, rw):
     new = m["new"]
-    mask = () if m["mask"] is None else (rw.get(m["mask"]),)
+    mask = () if m["mask"] is None or m["causal"] else (rw.get(m["mask"]),)
     inputs = (rw.get(m["do"]), rw.get(m["q"]), rw.get(m["kt"]), rw.get(m["v"]), new["o"], new["lse"]) + mask
     dq, dkt, dv, concat = m["dq"], m["dkt"], m["dv"], m.get("concat")
-    op = FusedAttentionGrad(scale=m["scale"], keep_probabilities=m["keep"], heads_merged=concat is not None)
+    op = FusedAttentionGrad(scale=m["scale"], keep_probabilities=m["keep"], heads_merged=concat is not None,
+                            causal=m["causal"])
     names = ("dp", "dv", "ds", "dm", "dq", "dkt")
     op.sources = _sources(m, names) + ([(n.scope or n.op_name, n.op_name) for n in m["merge_nodes"]]
                                        if concat is not None else [])
@@ -167,10 +173,11 @@ def _find(graph):
         if _last_axis_softmax(p):
             m = _match(p, users, only_user)
             if m is not None:
-                # the probabilities themselves kept for the backward, or the row log-sum-exp (flash)
-                m["keep"] = keeps_probabilities(*m["s"].abstract.shape[-2:])
-                # only the kernel that keeps the probabilities writes the merged gradient itself
-                m.update(_merged_heads(m, users, only_user) if m["keep"] else {"concat": None, "merge_nodes": ()})
+                # a causal mask: flash's causal kernels, which skip the masked keys (and take no mask)
+                m["causal"] = m["mask"] is not None and is_causal_mask(np, _mask_array(m["mask"]))
+                # else the probabilities themselves kept for the backward, or the row log-sum-exp (flash)
+                m["keep"] = not m["causal"] and keeps_probabilities(*m["s"].abstract.shape[-2:])
+                m.update(_merged_heads(m, users, only_user))
                 matches.append(m)
     return matches
 
@@ -210,6 +217,11 @@ def _match(p, users, only_user):
         return None
     return {"q": q, "kt": kt, "v": v, "mask": mask, "scale": scale, "s": s, "m": m_node, "a": a, "p": p,
             "o": o, "do": do, "dp": dp, "ds": ds, "dm": dm, "dv": dv, "dq": dq, "dkt": dkt}
+
+
+def _mask_array(n):
+    value = n.value
+    return value.asnumpy() if hasattr(value, "asnumpy") else np.asarray(value)
 
 
 def _const_value(n):
