@@ -18,6 +18,22 @@ family 25 model 1), MKL's addmm was the faster one at every shape measured (GPT'
 512x512 by 128, 10-25%; the MLP's 128x784 by 512 and 128x512 by 512, 9-14%; interleaved calls, CPU time, a
 loaded machine) and the benchmark MLP's whole training step 2-10% faster, so there Dense keeps torch's `linear`.
 
+On Intel's processors MKL is on its own ground, and there the single-matrix products stay on it. Measured on an
+Intel Xeon with AVX-512 (KVM guest, family 6, 2 cores; one thread, 400 interleaved calls, thread CPU time,
+fastest/median in µs, load 6.5-7): DenseGrad's dInput = g·W took 266/357 on MKL against 348/476 on OpenBLAS for
+GPT's qkv (512x384 by 384x128), 378/468 against 436/639 for fc1, 552/710 against 721/950 for the MLP's first layer
+(128x512 by 512x784); dWeight = gᵀx 306/436 against 331/416 (qkv), 407/515 against 483/684 (GPT's fc2), 639/804
+against 722/907 (the MLP's first layer), every GPT and MLP shape faster on MKL at the fastest call, 7-25%; oneDNN
+was the slowest of the three on both gradients (it copies the transposed operands). The attention's strided
+batches still gain on OpenBLAS there (no contiguous copies): q·kᵀ 150/255 against 190/294, dV = pᵀ·g 64/126
+against 81/129, p·v and dP = g·vᵀ level. Dense's forward was level between oneDNN and MKL's `linear` (GPT's and
+the MLP's seven shapes, 1000 calls: 2669 against 2697 µs summed fastest, 3771 against 4036 median), so it keeps
+the AVX-512 rule above. Hence `single_products_on_openblas`: a product of one matrix by one matrix goes to
+OpenBLAS only on a processor that is not Intel's (the CPU vendor from /proc/cpuinfo; unknown keeps OpenBLAS, as
+before); batches of matrices go to it on both. On that Xeon the GPT benchmark's Graph-mode training step went from
+44.5 to 40.5 ms (fastest of 100 steps, alternated in one process, thread CPU; medians 48.8 and 44.1), with graph-kernel
+fusion from 32.8 to 28.3 ms (medians 38.2 and 33.3), the losses unchanged.
+
 The products run on these libraries only where they were measured faster: float products of `MIN_WORK`
 multiply-adds and up, at one thread. OpenBLAS only with one thread on both sides (`torch.get_num_threads() == 1` and OpenBLAS's own count 1, which it reads
 from OPENBLAS_NUM_THREADS or OMP_NUM_THREADS): OpenBLAS keeps a pthread pool of its own, which would compete with
@@ -76,6 +92,29 @@ def usable(torch, *tensors):
     return bool(get) and get() == 1
 
 
+def single_products_on_openblas():
+    """Whether a product of one matrix by one matrix (DenseGrad's) was measured faster on OpenBLAS than on MKL on
+    this processor: everywhere but on Intel's, where MKL won at every benchmark shape (see the module docstring)."""
+    single = _STATE.get("single")
+    if single is None:
+        single = _STATE["single"] = cpu_vendor() != "GenuineIntel"
+    return single
+
+
+def cpu_vendor(cpuinfo="/proc/cpuinfo"):
+    """The processor's vendor string as the CPU reports it ("GenuineIntel", "AuthenticAMD", ...), "" when the
+    system does not say (no /proc/cpuinfo, or no vendor_id line in it: ARM, macOS)."""
+    try:
+        with open(cpuinfo, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                key, sep, value = line.partition(":")
+                if sep and key.strip() == "vendor_id":
+                    return value.strip()
+    except OSError:
+        pass
+    return ""
+
+
 def worth_it(m, n, k, batch=1):
     """Whether a product of this size gains more on OpenBLAS than the hand-over to numpy costs (a few µs)."""
     return m * n * k * batch >= MIN_WORK
@@ -83,9 +122,11 @@ def worth_it(m, n, k, batch=1):
 
 def matmul(torch, a, b, out=None):
     """a @ b (numpy's matmul rules: batches broadcast, strided operands as they lie) as a torch tensor computed by
-    OpenBLAS, written into `out` when given; None when OpenBLAS may not run it (`usable`) or the product is too
-    small to gain (`worth_it`)."""
+    OpenBLAS, written into `out` when given; None when OpenBLAS may not run it (`usable`), the product is too
+    small to gain (`worth_it`) or is one of two matrices on a processor where MKL won those
+    (`single_products_on_openblas`)."""
     if a.dim() < 2 or b.dim() < 2 or not worth_it(a.shape[-2], b.shape[-1], a.shape[-1], math.prod(a.shape[:-2])) \
+            or (a.dim() == 2 and b.dim() == 2 and not single_products_on_openblas()) \
             or not usable(torch, a, b) or (out is not None and not usable(torch, out, a)):
         return None
     if out is None:

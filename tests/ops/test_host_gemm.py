@@ -17,6 +17,7 @@ pytestmark = pytest.mark.skipif(not host_gemm._openblas_threads(), reason="numpy
 def one_thread(monkeypatch):
     """One thread on both sides, and every product large enough (the samples here are small)."""
     monkeypatch.setattr(host_gemm, "MIN_WORK", 0)
+    monkeypatch.setitem(host_gemm._STATE, "single", True)  # single-matrix products on OpenBLAS whatever the CPU
     before = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
@@ -41,7 +42,8 @@ def test_taken_only_at_one_thread_for_cpu_floats(one_thread):
     assert host_gemm.matmul(torch, torch.randn(3, 4), b) is None
 
 
-def test_small_products_stay_on_torch():
+def test_small_products_stay_on_torch(monkeypatch):
+    monkeypatch.setitem(host_gemm._STATE, "single", True)
     assert not host_gemm.worth_it(32, 120, 400)  # LeNet's first gradient: the hand-over costs more than it gains
     assert host_gemm.worth_it(512, 128, 128) and host_gemm.worth_it(64, 64, 32, batch=32)
     before = torch.get_num_threads()
@@ -119,3 +121,54 @@ def test_dense_forward_on_onednn_matches_reference(one_thread):
     for bias in (b, None):
         want = prim.numpy(np, x, w, bias)
         _close(prim.torch(torch, tx, tw, None if bias is None else tb), want)
+
+
+def _cpuinfo(tmp_path, text):
+    path = tmp_path / "cpuinfo"
+    path.write_text(text)
+    return str(path)
+
+
+def test_cpu_vendor_read_from_cpuinfo(tmp_path):
+    intel = "processor\t: 0\nvendor_id\t: GenuineIntel\ncpu family\t: 6\n"
+    assert host_gemm.cpu_vendor(_cpuinfo(tmp_path, intel)) == "GenuineIntel"
+    amd = "processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC 9R14\n"
+    assert host_gemm.cpu_vendor(_cpuinfo(tmp_path, amd)) == "AuthenticAMD"
+    assert host_gemm.cpu_vendor(_cpuinfo(tmp_path, "processor\t: 0\nCPU implementer\t: 0x41\n")) == ""  # ARM
+    assert host_gemm.cpu_vendor(str(tmp_path / "missing")) == ""
+
+
+def test_single_products_choose_by_vendor(monkeypatch):
+    for vendor, on_openblas in (("GenuineIntel", False), ("AuthenticAMD", True), ("", True)):
+        monkeypatch.delitem(host_gemm._STATE, "single", raising=False)
+        monkeypatch.setattr(host_gemm, "cpu_vendor", lambda vendor=vendor: vendor)
+        assert host_gemm.single_products_on_openblas() is on_openblas
+
+
+def test_mkl_keeps_single_products_but_not_strided_batches(one_thread, monkeypatch):
+    # on Intel's processors MKL won the single-matrix products, OpenBLAS still the attention's strided batches
+    monkeypatch.setitem(host_gemm._STATE, "single", False)
+    a, b = torch.randn(6, 4), torch.randn(4, 5)
+    assert host_gemm.matmul(torch, a, b) is None
+    assert host_gemm.matmul(torch, a, b, out=torch.empty(6, 5)) is None
+    qkv = torch.randn(2, 6, 3 * 8)
+    q = qkv[..., :8].reshape(2, 6, 2, 4).permute(0, 2, 1, 3)
+    k = qkv[..., 8:16].reshape(2, 6, 2, 4).permute(0, 2, 3, 1)
+    got = host_gemm.matmul(torch, q, k)
+    assert got is not None
+    _close(got, torch.matmul(q, k))
+    # DenseGrad's products then run on torch's kernels, into the arena views too, with the same results
+    rng = np.random.default_rng(3)
+    dout, x, w = (rng.standard_normal(s).astype(np.float32) for s in ((2, 7, 5), (2, 7, 3), (5, 3)))
+    prim = DenseGrad()
+    want = prim.numpy(np, dout, x, w)
+    args = [torch.from_numpy(v) for v in (dout, x, w)]
+    called = []
+    monkeypatch.setattr(host_gemm, "matmul", lambda *a, **k: called.append(a) or None)
+    for got, ref in zip(prim.torch(torch, *args), want, strict=True):
+        _close(got, ref)
+    views = tuple(torch.empty(r.shape) for r in want)
+    for got, view, ref in zip(prim.torch_out(torch, views, *args), views, want, strict=True):
+        assert got is view
+        _close(view, ref)
+    assert not called

@@ -262,8 +262,10 @@ class DenseGrad(Primitive):
 
 
 def _on_host(torch, g, flat_x, weight):
-    """Whether DenseGrad's products run on OpenBLAS (host_gemm.py): large enough, and OpenBLAS may run them."""
-    return host_gemm.worth_it(*g.shape, weight.shape[1]) and host_gemm.usable(torch, g, flat_x, weight)
+    """Whether DenseGrad's products run on OpenBLAS (host_gemm.py): large enough, measured faster there on this
+    processor, and OpenBLAS may run them."""
+    return host_gemm.worth_it(*g.shape, weight.shape[1]) and host_gemm.single_products_on_openblas() \
+        and host_gemm.usable(torch, g, flat_x, weight)
 
 
 def _host_mm(torch):
