@@ -23,7 +23,8 @@ import numpy as np
 from ..core.primitive import AbstractTensor, Primitive
 
 # the fixed cost of one more group of products, in row-positions read: per layer two batched products, a mask
-# add and a softmax cost ~13 us on torch CPU, a row-position ~0.035 us (bench GPT, head size 32, one thread)
+# add and a softmax cost ~13 us on torch CPU, a row-position ~0.035-0.08 us (isolated calls / inside the decode
+# step; bench GPT, head size 32, one thread); 150 and 400 measured alike within the noise of a loaded machine
 GROUP_COST = 400
 
 
@@ -120,6 +121,9 @@ class RaggedDecodeAttention(Primitive):
     def torch(self, torch, q, kv, mask_add, spans):
         b, h, _, d = q.shape
         length = self.length
+        kv = kv.contiguous()                       # the views below are built from its strides (no-op: a Parameter)
+        if mask_add.stride(-1) != 1:
+            mask_add = mask_add.contiguous()
         base = kv.storage_offset()
         half = base + self.rows * h * length * d   # where the values start, after every row's keys
         row_stride = h * length * d                # one view row: every head's positions
