@@ -20,6 +20,10 @@ when a sequence joins, the new token appended in place each step and only there,
 gather; the tokens decoded meanwhile go back into the pool when a running sequence leaves its row; an extra cache
 of max_batch_size full-length sequences, counted as pool_stats()['view_bytes']); 'auto' takes 'pool' for pools of
 at most max_batch_size blocks, else 'view'.
+`ragged_decode` (default True; 'view' only): each decode step's attention reads, for each run of consecutive view
+rows, only the positions of its longest sequence (rounded up to 16), not the longest running sequence's bucket,
+and joining sequences are placed (one swap at most) next to rows of similar length (ragged_attention.py,
+KVView.place); the graphs stay one per bucket.
 
 >>> import numpy as np
 >>> from openspore.llm import GPT, GPTConfig, LLMEngine
@@ -45,6 +49,7 @@ from .engine_graphs import DecodeGraph, PrefillGraph, RowCopyGraph, ViewDecodeGr
 from .kv_pool import KVPool, OutOfBlocks
 from .kv_view import KVView
 from .model import _NEG, GPT
+from .engine_view import ViewDecoding
 
 __all__ = ["LLMEngine", "OutOfBlocks"]
 
@@ -55,11 +60,11 @@ def _positive(name, value):
     return int(value)
 
 
-class LLMEngine:
+class LLMEngine(ViewDecoding):
     """Prefill/decode over a paged KV pool (see the module docstring). Sequence ids are any hashable values."""
 
     def __init__(self, model, *, block_size=16, num_blocks=None, max_batch_size=16, max_model_len=None,
-                 memory_bytes=None, decode_attention="auto", shape_buckets=True, prefill_tokens=None):
+                 memory_bytes=None, decode_attention="auto", shape_buckets=True, prefill_tokens=None, ragged_decode=True):
         if not isinstance(model, GPT):
             raise TypeError(f"LLMEngine expects an openspore.llm.GPT model, but got {type(model).__name__}.")
         self.model = model
@@ -118,9 +123,12 @@ class LLMEngine:
             self._prefill_rows[width] = _doubling(1, most) if shape_buckets else [most]
         self.prefill_shapes = [(r, w) for w in self.prefill_buckets for r in self._prefill_rows[w]]
         self._positions = np.arange(self.max_model_len, dtype=np.int32)
+        if not isinstance(ragged_decode, bool):
+            raise ValueError(f"LLMEngine: 'ragged_decode' must be a bool, but got {ragged_decode!r}.")
+        self.ragged_decode = ragged_decode and self.view is not None
         self._prefill_cell = PrefillGraph(model, self.pool)
         self._decode_cell = DecodeGraph(model, self.pool, self.decode_over_pool) if self.view is None else \
-            ViewDecodeGraph(model, self.pool, self.view)
+            ViewDecodeGraph(model, self.pool, self.view, ragged=self.ragged_decode)
         self._prefill_cell.set_train(False)
         self._decode_cell.set_train(False)
         self._prefill = jit(self._prefill_cell)
@@ -393,87 +401,6 @@ class LLMEngine:
             open_ = np.arange(blocks * bs)[None, :] < lengths[:, None]
             mask_add = np.where(open_, 0.0, _NEG).astype(self._mask_dtype)[:, None, :]   # [B, 1, L]
         return ids, positions, self.pool.rows(slots), mask_add, table_arr.reshape(-1)
-
-
-    # ---- decode through the view ------------------------------------------------------------------------------
-    def _run_decode_view(self, seq_ids, tokens):
-        """One decode call through the KVView: the sequences take view rows below the row bucket (a running
-        sequence moved out of a row first has its decoded tokens flushed into the pool; those newly placed are
-        filled from the pool), graph row r is view row r, the logits come back in call order."""
-        b = len(seq_ids)
-        width = next(r for r in self.decode_row_buckets if r >= b)
-        placed = self.view.place(seq_ids, width, flush=self._flush_view)
-        if placed:
-            try:
-                self._fill_view(placed)
-            except BaseException:   # a row half filled: the pool still holds all of it; refill next time
-                for s, _ in placed:
-                    self.view.drop(s)
-                raise
-        rows = np.array([self.view.row(s) for s in seq_ids], np.int64)
-        lengths = np.ones(width, np.int64)    # padding rows: token 0 at position 0, one open position
-        lengths[rows] = [self.pool.length(s) for s in seq_ids]   # already counts this token
-        blocks = next(n for n in self.decode_buckets if n * self.block_size >= lengths.max())
-        inputs = self._decode_view_inputs(width, blocks, tokens, rows, lengths)
-        out = self._run_graph(self._decode, self._decode_cell, inputs)[rows]
-        self.view.filled[rows] = lengths[rows]
-        return out
-
-    def _decode_view_inputs(self, width, blocks, tokens, rows, lengths):
-        """The view decode graph's arrays (ids, positions, view index, mask_add); padding rows write into the
-        view's scratch row."""
-        ids = np.zeros(width, np.int32)
-        ids[rows] = tokens
-        positions = lengths - 1
-        view_rows = np.full(width, self.view.scratch_row, np.int64)
-        view_rows[rows] = rows
-        view_pos = np.where(view_rows == self.view.scratch_row, 0, positions)
-        span = blocks * self.block_size
-        # row n of the open-prefix table is 0 on positions [0, n) and _NEG after: one row gather per sequence
-        # instead of a comparison, a where and a cast over [rows, span] every step
-        mask_add = self._open_prefix[lengths, :span]
-        return (ids, positions.astype(np.int32), self.view.index(view_rows, view_pos), mask_add[:, None, None, :])
-
-    def _fill_view(self, placed):
-        """Copy the stored tokens (all but this step's) of each newly placed (seq_id, row) from the pool into its
-        view row, in calls of at most the largest fill bucket."""
-        pieces = []
-        for s, r in placed:
-            n = self.pool.length(s) - 1
-            pieces.append((self._slots(s, n), np.full(n, r, np.int64), np.arange(n, dtype=np.int64)))
-        self._copy_rows(self._fill, self._fill_cell, pieces, reverse=False)
-        for s, r in placed:
-            self.view.synced[r] = self.view.filled[r] = self.pool.length(s) - 1
-
-    def _flush_view(self, moves):
-        """Copy positions [synced, filled) of each (seq_id, row, synced, filled) from its view row back into the
-        sequence's pool slots (KVView.place calls this before the rows change hands)."""
-        pieces = [(self._slots(s, stop)[start:], np.full(stop - start, r, np.int64),
-                   np.arange(start, stop, dtype=np.int64)) for s, r, start, stop in moves]
-        self._copy_rows(self._flush, self._flush_cell, pieces, reverse=True)
-
-    def _copy_rows(self, compiled, cell, pieces, reverse):
-        """Run a RowCopyGraph over (pool slots, view rows, view positions) pieces in calls of at most the largest
-        fill bucket: pool → view, or view → pool when `reverse`."""
-        slots, vrows, vpos = (np.concatenate(p) for p in zip(*pieces))
-        most = self.fill_buckets[-1]
-        for at in range(0, len(slots), most):
-            part = slice(at, at + most)
-            tokens = next(t for t in self.fill_buckets if t >= len(slots[part]))
-            src, dst = self._fill_inputs(tokens, (slots[part], vrows[part], vpos[part]))
-            self._run_graph(compiled, cell, (dst, src) if reverse else (src, dst))
-
-    def _fill_inputs(self, tokens, parts):
-        """The fill graph's (src, dst) — pool rows, view rows — for `tokens` tokens: `parts` = (pool slots, view
-        rows, view positions) of the real ones, or () for padding only (the pool's scratch block and the view's
-        scratch row); swapped, the flush graph's."""
-        slots = np.full(tokens, self.pool.scratch_block * self.block_size, np.int64)
-        vrows = np.full(tokens, self.view.scratch_row, np.int64)
-        vpos = np.zeros(tokens, np.int64)
-        if parts:
-            n = len(parts[0])
-            slots[:n], vrows[:n], vpos[:n] = parts
-        return self.pool.rows(slots).reshape(-1), self.view.index(vrows, vpos).reshape(-1)
 
 
 def _entries(bound, cell):

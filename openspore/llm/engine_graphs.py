@@ -26,6 +26,7 @@ import math
 from .. import nn, ops
 from ..common.tensor import Tensor
 from .model import causal_mask
+from .ragged_attention import RaggedDecodeAttention
 
 
 class _PoolGraph(nn.Cell):
@@ -119,17 +120,22 @@ class DecodeGraph(_PoolGraph):
 
 
 class ViewDecodeGraph(_PoolGraph):
-    """(ids, positions [B] int32, index [B, 2, H] int64, mask_add [B, 1, 1, L] float) → next-token logits
-    [B, vocab], through a `KVView`: row b of the graph is row b of the view, `index` (KVView.index) is where each
-    row's new key and value go, L the length bucket in positions. The new token is written into the view only;
-    the pool gets it when the sequence leaves its row (the engine's `_flush_view`), so a step writes once."""
+    """(ids, positions [B] int32, index [B, 2, H] int64, mask_add [B, 1, 1, L] float, spans [B] int64) →
+    next-token logits [B, vocab], through a `KVView`: row b of the graph is row b of the view, `index`
+    (KVView.index) is where each row's new key and value go, L the length bucket in positions. The new token is
+    written into the view only; the pool gets it when the sequence leaves its row (the engine's `_flush_view`), so
+    a step writes once. With `ragged` (the engine's ragged_decode) each layer's attention is one
+    RaggedDecodeAttention: each run of rows with the same span reads only its first `span` positions
+    (ragged_attention.py); without it every row reads all L positions and `spans` is unused."""
 
-    def __init__(self, model, pool, view):
+    def __init__(self, model, pool, view, ragged=True):
         super().__init__(model, pool)
         self.view = view.kv
         self.view_rows, self.view_length = view.rows + 1, view.length
+        self.ragged = ragged
+        self.ragged_attention = RaggedDecodeAttention(rows=self.view_rows, length=self.view_length)
 
-    def construct(self, ids, positions, index, mask_add):
+    def construct(self, ids, positions, index, mask_add, spans):
         model = self.model
         b = ids.shape[0]
         x = model.wte(ids) + model.wpe(positions)                                  # [B, C]
@@ -138,7 +144,11 @@ class ViewDecodeGraph(_PoolGraph):
             q, kv = self.split_q_kv(qkv)                                            # [B, 1, H, D], [B, 2, H, D]
             self.write(self.view[i], index, kv)                                     # in place, before reading
             q = ops.transpose(q, (0, 2, 1, 3)) * self.scale                        # [B, H, 1, D]
-            x = x + block.attn.c_proj(self._attention(i, q, mask_add, b))
+            if self.ragged:
+                out = ops.reshape(self.ragged_attention(q, self.view[i], mask_add, spans), (b, self.n_embd))
+            else:
+                out = self._attention(i, q, mask_add, b)
+            x = x + block.attn.c_proj(out)
             x = x + block.mlp(block.ln_2(x))
         return model.lm_head(model.ln_f(x))
 
