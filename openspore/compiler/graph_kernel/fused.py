@@ -271,8 +271,8 @@ def _mismatch(torch, expected, got):
 _configured = []
 
 
-def _compile_fx(torch, fn, args):
-    """make_fx + TorchInductor (no Dynamo: the cluster is already a straight-line graph)."""
+def configure_inductor():
+    """Inductor's settings for every kernel fusion compiles (once per process, before Inductor first runs)."""
     if not _configured:
         # Inductor keeps its code and its FX-graph cache under this directory; set before Inductor first reads it.
         os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", os.path.join(context.kernel_cache_dir(), "inductor"))
@@ -280,6 +280,11 @@ def _compile_fx(torch, fn, args):
         config.compile_threads = 1   # compile in this process: no worker pool left behind
         config.fx_graph_cache = True
         _configured.append(True)
+
+
+def _compile_fx(torch, fn, args):
+    """make_fx + TorchInductor (no Dynamo: the cluster is already a straight-line graph)."""
+    configure_inductor()
     from torch.fx.experimental.proxy_tensor import make_fx
     import torch._inductor
     from torch._inductor.codecache import PyCodeCache

@@ -1,0 +1,111 @@
+"""graph_kernel_batchnorm: BatchNorm's training backward and the ReLU mask (and residual add) before it, as one kernel.
+
+Runs only when graph-kernel fusion is on (compiler/graph_kernel), before clustering. In a ResNet training step
+the backward of `relu(bn(conv(x)) [+ shortcut])` is a ReluGrad, then a BatchNormGrad of the masked gradient;
+where a residual branch joins, the ReluGrad reads the Add of the two incoming gradients:
+
+    %5 = Add(%1, %2) : f32[32,16,32,32]                     %7 = FusedBatchNormReluGrad[has_add=True,
+    %6 = ReluGrad(%5, %3) : f32[32,16,32,32]           →          keep_grad=True](%1, %2, %3, %x, %s, %m, %v)
+    %7 = BatchNormGrad(%6, %x, %s, %m, %v, None, None)      %8 = tuple_get_item[3](%7)   (only if %6 has readers)
+    ... ReluGrad's other readers read %6 ...                 ... they read %8 ...
+
+The three become one FusedBatchNormReluGrad (graph_kernel/batchnorm_grad.py: the mask applied inside
+BatchNorm's two passes, the values fusion off's bit for bit) at the BatchNormGrad's place. Conditions: NCHW
+BatchNormGrad whose batch-statistic cotangents are None (a training step's BatchNorm), its gradient a float32
+ReluGrad of the same shape; the Add is taken in only when the ReluGrad is its one reader and both its inputs
+have its shape; the masked gradient is an extra output when other nodes read it, which must then all come after
+the BatchNormGrad (the projection shortcut's BatchNormGrad reading the same gradient does). One ReluGrad joins
+one BatchNormGrad. `--disable_cluster_ops=BatchNormReluGrad` keeps them apart.
+
+>>> from openspore.ir.parser import parse_graph
+>>> g = parse_graph('''graph @f(%0 x: f32[4]) {
+...   %1 = Neg(%0) : f32[4]
+...   return %1
+... }''')
+>>> graph_kernel_batchnorm(g) is g
+True
+"""
+from ...common import dtype as mstype
+from ...ir.node import Node
+from ...ir.rewrite import rewrite
+from ..graph_kernel.batchnorm_grad import FusedBatchNormReluGrad
+from ..graph_kernel.ops import norm_grad_ops
+
+_NAME = "BatchNormReluGrad"
+
+
+def graph_kernel_batchnorm(graph, flags=None):
+    """graph_kernel_batchnorm(graph, flags=None) -> Graph with each ReluGrad (+ Add) + BatchNormGrad as one node."""
+    if _NAME not in norm_grad_ops(flags):
+        return graph
+    return rewrite(graph, _visit, prepare=_matches)
+
+
+def _is(n, name):
+    return n.is_primitive and n.op_name == name
+
+
+def _float32(n, shape):
+    a = n.abstract
+    return getattr(a, "shape", None) is not None and tuple(a.shape) == shape and a.dtype is mstype.float32
+
+
+def _none(n):
+    return n.op == "const" and n.value is None
+
+
+def _matches(graph):
+    """{BatchNormGrad id: (ReluGrad, Add or None, keep the masked gradient)} and the ids of the nodes they absorb."""
+    position = {n.id: k for k, n in enumerate(graph.nodes)}
+    readers = {}
+    for n in graph.nodes:
+        for i in n.inputs:
+            readers.setdefault(i.id, []).append(n)
+    found, absorbed = {}, set()
+    for n in graph.nodes:
+        if not _is(n, "BatchNormGrad") or n.attrs.get("data_format", "NCHW") != "NCHW" \
+                or not (_none(n.inputs[5]) and _none(n.inputs[6])):
+            continue
+        relu, x = n.inputs[0], n.inputs[1]
+        shape = tuple(getattr(x.abstract, "shape", ()))
+        if not _is(relu, "ReluGrad") or relu.id in absorbed or relu is graph.output or len(shape) != 4 \
+                or not all(_float32(v, shape) for v in (relu, relu.inputs[0], relu.inputs[1], x)):
+            continue
+        others = [m for m in readers.get(relu.id, []) if m is not n]
+        if any(position[m.id] < position[n.id] for m in others):
+            continue
+        add = relu.inputs[0]
+        if not (_is(add, "Add") and len(readers.get(add.id, [])) == 1 and add is not graph.output
+                and all(_float32(v, shape) for v in add.inputs)):
+            add = None
+        found[n.id] = (relu, add, bool(others))
+        absorbed.add(relu.id)
+        if add is not None:
+            absorbed.add(add.id)
+    return found, absorbed, {}
+
+
+def _visit(n, inputs, rw):
+    found, absorbed, replaced = rw.facts
+    if n.id in absorbed:
+        return None  # computed inside the fused node (its other readers read `replaced`)
+    inputs = tuple(replaced.get(i.id, new) for i, new in zip(n.inputs, inputs))
+    match = found.get(n.id)
+    if match is None:
+        return rw.keep(n, inputs)
+    relu, add, keep = match
+    def new(i):  # an absorbed ReluGrad earlier in the chain stands as its fused node's extra output
+        return replaced[i.id] if i.id in replaced else rw.get(i)
+    grads = [new(i) for i in add.inputs] if add is not None else [new(relu.inputs[0])]
+    op = FusedBatchNormReluGrad(n.attrs.get("epsilon", 1e-5), has_add=add is not None, keep_grad=keep)
+    op.sources = [(m.scope or m.op_name, m.op_name) for m in (add, relu, n) if m is not None]  # --dump_as_text
+    abstract = tuple(n.abstract) + ((relu.abstract,) if keep else ())
+    parent = n.scope.rpartition("/")[0]
+    fused = Node(op, tuple(grads) + (new(relu.inputs[1]),) + inputs[1:5], abstract=abstract, loc=n.loc,
+                 scope=f"{parent}/FusedBatchNormReluGrad-op{n.id}" if parent else n.scope)
+    if keep:
+        rw.emit(fused)
+        replaced[relu.id] = Node("tuple_get_item", (fused,), abstract=relu.abstract, loc=relu.loc,
+                                 scope=relu.scope, index=3)
+        rw.emit(replaced[relu.id])
+    return fused
