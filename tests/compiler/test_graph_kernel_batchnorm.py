@@ -47,9 +47,9 @@ def test_add_relu_grad_and_batchnorm_grad_become_one_node_keeping_the_masked_gra
     assert neg.inputs[0].op == "tuple_get_item" and neg.inputs[0].index == 3  # the masked gradient, as output 3
 
 
-def test_a_reader_of_the_masked_gradient_before_the_batchnorm_grad_blocks_the_fusion():
-    before = parse_graph(READ_BEFORE)
-    assert graph_kernel_batchnorm(before) is before
+def test_a_reader_of_the_masked_gradient_before_the_batchnorm_grad_keeps_the_relu_grad():
+    after = graph_kernel_batchnorm(parse_graph(READ_BEFORE))
+    assert _ops(after) == ["ReluGrad", "Neg", "FusedBatchNormReluGrad"]
 
 
 def test_the_flag_keeps_them_apart():
@@ -107,3 +107,24 @@ def test_numpy_kernel_agrees_with_torch():
     got = op.numpy(np, *[t.numpy() for t in inputs])
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w.numpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_a_batchnorm_grad_without_relu_grad_runs_alone_in_the_kernel_bit_for_bit():
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        op = FusedBatchNormReluGrad(1e-5, relu=False)
+        a, _, x, scale, mean, variance = _inputs(np.random.default_rng(3), (4, 16, 5, 5), True, False)
+        got = op.torch(torch, a, x, scale, mean, variance)
+        want = op._op_by_op("torch", torch, (a, x, scale, mean, variance))
+    finally:
+        torch.set_num_threads(threads)
+    assert len(got) == 3
+    for g, w in zip(got, want):
+        assert torch.equal(g, w)
+
+
+def test_the_pass_fuses_a_lone_batchnorm_grad_without_mask():
+    after = graph_kernel_batchnorm(parse_graph(READ_BEFORE))  # its ReluGrad has a reader before it: no mask
+    fused = [n for n in after.nodes if n.op_name == "FusedBatchNormReluGrad"]
+    assert len(fused) == 1 and not fused[0].op.relu and "ReluGrad" in _ops(after)

@@ -43,17 +43,18 @@ _WHY = "a fused gradient kernel is made after autodiff, from nodes that were alr
 
 
 class FusedBatchNormReluGrad(Primitive):
-    """FusedBatchNormReluGrad(epsilon=1e-5, has_add=False, keep_grad=False)(a, [b,] y, x, scale, mean, variance)
-    -> (dx, dscale, dbias[, g]): BatchNormGrad (NCHW, training, unused statistics) of g = ReluGrad(a [+ b], y);
-    g is returned too with `keep_grad` (other nodes read it)."""
+    """FusedBatchNormReluGrad(epsilon=1e-5, has_add=False, keep_grad=False, relu=True)(a, [b,] [y,] x, scale,
+    mean, variance) -> (dx, dscale, dbias[, g]): BatchNormGrad (NCHW, training, unused statistics) of
+    g = ReluGrad(a [+ b], y); g is returned too with `keep_grad` (other nodes read it). With `relu=False` there
+    is no mask (nor b, y): g = a, BatchNormGrad alone in the same kernel."""
 
     differentiable = False
     nondiff_reason = _WHY
     channels_last = "keeps"
-    attr_defaults = {"epsilon": 1e-5, "has_add": False, "keep_grad": False}
+    attr_defaults = {"epsilon": 1e-5, "has_add": False, "keep_grad": False, "relu": True}
 
-    def __init__(self, epsilon=1e-5, has_add=False, keep_grad=False):
-        super().__init__(epsilon=epsilon, has_add=has_add, keep_grad=keep_grad)
+    def __init__(self, epsilon=1e-5, has_add=False, keep_grad=False, relu=True):
+        super().__init__(epsilon=epsilon, has_add=has_add, keep_grad=keep_grad, relu=relu)
         self._checked = {}  # input signature -> True (the fused kernel reproduces op by op) / False
 
     def infer(self, *inputs):
@@ -63,6 +64,8 @@ class FusedBatchNormReluGrad(Primitive):
         return out + (AbstractTensor(tuple(x.shape), x.dtype),) if self.keep_grad else out
 
     def _split(self, inputs):
+        if not self.relu:
+            return (inputs[0], None, None) + tuple(inputs[1:])
         if self.has_add:
             a, b, rest = inputs[0], inputs[1], inputs[2:]
         else:
@@ -74,7 +77,7 @@ class FusedBatchNormReluGrad(Primitive):
         a, b, y, x, scale, mean, variance = self._split(inputs)
         add, relu_grad, bn_grad = getattr(Add, kernel), getattr(ReluGrad, kernel), getattr(BatchNormGrad, kernel)
         g = add(_ADD, xp, a, b) if b is not None else a
-        g = relu_grad(_RELU_GRAD, xp, g, y)
+        g = relu_grad(_RELU_GRAD, xp, g, y) if y is not None else g
         dx, dscale, dbias = bn_grad(BatchNormGrad(self.epsilon), xp, g, x, scale, mean, variance, None, None)
         return (dx, dscale, dbias, g) if self.keep_grad else (dx, dscale, dbias)
 
@@ -98,8 +101,8 @@ class FusedBatchNormReluGrad(Primitive):
         dx = torch.empty_like(x)
         g = torch.empty_like(x) if self.keep_grad else dx  # unused without keep_grad
         dscale, dbias = torch.empty_like(scale), torch.empty_like(scale)
-        kernel(a, b if b is not None else a, y, x, mean, invstd, scale, g, dx, dscale, dbias,
-               x.numel() // channels, channels, int(b is not None), int(self.keep_grad))
+        kernel(a, b if b is not None else a, y if y is not None else a, x, mean, invstd, scale, g, dx, dscale,
+               dbias, x.numel() // channels, channels, int(b is not None), int(self.keep_grad), int(y is not None))
         return (dx, dscale, dbias, g) if self.keep_grad else (dx, dscale, dbias)
 
     def _check(self, torch, inputs):
@@ -148,7 +151,7 @@ def _compiled(torch):
             from .fused import configure_inductor
             configure_inductor()
             from torch._inductor.codecache import CppPythonBindingsCodeCache
-            args = ["const float*"] * 7 + ["float*"] * 4 + ["int64_t"] * 4
+            args = ["const float*"] * 7 + ["float*"] * 4 + ["int64_t"] * 5
             _KERNEL["fn"] = CppPythonBindingsCodeCache.load_pybinding(args, _SOURCE)
     return _KERNEL["fn"]
 
@@ -161,17 +164,18 @@ _SOURCE = r'''
 #include <cstdint>
 #include <vector>
 
-template <bool HAS_B>
+template <bool MASK, bool HAS_B>
 static inline __m256 masked(const float* __restrict a, const float* __restrict b, const float* __restrict y,
                             int64_t i, __m256 zero)
 {
     __m256 g = _mm256_loadu_ps(a + i);
     if constexpr (HAS_B) g = _mm256_add_ps(g, _mm256_loadu_ps(b + i));
+    if constexpr (!MASK) return g;
     // threshold_backward: 0 where y <= 0, else g (a NaN y keeps g)
     return _mm256_blendv_ps(g, zero, _mm256_cmp_ps(_mm256_loadu_ps(y + i), zero, _CMP_LE_OQ));
 }
 
-template <bool HAS_B, bool KEEP_G>
+template <bool MASK, bool HAS_B, bool KEEP_G>
 static void bn_relu_grad(const float* __restrict a, const float* __restrict b, const float* __restrict y,
                          const float* __restrict x, const float* __restrict mean, const float* __restrict invstd,
                          const float* __restrict scale, float* __restrict g_out, float* __restrict dx,
@@ -187,7 +191,7 @@ static void bn_relu_grad(const float* __restrict a, const float* __restrict b, c
     for (int64_t r = 0; r < rows; ++r) {
         for (int64_t j = 0; j < blocks; ++j) {
             const int64_t i = r * channels + 8 * j;
-            const __m256 g = masked<HAS_B>(a, b, y, i, zero);
+            const __m256 g = masked<MASK, HAS_B>(a, b, y, i, zero);
             if constexpr (KEEP_G) _mm256_storeu_ps(g_out + i, g);
             sum[j] = _mm256_add_ps(sum[j], g);
             const __m256 xmu = _mm256_sub_ps(_mm256_loadu_ps(x + i), _mm256_loadu_ps(mean + 8 * j));
@@ -205,7 +209,7 @@ static void bn_relu_grad(const float* __restrict a, const float* __restrict b, c
     for (int64_t r = 0; r < rows; ++r) {
         for (int64_t j = 0; j < blocks; ++j) {
             const int64_t i = r * channels + 8 * j;
-            const __m256 g = KEEP_G ? _mm256_loadu_ps(g_out + i) : masked<HAS_B>(a, b, y, i, zero);
+            const __m256 g = KEEP_G ? _mm256_loadu_ps(g_out + i) : masked<MASK, HAS_B>(a, b, y, i, zero);
             const __m256 xmu = _mm256_sub_ps(_mm256_loadu_ps(x + i), _mm256_loadu_ps(mean + 8 * j));
             __m256 v = _mm256_fmadd_ps(_mm256_sub_ps(zero, xmu), k[j], _mm256_sub_ps(g, gm[j]));
             v = _mm256_mul_ps(_mm256_mul_ps(v, _mm256_loadu_ps(invstd + 8 * j)), _mm256_loadu_ps(scale + 8 * j));
@@ -216,11 +220,14 @@ static void bn_relu_grad(const float* __restrict a, const float* __restrict b, c
 
 extern "C" void kernel(const float* a, const float* b, const float* y, const float* x, const float* mean,
                        const float* invstd, const float* scale, float* g_out, float* dx, float* dscale,
-                       float* dbias, int64_t rows, int64_t channels, int64_t has_b, int64_t keep_g)
+                       float* dbias, int64_t rows, int64_t channels, int64_t has_b, int64_t keep_g, int64_t mask)
 {
-    if (has_b && keep_g) bn_relu_grad<true, true>(a, b, y, x, mean, invstd, scale, g_out, dx, dscale, dbias, rows, channels);
-    else if (has_b) bn_relu_grad<true, false>(a, b, y, x, mean, invstd, scale, g_out, dx, dscale, dbias, rows, channels);
-    else if (keep_g) bn_relu_grad<false, true>(a, b, y, x, mean, invstd, scale, g_out, dx, dscale, dbias, rows, channels);
-    else bn_relu_grad<false, false>(a, b, y, x, mean, invstd, scale, g_out, dx, dscale, dbias, rows, channels);
+#define BN_RELU_GRAD(M, B, K) bn_relu_grad<M, B, K>(a, b, y, x, mean, invstd, scale, g_out, dx, dscale, dbias, rows, channels)
+    if (!mask) BN_RELU_GRAD(false, false, false);  // BatchNormGrad alone: g = a
+    else if (has_b && keep_g) BN_RELU_GRAD(true, true, true);
+    else if (has_b) BN_RELU_GRAD(true, true, false);
+    else if (keep_g) BN_RELU_GRAD(true, false, true);
+    else BN_RELU_GRAD(true, false, false);
+#undef BN_RELU_GRAD
 }
 '''
