@@ -96,13 +96,13 @@ class FusedBatchNormReluGrad(Primitive):
 
     def _fused(self, torch, a, b, y, x, scale, mean, variance):
         kernel = _compiled(torch)
-        invstd = torch.rsqrt(variance + self.epsilon)  # as BatchNormGrad's torch kernel computes it
         channels = x.shape[1]
         dx = torch.empty_like(x)
         g = torch.empty_like(x) if self.keep_grad else dx  # unused without keep_grad
         dscale, dbias = torch.empty_like(scale), torch.empty_like(scale)
-        kernel(a, b if b is not None else a, y if y is not None else a, x, mean, invstd, scale, g, dx, dscale,
-               dbias, x.numel() // channels, channels, int(b is not None), int(self.keep_grad), int(y is not None))
+        kernel(a, b if b is not None else a, y if y is not None else a, x, mean, variance, scale, g, dx, dscale,
+               dbias, x.numel() // channels, channels, int(b is not None), int(self.keep_grad), int(y is not None),
+               float(self.epsilon))
         return (dx, dscale, dbias, g) if self.keep_grad else (dx, dscale, dbias)
 
     def _check(self, torch, inputs):
@@ -151,7 +151,7 @@ def _compiled(torch):
             from .fused import configure_inductor
             configure_inductor()
             from torch._inductor.codecache import CppPythonBindingsCodeCache
-            args = ["const float*"] * 7 + ["float*"] * 4 + ["int64_t"] * 5
+            args = ["const float*"] * 7 + ["float*"] * 4 + ["int64_t"] * 5 + ["float"]
             _KERNEL["fn"] = CppPythonBindingsCodeCache.load_pybinding(args, _SOURCE)
     return _KERNEL["fn"]
 
@@ -161,6 +161,7 @@ def _compiled(torch):
 _SOURCE = r'''
 #pragma GCC target("avx2,fma")
 #include <immintrin.h>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -219,9 +220,15 @@ static void bn_relu_grad(const float* __restrict a, const float* __restrict b, c
 }
 
 extern "C" void kernel(const float* a, const float* b, const float* y, const float* x, const float* mean,
-                       const float* invstd, const float* scale, float* g_out, float* dx, float* dscale,
-                       float* dbias, int64_t rows, int64_t channels, int64_t has_b, int64_t keep_g, int64_t mask)
+                       const float* variance, const float* scale, float* g_out, float* dx, float* dscale,
+                       float* dbias, int64_t rows, int64_t channels, int64_t has_b, int64_t keep_g, int64_t mask,
+                       float epsilon)
 {
+    // invstd as BatchNormGrad's torch kernel computes it: torch.rsqrt(variance + eps), i.e. 1 / sqrt(v + eps),
+    // each operation correctly rounded
+    std::vector<float> inverse(channels);
+    for (int64_t c = 0; c < channels; ++c) inverse[c] = 1.0f / std::sqrt(variance[c] + epsilon);
+    const float* invstd = inverse.data();
 #define BN_RELU_GRAD(M, B, K) bn_relu_grad<M, B, K>(a, b, y, x, mean, invstd, scale, g_out, dx, dscale, dbias, rows, channels)
     if (!mask) BN_RELU_GRAD(false, false, false);  // BatchNormGrad alone: g = a
     else if (has_b && keep_g) BN_RELU_GRAD(true, true, true);
