@@ -161,7 +161,8 @@ def test_training_with_fusion_on_leaves_every_parameter_as_fusion_off_does():
     class Net(nn.Cell):
         def __init__(self):
             super().__init__()
-            self.c0, self.c1 = nn.Conv2d(3, 8, 3, pad_mode="pad", padding=1), nn.Conv2d(8, 8, 3, pad_mode="pad", padding=1)
+            self.c0 = nn.Conv2d(3, 8, 3, pad_mode="pad", padding=1)
+            self.c1 = nn.Conv2d(8, 8, 3, pad_mode="pad", padding=1)
             self.b0, self.b1 = nn.BatchNorm2d(8, momentum=0.9), nn.BatchNorm2d(8, momentum=0.9)
             self.fc = nn.Dense(8, 4)
             self.pool, self.flat = nn.AdaptiveAvgPool2d((1, 1)), nn.Flatten()  # as ResNet-20 (a fused ReduceMean

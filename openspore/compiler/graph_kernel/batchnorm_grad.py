@@ -229,7 +229,8 @@ extern "C" void kernel(const float* a, const float* b, const float* y, const flo
     std::vector<float> inverse(channels);
     for (int64_t c = 0; c < channels; ++c) inverse[c] = 1.0f / std::sqrt(variance[c] + epsilon);
     const float* invstd = inverse.data();
-#define BN_RELU_GRAD(M, B, K) bn_relu_grad<M, B, K>(a, b, y, x, mean, invstd, scale, g_out, dx, dscale, dbias, rows, channels)
+#define BN_RELU_GRAD(M, B, K) \
+    bn_relu_grad<M, B, K>(a, b, y, x, mean, invstd, scale, g_out, dx, dscale, dbias, rows, channels)
     if (!mask) BN_RELU_GRAD(false, false, false);  // BatchNormGrad alone: g = a
     else if (has_b && keep_g) BN_RELU_GRAD(true, true, true);
     else if (has_b) BN_RELU_GRAD(true, true, false);

@@ -21,7 +21,9 @@ one BatchNormGrad; a BatchNormGrad without one (that projection shortcut's) runs
 Then the moving-average updates: every `AssignSub` writing a Parameter that nothing reads afterwards (BatchNorm's
 moving mean and variance: read by their BatchNorm and its update, both earlier) moves to the last such update's
 place, all of them as one ForeachAssignSub (graph_kernel/moving_average.py): ResNet-20's 42 kernel calls on 16
-to 64 numbers become one, 1.5% of its fused step (20 interleaved pairs, thread CPU time). `--disable_cluster_ops=BatchNormReluGrad` keeps them apart.
+to 64 numbers become one, 1.5% of its fused step (20 interleaved pairs, thread CPU time). Not in a graph with
+control flow (a branch could read a Parameter after the original write). `--disable_cluster_ops=BatchNormReluGrad`
+keeps all of this apart.
 
 >>> from openspore.ir.parser import parse_graph
 >>> g = parse_graph('''graph @f(%0 x: f32[4]) {
@@ -132,7 +134,10 @@ def _visit(n, inputs, rw):
 def _deferrable_updates(graph):
     """(the AssignSub nodes that can move to the last one's place, (that last one's id, them)): each writes a
     Parameter with a float32 value of its shape, is the only side-effecting node touching that Parameter, and
-    every other reader of it comes before the write, so writing later changes nothing anyone reads."""
+    every other reader of it comes before the write, so writing later changes nothing anyone reads. None in a graph
+    with control-flow nodes, whose subgraphs read Parameters through weight nodes of their own."""
+    if any(n.graphs for n in graph.nodes):
+        return set(), None
     position = {n.id: k for k, n in enumerate(graph.nodes)}
     readers, touching = {}, {}  # node id -> its readers; Parameter -> the nodes reading any weight node of it
     for n in graph.nodes:
@@ -168,7 +173,8 @@ def _visit_updates(n, inputs, rw):
         return None  # written by the one ForeachAssignSub at the last update's place
     variables = [rw.get(u.inputs[0]) for u in updates]
     values = [rw.get(u.inputs[1]) for u in updates]
-    group = [rw.emit(Node("make_tuple", tuple(vs), abstract=tuple(v.abstract for v in vs))) for vs in (variables, values)]
+    group = [rw.emit(Node("make_tuple", tuple(vs), abstract=tuple(v.abstract for v in vs)))
+             for vs in (variables, values)]
     op = ForeachAssignSub()
     op.sources = [(u.scope or u.op_name, u.op_name) for u in updates]
     return Node(op, tuple(group), abstract=tuple(v.abstract for v in variables), loc=n.loc, scope=n.scope)
