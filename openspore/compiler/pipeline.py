@@ -11,7 +11,8 @@
 With graph-kernel fusion on (`set_context(enable_graph_kernel=True)`, `graph_kernel_flags`, the
 `MS_GRAPH_KERNEL_FLAGS` / `MS_DEV_GRAPH_KERNEL_FLAGS` environment variables or a user-chosen `jit_level="O1"`;
 compiler/graph_kernel) every level's passes are followed by `GRAPH_KERNEL_PASSES`: graph_kernel_attention,
-graph_kernel_cross_entropy, graph_kernel_expand, graph_kernel_cluster, graph_kernel_optimizer.
+graph_kernel_cross_entropy, graph_kernel_batchnorm, graph_kernel_expand, graph_kernel_cluster,
+graph_kernel_optimizer.
 
 Under `memory_optimize_level="O1"` (priority memory) the level's passes (and fusion's) are followed by
 `MEMORY_O1`: rematerialize (cheap values with distant readers, such as a training step's forward activations read
@@ -61,6 +62,7 @@ from .passes.dce import dce
 from .passes.dead_branch import dead_branch
 from .passes.dense_fusion import dense_fusion
 from .passes.graph_kernel_attention import graph_kernel_attention
+from .passes.graph_kernel_batchnorm import graph_kernel_batchnorm
 from .passes.graph_kernel_cluster import graph_kernel_cluster
 from .passes.graph_kernel_cross_entropy import graph_kernel_cross_entropy
 from .passes.graph_kernel_expand import graph_kernel_expand
@@ -101,6 +103,7 @@ DEFAULT_LEVEL = "O1"
 # appended to the level's passes when graph-kernel fusion is on (each receives the GraphKernelFlags)
 GRAPH_KERNEL_PASSES = [("graph_kernel_attention", graph_kernel_attention),
                        ("graph_kernel_cross_entropy", graph_kernel_cross_entropy),
+                       ("graph_kernel_batchnorm", graph_kernel_batchnorm),
                        ("graph_kernel_expand", graph_kernel_expand), ("graph_kernel_cluster", graph_kernel_cluster),
                        ("graph_kernel_optimizer", graph_kernel_optimizer)]
 
@@ -125,7 +128,7 @@ ORDER = [
     ("dce", "after", "cse", "merged duplicates and folded-away inputs are dropped by dce"),
     ("dense_fusion", "after", "dce", "a MatMul also read by a dead node has two users and is not fused"),
     ("layout_channels_last", "last", ("conv_backprop_merge", "graph_kernel_attention", "graph_kernel_cross_entropy",
-                                      "graph_kernel_expand", "graph_kernel_cluster", "graph_kernel_optimizer"),
+                                      "graph_kernel_batchnorm", "graph_kernel_expand", "graph_kernel_cluster", "graph_kernel_optimizer"),
      "its conversions are placed for the final graph; a later rewrite could leave a channels-last value read by a "
      "layout-blind op (the merged convolution backward and the graph-kernel passes may follow: their kernels "
      "read any memory layout)"),
@@ -134,6 +137,8 @@ ORDER = [
     ("conv_backprop_merge", "after", "layout_channels_last",
      "the layout pass knows the two backward halves (its anchors), not the merged node"),
     ("graph_kernel_cluster", "after", "graph_kernel_expand", "expanded composites' pieces join clusters"),
+    ("graph_kernel_cluster", "after", "graph_kernel_batchnorm",
+     "the ReluGrad and Add that BatchNorm's fused backward takes in must not be clustered away from it first"),
     ("graph_kernel_expand", "after", "graph_kernel_attention",
      "the attention pattern is matched on the unexpanded graph (its Softmax and SoftmaxGrad, not their pieces)"),
 ]

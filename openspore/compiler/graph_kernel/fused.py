@@ -157,7 +157,8 @@ def _inductor_kernel(kernel, torch, args, sig):
     def op_by_op(*xs):
         return run_cluster(graph, "torch", torch, xs)
 
-    key = kernel_cache.entry_key(kernel._canonical, sig, _sources(graph))
+    options = _inductor_options(graph)
+    key = kernel_cache.entry_key(kernel._canonical, sig, _sources(graph) + (f";{options}" if options else ""))
     if kernel_cache.choice(key) == kernel_cache.OP_BY_OP:  # measured when it was kept: no kernel to load
         COMPILE_STATS["disk_hits"] += 1
         COMPILE_STATS["op_by_op_faster"] += 1
@@ -167,7 +168,7 @@ def _inductor_kernel(kernel, torch, args, sig):
         COMPILE_STATS["disk_hits"] += 1
         return _unpacked(graph, cached)
     try:
-        compiled, module = _compile_fx(torch, cluster, args)
+        compiled, module = _compile_fx(torch, cluster, args, options)
         expected = cluster(*args)
         problem = _mismatch(torch, expected, compiled(*args))
     except Exception as exc:  # noqa: BLE001 (any compiler failure: the cluster runs unfused, and we say so)
@@ -271,8 +272,8 @@ def _mismatch(torch, expected, got):
 _configured = []
 
 
-def _compile_fx(torch, fn, args):
-    """make_fx + TorchInductor (no Dynamo: the cluster is already a straight-line graph)."""
+def configure_inductor():
+    """Inductor's settings for every kernel fusion compiles (once per process, before Inductor first runs)."""
     if not _configured:
         # Inductor keeps its code and its FX-graph cache under this directory; set before Inductor first reads it.
         os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", os.path.join(context.kernel_cache_dir(), "inductor"))
@@ -280,6 +281,22 @@ def _compile_fx(torch, fn, args):
         config.compile_threads = 1   # compile in this process: no worker pool left behind
         config.fx_graph_cache = True
         _configured.append(True)
+
+
+def _inductor_options(graph):
+    """Inductor settings for this cluster. With BatchNorm: every value read more than once is computed once
+    (`realize_opcount_threshold=0`), so its per-channel coefficients rsqrt(var + eps) * scale are a buffer the
+    normalising loop reads, not recomputed (a square root and a division) for every element: ResNet-20's BatchNorm
+    (+ Add) + ReLU clusters 480 -> 465 µs (16 channels, 32x32), 210 -> 180 (32, 16x16), 96 -> 66 (64, 8x8), batch
+    32, one thread, the same values bit for bit."""
+    if any(n.is_primitive and n.op_name == "BatchNorm" for n in graph.nodes):
+        return {"realize_opcount_threshold": 0}
+    return {}
+
+
+def _compile_fx(torch, fn, args, options=None):
+    """make_fx + TorchInductor (no Dynamo: the cluster is already a straight-line graph)."""
+    configure_inductor()
     from torch.fx.experimental.proxy_tensor import make_fx
     import torch._inductor
     from torch._inductor.codecache import PyCodeCache
@@ -289,7 +306,9 @@ def _compile_fx(torch, fn, args):
         # cannot be traced and falls back, and the fake mode's shape env lets Inductor's FX-graph cache key it
         gm = make_fx(fn, tracing_mode="fake")(*args)
         fakes = [n.meta["val"] for n in gm.graph.nodes if n.op == "placeholder"]
-        compiled = torch._inductor.compile(gm, fakes)
+        import torch._inductor.config as config
+        with config.patch(**(options or {})):
+            compiled = torch._inductor.compile(gm, fakes)
     # the wrapper module Inductor generated (or loaded from its cache) for this graph: the one with a `call`
     wrappers = [m for m in PyCodeCache.modules[loaded:] if hasattr(m, "call")]
     return compiled, (wrappers[-1] if len(wrappers) == 1 else None)

@@ -14,6 +14,9 @@
   kernels (`graph_kernel_attention`); `--disable_cluster_ops=FlashAttention` keeps the unfused ops.
 * **Loss** (`loss_ops`): a training step's sparse softmax cross-entropy loss and its gradient become one kernel
   (`graph_kernel_cross_entropy`); `--disable_cluster_ops=SparseSoftmaxCrossEntropyWithLogits` keeps the pair.
+* **BatchNorm backward** (`norm_grad_ops`): a training step's ReluGrad (and the residual Add before it) and the
+  BatchNormGrad reading it become one kernel (`graph_kernel_batchnorm`); `--disable_cluster_ops=BatchNormReluGrad`
+  keeps them apart.
 * **Optimizer updates** run in one pass over memory (`graph_kernel_optimizer`): ForeachAdam. They write their
   inputs in place, so they are a kernel choice, never a cluster member (and not in the cluster list, which other
   passes read as "cheap, side-effect-free ops"); `--disable_cluster_ops=ForeachAdam` (or an
@@ -41,6 +44,7 @@ _EXTRA_ELEMENTWISE = ("Select", "Cast", "Neg")
 OPTIMIZER_OPS = ("ForeachAdam",)
 ATTENTION_OPS = ("FlashAttention",)
 LOSS_OPS = ("SparseSoftmaxCrossEntropyWithLogits",)
+NORM_GRAD_OPS = ("BatchNormReluGrad",)
 # outputs may share the input's storage (a view, or the input itself): see graph_kernel_cluster's scheduling
 VIEW_OPS = frozenset(_SHAPE + ("Cast", "Transpose", "Identity"))
 
@@ -120,6 +124,16 @@ def loss_ops(flags):
     ['SparseSoftmaxCrossEntropyWithLogits']
     """
     return _cluster_choice(LOSS_OPS, flags)
+
+
+def norm_grad_ops(flags):
+    """The BatchNorm-backward patterns fused under `flags` (None: the defaults): BatchNormReluGrad, a training
+    step's ReluGrad (+ residual Add) and BatchNormGrad as one kernel (compiler/passes/graph_kernel_batchnorm.py).
+
+    >>> sorted(norm_grad_ops(None))
+    ['BatchNormReluGrad']
+    """
+    return _cluster_choice(NORM_GRAD_OPS, flags)
 
 
 def expand_ops(flags):
