@@ -257,3 +257,26 @@ def test_a_lagging_writer_still_has_the_whole_ring_after_a_restart_at_its_start(
     slots = [ring.put(np.zeros(1024, np.float32)) for _ in range(4)]  # ... and the writer releases nothing now
     assert [s.offset for s in slots] == [0, 4096, 8192, 12288] and ring.in_use() == 16384
     assert ring.put(np.zeros(16, np.float32)) is None  # now it is full
+
+
+def test_a_writer_lagging_by_a_slot_or_two_keeps_the_collections_near_the_start_of_the_ring():
+    ring = SharedRing.create(64 + 16384)
+    writer = AttachedRing(ring.fd, ring.size)
+    kib2 = np.zeros(512, np.float32)
+    first, second = ring.put(kib2), ring.put(kib2)  # the writer has left up to 2 KiB waiting
+    writer.release(first.end)
+    third = ring.put(kib2)  # 2 KiB of this lap released: no more than ever waited plus this slot
+    assert (first.offset, second.offset, third.offset) == (0, 2048, 4096)
+    writer.release(second.end)
+    fourth = ring.put(kib2 + 4)  # 4 KiB released: back to the start, the third still waiting
+    assert fourth.offset == 0 and ring.in_use() == 16384 + 2048 - 4096  # the skipped tail counts until released
+    fifth = ring.put(kib2 + 5)  # the room the writer released before the third
+    assert fifth.offset == 2048
+    assert ring.put(kib2) is None  # the third is still being packed: no overwriting it
+    assert float(writer.array(third.message())[0]) == 0.0
+    writer.release(third.end)
+    sixth = ring.put(kib2 + 6)
+    assert sixth.offset == 4096
+    assert [float(writer.array(s.message())[0]) for s in (fourth, fifth, sixth)] == [4.0, 5.0, 6.0]
+    writer.release(sixth.end)
+    assert ring.in_use() == 0
