@@ -259,24 +259,23 @@ def test_a_lagging_writer_still_has_the_whole_ring_after_a_restart_at_its_start(
     assert ring.put(np.zeros(16, np.float32)) is None  # now it is full
 
 
-def test_a_writer_lagging_by_a_slot_or_two_keeps_the_collections_near_the_start_of_the_ring():
+def test_collect_reserves_copies_and_posts_in_one_pass_or_does_nothing():
     ring = SharedRing.create(64 + 16384)
     writer = AttachedRing(ring.fd, ring.size)
-    kib2 = np.zeros(512, np.float32)
-    first, second = ring.put(kib2), ring.put(kib2)  # the writer has left up to 2 KiB waiting
-    writer.release(first.end)
-    third = ring.put(kib2)  # 2 KiB of this lap released: no more than ever waited plus this slot
-    assert (first.offset, second.offset, third.offset) == (0, 2048, 4096)
-    writer.release(second.end)
-    fourth = ring.put(kib2 + 4)  # 4 KiB released: back to the start, the third still waiting
-    assert fourth.offset == 0 and ring.in_use() == 16384 + 2048 - 4096  # the skipped tail counts until released
-    fifth = ring.put(kib2 + 5)  # the room the writer released before the third
-    assert fifth.offset == 2048
-    assert ring.put(kib2) is None  # the third is still being packed: no overwriting it
-    assert float(writer.array(third.message())[0]) == 0.0
-    writer.release(third.end)
-    sixth = ring.put(kib2 + 6)
-    assert sixth.offset == 4096
-    assert [float(writer.array(s.message())[0]) for s in (fourth, fifth, sixth)] == [4.0, 5.0, 6.0]
-    writer.release(sixth.end)
-    assert ring.in_use() == 0
+    layout = _ring.RingLayout([("histogram", "w", np.dtype(np.float32), (2, 512))], ["loss/auto"])  # 4 KiB
+
+    def copy(shared, offset, arrays):  # the caller's copy, into the room reserved for the arrays
+        shared.view(("ring", offset, "<f4", (1024,)))[:] = arrays[0].reshape(-1)
+
+    weights = np.arange(1024, dtype=np.float32).reshape(2, 512)
+    assert ring.collect(layout, copy, [weights], 7, 1.5, [0.25], 0)
+    [message] = [_ring.message_of(data) for data in writer.messages()]
+    assert message == ("collection", layout.key, 7, 1.5, [0.25], 0, 4096)
+    event = _ring.expand(_ring.layout_of, message)
+    assert writer.array(event[3][1][2]).tolist() == weights.tolist()
+    for step in range(3):  # the ring fills up: 16 KiB
+        assert ring.collect(layout, copy, [weights], 8 + step, 1.5, [0.25], 0)
+    posted, reserved = ring.posted(), ring.in_use()
+    assert not ring.collect(layout, copy, [weights + 1], 11, 1.5, [0.25], 0)  # full: nothing reserved, copied, posted
+    assert (ring.posted(), ring.in_use()) == (posted, reserved)
+    assert not ring.collect(layout, copy, [weights], 11, 1.5, [0.0] * len(_ring._COLLECTION_SLOTS), 0)

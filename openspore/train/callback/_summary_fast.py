@@ -11,8 +11,8 @@ Once a collection has gone the general way into the ring, the collector keeps wh
 weights' torch arrays and where their memory lies, the learning rate's host view, the input batch's shape and
 dtype, the ring layout and the address of the ring's memory. Each later collection then checks in a few lines that
 all of it still holds and copies the batch and the weights with one `ctypes.memmove` each, from the torch arrays'
-memory to their place in the ring (no torch or numpy call, no view of the ring: a torch `copy_` cost ~1.5 us more
-per array after a training step, and a view made for each new place in the ring ~40 us, which a writer lagging
+memory to their place in the ring (no torch `copy_`, no numpy array, no view of the ring: a `copy_` cost ~1.5 us
+more per array after a training step, and a view made for each new place in the ring ~40 us, which a writer lagging
 behind made at nearly every collection), and posts the same "collection" message: the files are byte for byte
 what the general way writes. The weights' storages are held (`_pins`), so their memory outlives any change made
 to an array behind the collector's back. Anything else (a summary op's value waiting, a weight's array replaced, a

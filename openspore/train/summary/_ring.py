@@ -171,7 +171,6 @@ class SharedRing:
         self._posted = 0
         self._lock = threading.Lock()
         self._mark = self._capacity * 3 // 4  # `over_mark`
-        self._peak = 0  # the most bytes seen waiting for the writer when a reservation was made (`_reserve`)
 
     @classmethod
     def create(cls, size=None):
@@ -374,8 +373,6 @@ class SharedRing:
         """`_reserve` of `need` bytes (aligned), the lock held."""
         start = self._reserved
         consumed = self._counters[0]
-        if start - consumed > self._peak:
-            self._peak = start - consumed
         offset = start % self._capacity
         if start == consumed and offset >= need:
             # drained (the writer keeps up): back to the ring's start. A collection then reuses the pages the
@@ -390,16 +387,6 @@ class SharedRing:
             # and what it releases next ends beyond `start`.
             self._counters[0] = start
         elif offset + need > self._capacity:  # no wrapping inside a slot: skip the tail
-            start += self._capacity - offset
-            offset = 0
-        elif consumed - (start - offset) >= self._peak + need:
-            # the writer lags but has released more of this lap than it ever left waiting, plus this slot:
-            # back to the start early. A writer that wakes every few steps leaves collections waiting, so the
-            # ring was rarely drained: each collection went to pages not touched for 64 MiB, and copying
-            # into that cold memory cost the training thread ~3x a copy into pages still in the cache. Now
-            # a lap is about twice the writer's usual lag. The skipped tail counts as reserved until the
-            # writer releases a slot beyond it; before that this lap has the room the writer released in the
-            # last one: more than it has ever left waiting, so the ring does not seem full in the meantime.
             start += self._capacity - offset
             offset = 0
         end = start + need
