@@ -8,43 +8,51 @@ data, each of those costs the training thread microseconds: making one numpy arr
 of the ring, ~10-25 us. At `collect_freq=1` they cost LeNet's training thread more than the copy itself.
 
 Once a collection has gone the general way into the ring, the collector keeps what it found here: the histogram
-weights' torch arrays, the learning rate's host view, the input batch's shape and dtype, the ring layout, and, for
-each place in the ring a collection has been copied to, torch views of it (a lap of the ring at most: LeNet's
-collections take ~400 places in its 64 MiB). Each later collection then checks in a few lines that all of it still
-holds, copies the batch and the weights with one `copy_` each from torch array to torch view (no numpy array made,
-no view made once the ring has been round once) and posts the same "collection" message: the files are byte for
-byte what the general way writes. Anything else (a summary op's value waiting, a weight's array replaced, a Cell
-attribute changed, another batch shape, the writer not ready or the ring full, a loss that is not a 0-d array, a
-backend other than torch) makes `__call__` return False having done nothing, and the collector goes the general way.
+weights' torch arrays and where their memory lies, the learning rate's host view, the input batch's shape and
+dtype, the ring layout and the address of the ring's memory. Each later collection then checks in a few lines that
+all of it still holds and copies the batch and the weights with one `ctypes.memmove` each, from the torch arrays'
+memory to their place in the ring (no torch `copy_`, no numpy array, no view of the ring: a `copy_` cost ~1.5 us
+more per array after a training step, and a view made for each new place in the ring ~40 us, which a writer lagging
+behind made at nearly every collection), and posts the same "collection" message: the files are byte for byte
+what the general way writes. The weights' storages are held (`_pins`), so their memory outlives any change made
+to an array behind the collector's back. Anything else (a summary op's value waiting, a weight's array replaced, a
+Cell attribute changed, another batch shape, a batch not contiguous, the writer not ready or the ring full, a loss
+that is not a 0-d array, a backend other than torch on the CPU) makes `__call__` return False having done nothing,
+and the collector goes the general way.
 
     >>> FastCollection.make(collector=None, record=None, layout=None) is None
     True
 """
+import ctypes
+
 from ... import backends
 from ...common.generations import CHANGES
 from ...ops.defs.summary import cache_has_values
 
-_MAX_PLACES = 1024  # views kept for this many places in the ring (then made afresh): ~6 MB of objects at most
+_memmove = ctypes.memmove
 
 
 class FastCollection:
     """What a collection needs, found by the general way and checked each time (see the module docstring)."""
 
     __slots__ = ("_collector", "_record", "_writer", "_layout", "_weights", "_arrays", "_metric", "_lr_view",
-                 "_generation", "_image", "_image_shape", "_dtype", "_spans", "_places",
-                 "_places_ring")
+                 "_generation", "_image", "_image_shape", "_image_nbytes", "_dtype", "_sources", "_pins", "_ring",
+                 "_ring_pin", "_ring_base")
+
+    posted = 0  # collections posted the straight way, in this process (tests check that it runs)
 
     @classmethod
     def make(cls, collector, record, layout):
         """A `FastCollection` for what `collector` just posted with `layout`, or None where its values do not allow
         the straight pass (a learning-rate schedule, weights not on the host as torch arrays, no layout)."""
-        if collector is None or layout is None or getattr(backends.current(), "name", None) != "torch":
-            return None
+        if collector is None or layout is None or getattr(backends.current(), "name", None) != "torch" or \
+                str(getattr(backends.current(), "device", "cpu")) != "cpu":
+            return None  # (a batch on the CPU is then a CPU torch array: its memory is this process's)
         import torch  # the torch backend is in use: torch is imported already
         weights = collector._histogram_params or []
         arrays = [view.tensor._data for view in weights]
-        if any(type(a) is not torch.Tensor or a.is_cuda or a.requires_grad for a in arrays):
-            return None  # a device array, or one autograd watches (a copy would be recorded): the general way
+        if any(type(a) is not torch.Tensor or a.is_cuda or not a.is_contiguous() for a in arrays):
+            return None  # a device array, or one whose memory is not one block: the general way
         metric = "loss/auto" in layout.scalar_tags
         if metric != bool(collector.collect_specified_data["collect_metric"]):
             return None  # the network's output is not a loss the general way reads: it keeps checking
@@ -58,6 +66,9 @@ class FastCollection:
         dtype = torch.from_numpy(layout.dtype.type(0).reshape(1)).dtype  # the torch dtype of the layout's
         if any(a.dtype != dtype for a in arrays):
             return None
+        entries = layout.entries[image:]
+        if any(a.numel() * a.element_size() != _nbytes(entry, layout.dtype) for a, entry in zip(arrays, entries)):
+            return None
         self = cls()
         self._collector, self._record, self._writer, self._layout = collector, record, record._summary, layout
         self._weights, self._arrays = weights, [None] * image + arrays
@@ -66,11 +77,13 @@ class FastCollection:
         self._generation = source[1] if has_lr else None
         self._image = image
         self._image_shape = layout.entries[0][3] if image else None
+        self._image_nbytes = _nbytes(layout.entries[0], layout.dtype) if image else 0
         self._dtype = dtype
-        itemsize = layout.dtype.itemsize
-        self._spans = tuple((at // itemsize, shape) for _, _, _, shape, at in layout.entries)
-        # offset -> views, this layout's entry of `_PLACES` (a lookup that hashes no tuple), and the ring they are of
-        self._places, self._places_ring = {}, None
+        # (address, place in the collection, bytes) of each weight; its storage held, so that the address stays valid
+        self._sources = tuple((a.data_ptr(), entry[4], a.numel() * a.element_size())
+                              for a, entry in zip(arrays, entries))
+        self._pins = [a.untyped_storage() for a in arrays]
+        self._ring = self._ring_pin = self._ring_base = None
         return self
 
     def __call__(self, cb, step):
@@ -98,62 +111,41 @@ class FastCollection:
             element = cb["train_dataset_element"]
             first = element[0] if type(element) is tuple or type(element) is list else element
             batch = getattr(first, "_data", None)
-            # torch's own attributes: a batch of another shape or dtype, or one autograd watches, goes the general way
+            # torch's own attributes: a batch of another shape or dtype, or not one block of memory, goes the
+            # general way
             if getattr(batch, "shape", None) != self._image_shape or batch.dtype != self._dtype or \
-                    batch.requires_grad:
+                    not batch.is_contiguous():
                 return False
             arrays[0] = batch
         for view, array in zip(self._weights, arrays[self._image:]):
             if view.tensor._data is not array:  # `set_data` gave it another array
                 return False
-        posted = self._writer.post_collection(step, self._layout, scalars, arrays, self._copy)
+        posted = self._writer.post_straight(step, self._layout, scalars, arrays, self._copy)
         if self._image:
             arrays[0] = None  # the batch is not kept alive until the next collection
-        if posted and self._metric:
-            self._collector._last_loss = loss
+        if posted:
+            FastCollection.posted += 1
+            if self._metric:
+                self._collector._last_loss = loss
         return posted
 
     def _copy(self, ring, offset, arrays):
-        """Copy `arrays` into the ring at `offset` through the torch views kept for that place."""
-        views = self._places.get(offset) if ring is self._places_ring else None
-        if views is None:
-            views = _views(ring, offset, self._spans, self._dtype)
-            self._places, self._places_ring = _PLACES[(self._spans, self._dtype)], ring
-        for view, array in zip(views, arrays):
-            view.copy_(array)
+        """Copy the batch (`arrays[0]`, when collected) and the weights into the ring at `offset`: one memmove
+        each, to the address of the ring's memory (found once per ring; the mapping is held while it is used)."""
+        if ring is not self._ring:
+            from ..summary._ring import _HEADER
+            pin = ctypes.c_char.from_buffer(ring._map)
+            self._ring, self._ring_pin, self._ring_base = ring, pin, ctypes.addressof(pin) + _HEADER
+        at = self._ring_base + offset
+        if self._image:
+            _memmove(at, arrays[0].data_ptr(), self._image_nbytes)
+        for address, place, nbytes in self._sources:
+            _memmove(at + place, address, nbytes)
 
 
-# The views are kept for the process, not per collector: its ring (one per process, taken over by each new writer
-# process) and its places outlive a training run, and a collector's first lap of the ring would otherwise make them
-# all again (each place's views cost a collection ~30 us more once).
-_RING = [None, {}]  # the ring the views are of; its flat torch arrays by dtype
-_PLACES = {}  # (spans, dtype) -> {offset: the torch views of the arrays at that place}
-
-
-def _views(ring, offset, spans, dtype):
-    if ring is not _RING[0]:  # the first collection, or a writer process came with a new ring
-        _RING[:] = [ring, {}]
-        _PLACES.clear()
-    flat = _RING[1].get(dtype)
-    if flat is None:
-        import torch
-        from ..summary._ring import _HEADER
-        itemsize = torch.empty((), dtype=dtype).element_size()
-        flat = _RING[1][dtype] = torch.frombuffer(ring._map, dtype=dtype, offset=_HEADER,
-                                                  count=ring._capacity // itemsize)
-    places = _PLACES.setdefault((spans, dtype), {})
-    if len(places) >= _MAX_PLACES:
-        places.clear()
-    start = flat.storage_offset() + offset // flat.element_size()
-    # one `as_strided` per array (a slice and a view were two torch calls each, ~50 us a place with caches cold)
-    views = places[offset] = [flat.as_strided(shape, _strides(shape), start + at) for at, shape in spans]
-    return views
-
-
-def _strides(shape):
-    """The C-order strides (in elements) of `shape`."""
-    strides, step = [], 1
-    for size in reversed(shape):
-        strides.append(step)
-        step *= size
-    return tuple(reversed(strides))
+def _nbytes(entry, dtype):
+    """Bytes of a layout entry's array: (plugin, tag, dtype, shape, place)."""
+    count = 1
+    for size in entry[3]:
+        count *= size
+    return count * dtype.itemsize

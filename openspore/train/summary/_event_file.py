@@ -183,6 +183,28 @@ class EventWriter:
         self._put("event", (step, wall_time, data))
         return True
 
+    def post_straight(self, step, layout, scalars, arrays, copy):
+        """`post_collection` for `SummaryCollector`'s straight pass, once the writer process has `layout`: the
+        checks, the reservation, `copy(ring, offset, arrays)` and the message slot in one pass under the locks
+        (`SharedRing.collect`). Where that cannot be, `post_collection` decides (the pipe, the writer thread)."""
+        child = self._child
+        if child is not None and layout.sent_to is child and self._direct and not self._unringed:
+            ring = child.ring
+            lock = child._write_lock
+            with self._order:
+                posted = False
+                if not self._queued and not child._stopped and lock.acquire(False):
+                    try:
+                        posted = ring.collect(layout, copy, arrays, step, time.time(), scalars, child._written)
+                    finally:
+                        lock.release()
+            if posted:
+                self.collections += 1
+                if ring.over_mark():
+                    child.press()
+                return True
+        return self.post_collection(step, layout, scalars, arrays, copy)
+
     def flush(self, timeout=None):
         """Block until everything queued so far is written to the file (each record reaches the file as soon as
         the writer has written it: a flush is only needed to wait for that)."""
