@@ -122,28 +122,6 @@ def test_gray_image_png_has_the_pixels_of_the_rgb_canvas():
         decoded = np.asarray(Image.open(io.BytesIO(png)))
         assert (h, w) == canvas.shape[:2] and decoded.shape == canvas.shape and (decoded == canvas).all()
 
-
-def test_a_noise_batch_is_stored_and_a_digit_batch_deflated_both_decoding_to_the_canvas():
-    import zlib
-    from PIL import Image
-    from openspore.train.summary import _pack
-    rng = np.random.default_rng(4)
-    noise = rng.standard_normal((32, 1, 32, 32)).astype(np.float32)  # the bench's input batch
-    digits = np.zeros((32, 1, 32, 32), np.float32)
-    for i in range(32):
-        digits[i, 0, 8:24, 12 + i % 5:15 + i % 5] = 1.0
-    sizes = {}
-    for name, images in (("noise", noise), ("digits", digits)):
-        h, w, png = _pack._image_png(images)
-        canvas = _pack.image_canvas(images)
-        assert (np.asarray(Image.open(io.BytesIO(png))) == canvas).all(), name
-        idat = png[33 + 8:33 + 8 + int.from_bytes(png[33:37], "big")]  # after the signature and IHDR
-        assert zlib.decompress(idat)[1:1 + 3 * w] == canvas[0].tobytes()  # the first row, Up-filtered: itself
-        sizes[name] = (len(idat), h * (1 + 3 * w), idat[2] & 0b110)  # BTYPE of the first deflate block
-    raw = sizes["noise"][1]
-    assert sizes["noise"][2] == 0 and raw < sizes["noise"][0] < raw * 1.01  # stored blocks
-    assert sizes["digits"][2] != 0 and sizes["digits"][0] < raw / 10  # deflated
-
 def test_histogram_image_tensor_encoding(tmp_path):
     with ms.SummaryRecord(str(tmp_path)) as rec:
         rec.add_value("histogram", "h", ms.Tensor(np.arange(12, dtype=np.float32)))

@@ -7,7 +7,6 @@
     >>> pack_value("scalar", "loss", np.float32(0.5)).scalar_value
     0.5
 """
-import math
 import struct
 import zlib
 
@@ -209,9 +208,8 @@ def _tiles(array):
 
 def png_bytes(hwc):
     """An RGB HWC uint8 image as PNG: 8-bit RGB, every row with the "Up" filter (its difference to the row above,
-    one numpy subtraction), deflated by ISA-L (zlib's fastest level without it; stored where the rows look like
-    noise, `_noise_like`). A fraction of OpenCV's CPU for a file about as small, and the writer process need not
-    import OpenCV (a tenth of a second of its start).
+    one numpy subtraction), deflated by ISA-L (zlib's fastest level without it). A fraction of OpenCV's CPU for a
+    file about as small, and the writer process need not import OpenCV (a tenth of a second of its start).
 
     >>> import io; from PIL import Image
     >>> rgb = np.arange(24, dtype=np.uint8).reshape(2, 4, 3)
@@ -232,41 +230,8 @@ def png_bytes(hwc):
 def _png(rows, w, h):
     """PNG bytes of filtered 8-bit RGB rows (each row: its filter byte, then 3·w bytes)."""
     header = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)  # width, height, bit depth 8, RGB, deflate, adaptive, no interlace
-    data = memoryview(rows).cast("B")
-    idat = zlib.compress(data, 0) if _noise_like(rows) else _deflate(data)
-    return b"".join((b"\x89PNG\r\n\x1a\n", _png_chunk(b"IHDR", header), _png_chunk(b"IDAT", idat),
-                     _png_chunk(b"IEND", b"")))
-
-
-_SAMPLE_STRIDE = 61  # every 61st byte of the rows (odd: not in step with the RGB triples or the rows' lengths)
-_STORE_ABOVE_BITS = 6.9
-
-
-def _noise_like(rows):
-    """Whether the filtered rows look like noise to deflate: the entropy of a sample of their bytes is above
-    `_STORE_ABOVE_BITS` of 8. Deflating such rows cost the writer ~0.2 ms for a LeNet input batch of random noise
-    (the bench's) and left them at ~70% of their size; stored blocks (zlib level 0, still a PNG any reader
-    decodes) cost ~40 us. Images deflate shrinks well (digits: 5%, smooth pictures: 35%; their filtered bytes have
-    an entropy of ~0.5 and ~5 bits) are deflated as before; the sample costs them a few us.
-
-    >>> bool(_noise_like(np.random.default_rng(0).integers(0, 256, (128, 769), dtype=np.uint8)))
-    True
-    >>> bool(_noise_like(np.zeros((128, 769), np.uint8)))
-    False
-    """
-    sample = rows.reshape(-1)[::_SAMPLE_STRIDE]
-    n = sample.size
-    if n < 1024:  # too few bytes to tell (and too few for deflate's time to matter)
-        return False
-    # entropy = log2(n) - sum(c·log2 c) / n over the byte counts c, c·log2 c looked up (three numpy calls)
-    table = _C_LOG_C.get(n)
-    if table is None:
-        counts = np.arange(n + 1, dtype=np.float64)
-        table = _C_LOG_C[n] = counts * np.log2(np.maximum(counts, 1))
-    return math.log2(n) - float(table[np.bincount(sample, minlength=256)].sum()) / n > _STORE_ABOVE_BITS
-
-
-_C_LOG_C = {}  # sample size -> c·log2(c) for c = 0..size (one per canvas size seen)
+    return b"".join((b"\x89PNG\r\n\x1a\n", _png_chunk(b"IHDR", header),
+                     _png_chunk(b"IDAT", _deflate(memoryview(rows).cast("B"))), _png_chunk(b"IEND", b"")))
 
 
 def _png_chunk(kind, data):
