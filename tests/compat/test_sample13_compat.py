@@ -4,8 +4,9 @@ ut/python/parameter_feature, ut/python/utils, ut/python/common), each checked on
 a Parameter returned as an output keeps its own gradient (d w / d w = 1) in `grad`, `vjp` and a GRAPH_MODE cell;
 `GradOperation(get_by_list=True)` without weights; `jacrev`/`jacfwd` under `@jit`; `jet`/`derivative` with a
 tuple of primals; `SparseSoftmaxCrossEntropyWithLogits` on logits of rank > 2; `Reshape` of a dynamic-shape
-(Unique) result in a graph; a second derivative by nested GradOperation cells in GRAPH_MODE; and the TypeErrors
-of `BleuScore` and `ROC` for arguments of the wrong type."""
+(Unique) result in a graph; a second derivative by nested GradOperation cells in GRAPH_MODE; the TypeErrors
+of `BleuScore` and `ROC` for arguments of the wrong type; and GRAPH_MODE's TypeError for a custom bprop that
+returns a single value."""
 import numpy as np
 import pytest
 
@@ -179,3 +180,21 @@ def test_metric_argument_types_raise_type_error():
         ROC(class_num="class_num")
     with pytest.raises(TypeError, match="'class_num' should be 'int', but got type 'bool'"):
         ROC(class_num=True)
+
+
+class _BareBprop(nn.Cell):
+    def construct(self, x):
+        return x * 3
+
+    def bprop(self, x, out, dout):
+        return dout * 5
+
+
+def test_a_custom_bprop_returning_one_value_is_refused_in_graph_mode_only():
+    x = Tensor(np.array([1.0], np.float32))
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    (dx,) = ops.GradOperation(get_all=True)(_BareBprop())(x)
+    assert dx.asnumpy().tolist() == [5.0]
+    ms.set_context(mode=ms.GRAPH_MODE)
+    with pytest.raises(TypeError, match="For bprop function, output should be a tuple"):
+        ops.GradOperation(get_all=True)(_BareBprop())(x)
