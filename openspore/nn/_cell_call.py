@@ -7,9 +7,10 @@ import sys
 import weakref
 
 from ..core import autograd
-from ..core.dispatch import cast, current_tracer
+from ..core.dispatch import cast
 from ..core.tensor import Tensor
 from ..core.symbol import check_inputs
+from ._bprop_checks import checked_bprop
 
 _hook_ids = itertools.count()
 
@@ -34,20 +35,6 @@ class HookHandle:
         self.remove()
         return False
 
-
-
-def _graph_checked_bprop(bprop):
-    """A cell's custom bprop inside a compiled graph: MindSpore 2.10's graph compiler wants its result to be a
-    tuple (one gradient per input) and rejects anything else with a TypeError; PyNative takes a bare Tensor."""
-    def checked(*args):
-        grads = bprop(*args)
-        if not isinstance(grads, tuple):
-            kind = "Tensor" if isinstance(grads, Tensor) else type(grads).__name__
-            raise TypeError(f"For bprop function, output should be a tuple, but got {kind} "
-                            f"({getattr(bprop, '__qualname__', bprop)} returned a single value; return a tuple "
-                            f"with one gradient per input).")
-        return grads
-    return checked
 
 def _cast_value(value, dtype):
     if isinstance(value, Tensor):
@@ -159,8 +146,8 @@ def complex_call(cell, args, kwargs):
             if kwargs:
                 raise TypeError(f"For '{cell.cls_name}', a cell with a custom 'bprop' takes positional inputs only, "
                                 f"but got keyword inputs {sorted(kwargs)}.")
-            bprop = _graph_checked_bprop(cell.bprop) if current_tracer() is not None else cell.bprop
-            output = autograd.custom_bprop_call(cell.construct, bprop, args, tuple(cell.trainable_params()))
+            output = autograd.custom_bprop_call(cell.construct, checked_bprop(cell, cell.bprop, len(args)), args,
+                                                tuple(cell.trainable_params()))
         elif d["_recompute_kwargs"] is not None and autograd.ACTIVE:
             construct = cell.construct
             output = autograd.recompute_call(lambda *a: construct(*a, **kwargs), args,
