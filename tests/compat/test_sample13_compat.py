@@ -5,8 +5,8 @@ a Parameter returned as an output keeps its own gradient (d w / d w = 1) in `gra
 `GradOperation(get_by_list=True)` without weights; `jacrev`/`jacfwd` under `@jit`; `jet`/`derivative` with a
 tuple of primals; `SparseSoftmaxCrossEntropyWithLogits` on logits of rank > 2; `Reshape` of a dynamic-shape
 (Unique) result in a graph; a second derivative by nested GradOperation cells in GRAPH_MODE; the TypeErrors
-of `BleuScore` and `ROC` for arguments of the wrong type; and GRAPH_MODE's TypeError for a custom bprop that
-returns a single value."""
+of `BleuScore` and `ROC` for arguments of the wrong type; GRAPH_MODE's TypeError for a custom bprop that
+returns a single value, and what `check_bprop` (and PyNative without it) does with a bprop's gradients."""
 import numpy as np
 import pytest
 
@@ -198,3 +198,39 @@ def test_a_custom_bprop_returning_one_value_is_refused_in_graph_mode_only():
     ms.set_context(mode=ms.GRAPH_MODE)
     with pytest.raises(TypeError, match="For bprop function, output should be a tuple"):
         ops.GradOperation(get_all=True)(_BareBprop())(x)
+
+
+class _FixedBprop(nn.Cell):
+    def __init__(self, gradient):
+        super().__init__()
+        self.gradient = gradient
+
+    def construct(self, x):
+        return x * 2
+
+    def bprop(self, x, out, dout):
+        return (self.gradient * 3,)
+
+
+@BOTH_MODES
+def test_check_bprop_compares_shapes_and_dtypes(mode):
+    x = Tensor(np.ones((2, 3), np.float32))
+    ms.set_context(mode=mode, check_bprop=True)
+    try:
+        with pytest.raises(ValueError, match="should have the same shape as the 0th argument"):
+            ops.GradOperation(get_all=True)(_FixedBprop(Tensor(np.ones((2, 2), np.float32))))(x)
+        with pytest.raises(TypeError, match="should have the same dtype as the 0th argument"):
+            ops.GradOperation(get_all=True)(_FixedBprop(Tensor(np.ones((2, 3), np.float16))))(x)
+        (dx,) = ops.GradOperation(get_all=True)(_FixedBprop(Tensor(np.ones((2, 3), np.float32))))(x)
+        assert dx.asnumpy().tolist() == [[3.0] * 3] * 2
+    finally:
+        ms.set_context(check_bprop=False)
+
+
+def test_pynative_bprop_without_check_casts_and_refuses_other_shapes():
+    x = Tensor(np.ones((2, 3), np.float32))
+    ms.set_context(mode=ms.PYNATIVE_MODE, check_bprop=False)
+    (dx,) = ops.GradOperation(get_all=True)(_FixedBprop(Tensor(np.ones((2, 3), np.float16))))(x)
+    assert dx.dtype == ms.float32
+    with pytest.raises(RuntimeError):
+        ops.GradOperation(get_all=True)(_FixedBprop(Tensor(np.ones((2, 2), np.float32))))(x)
