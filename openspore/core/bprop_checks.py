@@ -10,8 +10,8 @@ The documented `((dx, ...), {param: dw})` form is passed on unchecked (its param
 autograd).
 """
 from .. import context
-from ..core.dispatch import cast, current_tracer
-from ..core.tensor import Tensor
+from .dispatch import cast, current_tracer
+from .tensor import Tensor
 
 
 def _broadcastable(shape, to):
@@ -24,11 +24,12 @@ def _nth(i):
     return f"{i}th return value(gradient of the {i}th argument)"
 
 
-def checked_bprop(cell, bprop, n_inputs):
-    """`bprop` wrapped with MindSpore's checks for a call of `cell` with `n_inputs` positional inputs."""
+def checked_bprop(net_name, bprop, n_inputs):
+    """`bprop` wrapped with MindSpore's checks for a call of the cell named `net_name` with `n_inputs` positional
+    inputs. Whether a graph is being compiled is read here, in core (the layers above stay mode-agnostic)."""
     graph = current_tracer() is not None
     check = context.get_context("check_bprop")
-    who = "For user defined method 'bprop'" + ("" if graph else f" of net '{cell.cls_name}'")
+    who = "For user defined method 'bprop'" + ("" if graph else f" of net '{net_name}'")
 
     def run(*args):
         grads = bprop(*args)
@@ -51,7 +52,7 @@ def checked_bprop(cell, bprop, n_inputs):
                 if not _broadcastable(tuple(g.shape), tuple(x.shape)):
                     raise RuntimeError(f"For grad interface or custom function, grad tensor should be broadcast "
                                        f"to expected shape, but got {list(g.shape)} vs {list(x.shape)} (the "
-                                       f"{_nth(i)} of {cell.cls_name}.bprop).")
+                                       f"{_nth(i)} of {net_name}.bprop).")
             if g.dtype is not x.dtype:
                 if check:
                     raise TypeError(f"{who}, the {_nth(i)} should have the same dtype as the {i}th argument, "
