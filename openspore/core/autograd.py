@@ -433,9 +433,11 @@ def record_forward(fn, args, kwargs, positions, weights):
     except BaseException:
         scope.restore()
         raise
-    scope.restore()
+    # Read the output links before the weights get their outer links back: a watched Parameter returned as an
+    # output (`return res, x, self.w`) is its own leaf, and its contribution (d w / d w = 1) must count.
     out_nodes = [o._nodes[scope.level] if isinstance(o, Tensor) and o._nodes and scope.level in o._nodes else None
                  for o in _flatten_tensors(out)]
+    scope.restore()
     _strip(out, scope.level)
     for b in boxed:
         if isinstance(b, Tensor):

@@ -130,18 +130,19 @@ def vjp(fn, *inputs, weights=None, has_aux=False):
     try:
         with scope:
             out = fn(*boxed)
+        primary = out[0] if has_aux else out
+        # The output links are read before the weights get their outer links back: a weight returned as an
+        # output is its own leaf and must pass its cotangent on.
+        out_links = [o._nodes.get(scope.level) if o._nodes else None for o in autograd._flatten_tensors(primary)]
     finally:
         scope.restore()
-    primary = out[0] if has_aux else out
 
     def vjp_fn(*cotangent):
         cot = cotangent[0] if len(cotangent) == 1 else cotangent
-        outs = autograd._flatten_tensors(primary)
         cots = autograd._flatten_tensors(cot)
-        if len(outs) != len(cots):
-            raise ValueError(f"vjp_fn expects {len(outs)} cotangents, got {len(cots)}.")
-        roots = [(o._nodes[scope.level][0], o._nodes[scope.level][1], c) for o, c in zip(outs, cots)
-                 if o._nodes and scope.level in o._nodes]
+        if len(out_links) != len(cots):
+            raise ValueError(f"vjp_fn expects {len(out_links)} cotangents, got {len(cots)}.")
+        roots = [(link[0], link[1], c) for link, c in zip(out_links, cots) if link is not None]
         got = autograd.backward(roots) if roots else {}
 
         def g(leaf, like):
@@ -185,6 +186,15 @@ def jvp(fn, inputs, v, has_aux=False):
     return out, tangent
 
 
+def _default_weights(fn):
+    """The weights of `GradOperation(get_by_list=True)(fn)` called without any: on MindSpore 2.10 a Cell in
+    PyNative mode gives the gradients of its trainable parameters; a plain function, or GRAPH_MODE, gives ()."""
+    from .. import context
+    if context.get_context("mode") == context.PYNATIVE_MODE and callable(getattr(fn, "trainable_params", None)):
+        return tuple(fn.trainable_params())
+    return ()
+
+
 class GradOperation:
     """`GradOperation(get_all=False, get_by_list=False, sens_param=False)(fn, weights)(*inputs[, sens])`."""
 
@@ -193,7 +203,7 @@ class GradOperation:
 
     def __call__(self, fn, weights=None):
         if self.get_by_list and weights is None:
-            raise ValueError("GradOperation(get_by_list=True) needs the weights: grad_op(fn, weights).")
+            weights = _default_weights(fn)
 
         def wrapper(*args):
             sens = None

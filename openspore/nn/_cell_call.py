@@ -7,6 +7,7 @@ import sys
 import weakref
 
 from ..core import autograd
+from ..core.bprop_checks import checked_bprop
 from ..core.dispatch import cast
 from ..core.tensor import Tensor
 from ..core.symbol import check_inputs
@@ -145,7 +146,8 @@ def complex_call(cell, args, kwargs):
             if kwargs:
                 raise TypeError(f"For '{cell.cls_name}', a cell with a custom 'bprop' takes positional inputs only, "
                                 f"but got keyword inputs {sorted(kwargs)}.")
-            output = autograd.custom_bprop_call(cell.construct, cell.bprop, args, tuple(cell.trainable_params()))
+            bprop = checked_bprop(cell.cls_name, cell.bprop, len(args))
+            output = autograd.custom_bprop_call(cell.construct, bprop, args, tuple(cell.trainable_params()))
         elif d["_recompute_kwargs"] is not None and autograd.ACTIVE:
             construct = cell.construct
             output = autograd.recompute_call(lambda *a: construct(*a, **kwargs), args,

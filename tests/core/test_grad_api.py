@@ -283,9 +283,22 @@ def test_grad_operation_combinations(get_all, get_by_list, sens_param):
         assert_close(out, dx)
 
 
-def test_grad_operation_get_by_list_needs_weights():
-    with pytest.raises(ValueError, match="weights"):
-        ops.GradOperation(get_by_list=True)(lambda x: x.sum())
+def test_grad_operation_get_by_list_without_weights():
+    # MindSpore 2.10: a plain function has no weights (empty tuple); a Cell in PyNative mode gives the
+    # gradients of its trainable parameters
+    assert ops.GradOperation(get_by_list=True)(lambda x: x.sum())(T(X)) == ()
+
+    class Scale(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.w = ms.Parameter(T(np.array([2.0, 3.0], np.float32)), name="w")
+
+        def construct(self, x):
+            return (self.w * x).sum()
+
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    (dw,) = ops.GradOperation(get_by_list=True)(Scale())(T(np.array([4.0, 5.0], np.float32)))
+    assert dw.asnumpy().tolist() == [4.0, 5.0]
 
 
 def test_grad_operation_is_exported_on_the_1x_paths():

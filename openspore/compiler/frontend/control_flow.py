@@ -184,8 +184,8 @@ def _endless_recursion(fn, key, first_tracer):
     limit = context.get_context("max_call_depth")
     name = getattr(fn, "__qualname__", fn)
     # Stopped by a tensor's value: the call is inside a branch (a subgraph) traced since the first call began, and
-    # has tensor inputs (key[3]); a call on the same level would recur for ever, in Python too.
-    if type(fn) is not types.MethodType and key[3] and current_tracer().has_ancestor(first_tracer):
+    # has tensor inputs (key[4]); a call on the same level would recur for ever, in Python too.
+    if type(fn) is not types.MethodType and key[4] and current_tracer().has_ancestor(first_tracer):
         err = RuntimeError(located(
             f"Exceed function call depth: '{name}' calls itself with inputs of the same shapes, dtypes and Python "
             f"values: a recursion stopped by a tensor's value, which needs a recursive graph (the function runs "
@@ -275,13 +275,24 @@ _DICT_METHODS = {"keys": lambda d: tuple(d.keys()), "values": lambda d: tuple(d.
 _ACTIVE_CALLS = {}  # keys of the user-function calls being traced now (see `_call_key`) -> the tracer they began in
 
 
+def _closure_key(fn):
+    """What a closure captured: two closures of one code over different objects (the `wrapper`s of
+    `GradOperation()(net)` and `GradOperation()(grad_net)`, nested for a second derivative) are different calls,
+    not a recursion. A closure re-made around the same objects keys the same."""
+    cells = getattr(fn, "__closure__", None) or ()
+    try:
+        return tuple(id(c.cell_contents) for c in cells)
+    except ValueError:  # a cell not filled yet
+        return None
+
+
 def _call_key(fn, args, kwargs):
     """(code, owner, abstract inputs) of a call while tracing, or None when its inputs can not be keyed."""
     from .spec import flatten, static_key
     try:
         leaves, spec = flatten((tuple(args), dict(kwargs)))
         key = (getattr(fn, "__code__", None) or getattr(getattr(fn, "__func__", None), "__code__", None),
-               id(getattr(fn, "__self__", None)), static_key(spec),
+               id(getattr(fn, "__self__", None)), _closure_key(fn), static_key(spec),
                tuple((tuple(t.shape), str(t.dtype)) for t in leaves))
         hash(key)
     except Exception:  # values without a key (unhashable Python objects): no check

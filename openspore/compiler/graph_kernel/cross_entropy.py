@@ -28,7 +28,8 @@ TINY = 1e-30  # label probabilities below this take the log-softmax route for th
 
 
 class FusedSparseCrossEntropy(Primitive):
-    """FusedSparseCrossEntropy()(logits [N, C], labels [N]) -> (mean loss, d loss / d logits)."""
+    """FusedSparseCrossEntropy()(logits [N, C], labels [N]) -> (mean loss, d loss / d logits); logits (..., C)
+    with labels (...) are rows too, as for the unfused primitive."""
 
     differentiable = False
     nondiff_reason = "a fused loss kernel is made after autodiff, from nodes that were already differentiated"
@@ -37,6 +38,8 @@ class FusedSparseCrossEntropy(Primitive):
         return (AbstractTensor((), logits.dtype), AbstractTensor(tuple(logits.shape), logits.dtype))
 
     def numpy(self, np, logits, labels):
+        shape = logits.shape
+        logits, labels = logits.reshape(-1, shape[-1]), labels.reshape(-1)
         n, c = logits.shape
         check_labels_in_range(_NAME, labels, c)
         z = logits - logits.max(axis=1, keepdims=True)
@@ -51,9 +54,11 @@ class FusedSparseCrossEntropy(Primitive):
             loss = -np.log(picked).mean()
         grad = p.copy()
         grad[rows, labels] -= 1.0
-        return np.asarray(loss, logits.dtype), (grad / n).astype(logits.dtype, copy=False)
+        return np.asarray(loss, logits.dtype), (grad / n).reshape(shape).astype(logits.dtype, copy=False)
 
     def torch(self, torch, logits, labels):
+        shape = logits.shape
+        logits, labels = logits.reshape(-1, shape[-1]), labels.reshape(-1)
         n, c = logits.shape
         check_labels_in_range(_NAME, labels, c)
         idx = labels.long().unsqueeze(1)
@@ -65,4 +70,4 @@ class FusedSparseCrossEntropy(Primitive):
         else:
             loss = picked.log_().mean().neg_()
         grad.scatter_add_(1, idx, torch.full(idx.shape, -1.0, dtype=grad.dtype, device=grad.device))
-        return loss, grad.div_(n)
+        return loss, grad.div_(n).reshape(shape)

@@ -42,6 +42,12 @@ class Reshape(Primitive):
         check_tensor(self.name, "input_x", x)
         if not isinstance(shape, (tuple, list)):
             raise TypeError(f"For 'Reshape', 'input_shape' must be a tuple of ints, but got {type(shape).__name__}.")
+        if any(s < 0 for s in x.shape):
+            # a dynamic input (Unique's output while compiling): the target's -1 stays unknown until run time
+            if any(int(s) < -1 for s in shape) or list(shape).count(-1) > 1:
+                raise ValueError(f"For '{self.name}', the shape {list(shape)} must hold sizes >= 0 and at most "
+                                 f"one -1.")
+            return AbstractTensor(tuple(int(s) for s in shape), x.dtype)
         size = 1
         for s in x.shape:
             size *= s

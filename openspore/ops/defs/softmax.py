@@ -219,20 +219,26 @@ class SoftmaxCrossEntropyWithLogits(Primitive):
 
 @register
 class SparseSoftmaxCrossEntropyWithLogits(Primitive):
-    """SparseSoftmaxCrossEntropyWithLogits(is_grad=False)(logits, labels) with class-index labels (N,).
+    """SparseSoftmaxCrossEntropyWithLogits(is_grad=False)(logits, labels) with class-index labels.
 
-    is_grad=False: the mean loss (a scalar); is_grad=True: its gradient (softmax(logits) - one_hot(labels)) / N.
+    logits (N, C) with labels (N,), or more generally logits (..., C) with labels of shape logits.shape[:-1]
+    (MindSpore 2.10 takes any rank >= 2: every leading position is one row). is_grad=False: the mean loss over the
+    rows (a scalar); is_grad=True: its gradient (softmax(logits) - one_hot(labels)) / rows.
     """
     attr_defaults = {"is_grad": False}
     input_names = ("logits", "labels")
 
     def infer(self, logits, labels):
-        _check_logits(self.name, logits)
+        check_tensor(self.name, "logits", logits)
+        check_dtype(self.name, "logits", logits, ("float",))
         check_tensor(self.name, "labels", labels)
         check_dtype(self.name, "labels", labels, ("int", "uint"))
-        if tuple(labels.shape) != tuple(logits.shape[:1]):
-            raise ValueError(f"For '{self.name}', the shape of 'labels' must be [{logits.shape[0]}] (the batch of "
-                             f"'logits' {list(logits.shape)}), but got {list(labels.shape)}.")
+        if len(logits.shape) < 2:
+            raise ValueError(f"For '{self.name}', 'logits' must have rank 2 or more (..., C), but got shape "
+                             f"{list(logits.shape)}.")
+        if tuple(labels.shape) != tuple(logits.shape[:-1]):
+            raise ValueError(f"For '{self.name}', the shape of 'labels' must be {list(logits.shape[:-1])} ('logits' "
+                             f"{list(logits.shape)} without its class axis), but got {list(labels.shape)}.")
         if self.is_grad:
             return same_as(logits)
         return AbstractTensor((), logits.dtype)
@@ -241,29 +247,34 @@ class SparseSoftmaxCrossEntropyWithLogits(Primitive):
         if not self.is_grad:
             return prim("Mul")(SparseSoftmaxCrossEntropyWithLogits(is_grad=True)(logits, labels), dout), None
         probs = Softmax(axis=-1)(logits)
-        return prim("Mul")(softmax_vjp(probs, dout, (1,)), 1.0 / logits.shape[0]), None
+        rows = int(np.prod(logits.shape[:-1]))
+        return prim("Mul")(softmax_vjp(probs, dout, (len(logits.shape) - 1,)), 1.0 / rows), None
 
     def numpy(self, np, logits, labels):
-        n, c = logits.shape
-        check_labels_in_range(self.name, labels, c)
-        lsm = _np_log_softmax(np, logits, (1,))
+        c = logits.shape[-1]
+        flat, flat_labels = logits.reshape(-1, c), labels.reshape(-1)
+        n = flat.shape[0]
+        check_labels_in_range(self.name, flat_labels, c)
+        lsm = _np_log_softmax(np, flat, (1,))
         rows = np.arange(n)
         if self.is_grad:
             grad = np.exp(lsm)
-            grad[rows, labels] -= 1
-            return (grad / n).astype(logits.dtype, copy=False)
-        return np.asarray(-np.mean(lsm[rows, labels]), dtype=logits.dtype)
+            grad[rows, flat_labels] -= 1
+            return (grad / n).reshape(logits.shape).astype(logits.dtype, copy=False)
+        return np.asarray(-np.mean(lsm[rows, flat_labels]), dtype=logits.dtype)
 
     def torch(self, torch, logits, labels):
-        n, c = logits.shape
-        check_labels_in_range(self.name, labels, c)
-        idx = labels.long().unsqueeze(1)
+        c = logits.shape[-1]
+        flat, flat_labels = logits.reshape(-1, c), labels.reshape(-1)
+        n = flat.shape[0]
+        check_labels_in_range(self.name, flat_labels, c)
+        idx = flat_labels.long().unsqueeze(1)
         if self.is_grad:
-            # one softmax pass, then in place: subtract the one-hot, scale by 1/N
-            grad = torch.softmax(logits, dim=1)
+            # one softmax pass, then in place: subtract the one-hot, scale by 1/rows
+            grad = torch.softmax(flat, dim=1)
             grad.scatter_add_(1, idx, torch.full(idx.shape, -1.0, dtype=grad.dtype, device=grad.device))
-            return grad.div_(n)
-        return torch.nn.functional.cross_entropy(logits, idx.squeeze(1))
+            return grad.div_(n).reshape(logits.shape)
+        return torch.nn.functional.cross_entropy(flat, idx.squeeze(1))
 
     @classmethod
     def samples(cls, rng):
@@ -271,6 +282,7 @@ class SparseSoftmaxCrossEntropyWithLogits(Primitive):
         labels = np.array([0, 2, 1, 2], np.int32)
         yield Sample(logits, labels)
         yield Sample(logits, labels.astype(np.int64), attrs={"is_grad": True}, name="is_grad")
+        yield Sample(rand_float(rng, (2, 2, 3), -2.0, 2.0), np.array([[0, 2], [1, 1]], np.int32), name="rank3")
 
 
 # ---- export marks (see _export.py): what is not written to MindIR / ONNX, and why ---------------

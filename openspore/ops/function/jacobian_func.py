@@ -11,6 +11,7 @@ import numpy as np
 
 from ...core.grad_api import jvp, vjp
 from ...core.tensor import Tensor
+from .array_func import reshape, stack
 
 __all__ = ["jacrev", "jacfwd"]
 
@@ -75,8 +76,8 @@ def jacrev(fn, grad_position=0, has_aux=False):
                 rows.append(vjp_fn(*cots))
             block = []
             for j, p in enumerate(positions):
-                stacked = np.stack([r[j].asnumpy() for r in rows]).reshape(tuple(o.shape) + tuple(args[p].shape))
-                block.append(Tensor(stacked))
+                # ops, not numpy: inside @jit the rows are traced values (MindSpore's jacrev runs under jit too)
+                block.append(reshape(stack([r[j] for r in rows]), tuple(o.shape) + tuple(args[p].shape)))
             blocks.append(block)
         jac = _arrange(blocks, isinstance(out, tuple), single)
         return (jac, aux) if has_aux else jac
@@ -112,8 +113,8 @@ def jacfwd(fn, grad_position=0, has_aux=False):
         for k, o in enumerate(outs):
             block = []
             for j, x in enumerate(primals):
-                cols = np.stack([c[k].asnumpy() for c in columns[j]], -1)
-                block.append(Tensor(cols.reshape(tuple(o.shape) + tuple(x.shape))))
+                cols = stack([c[k] for c in columns[j]], -1)
+                block.append(reshape(cols, tuple(o.shape) + tuple(x.shape)))
             blocks.append(block)
         jac = _arrange(blocks, isinstance(out, tuple), single)
         return (jac, aux) if has_aux else jac

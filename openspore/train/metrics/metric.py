@@ -41,6 +41,15 @@ def to_numpy(data, where="Metric"):
     return array
 
 
+def check_arg_type(name, value, expected):
+    """MindSpore's metric argument check: TypeError "The type of 'name' should be 'int', but got type 'str'."
+    (a bool is not taken for an int)."""
+    if isinstance(value, bool) and expected is not bool or not isinstance(value, expected):
+        raise TypeError(f"The type of '{name}' should be '{expected.__name__}', but got type "
+                        f"'{type(value).__name__}'.")
+    return value
+
+
 def rearrange_inputs(func):
     """Decorator for `update(self, *inputs)`: apply the metric's `indexes` (if set) to the inputs first."""
     @functools.wraps(func)

@@ -10,7 +10,7 @@
 """
 import numpy as np
 
-from .metric import Metric, rearrange_inputs
+from .metric import Metric, check_arg_type, rearrange_inputs
 
 
 def _binary_roc(scores, positive):
@@ -33,8 +33,11 @@ class ROC(Metric):
 
     def __init__(self, class_num=None, pos_label=None):
         super().__init__()
-        if class_num is not None and (isinstance(class_num, bool) or not isinstance(class_num, int) or class_num < 1):
-            raise ValueError(f"For 'ROC', 'class_num' must be a positive int, but got {class_num!r}.")
+        # MindSpore 2.10 checks the types only (TypeError); a class_num of 0 is accepted there too
+        if class_num is not None:
+            check_arg_type("class_num", class_num, int)
+        if pos_label is not None:
+            check_arg_type("pos_label", pos_label, int)
         self.class_num, self.pos_label = class_num, pos_label
         self.clear()
 

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from .metric import Metric, rearrange_inputs
+from .metric import Metric, check_arg_type, rearrange_inputs
 
 
 class CosineSimilarity(Metric):
@@ -74,9 +74,11 @@ class BleuScore(Metric):
 
     def __init__(self, n_gram=4, smooth=False):
         super().__init__()
-        if isinstance(n_gram, bool) or not isinstance(n_gram, int) or not 1 <= n_gram <= 4:
-            raise ValueError(f"For 'BleuScore', 'n_gram' must be an int in [1, 4], but got {n_gram!r}.")
-        self.n_gram, self.smooth = n_gram, bool(smooth)
+        check_arg_type("n_gram", n_gram, int)
+        check_arg_type("smooth", smooth, bool)
+        if not 1 <= n_gram <= 4:
+            raise ValueError(f"For 'BleuScore', the argument 'n_gram' should range from 1 to 4, but got {n_gram}.")
+        self.n_gram, self.smooth = n_gram, smooth
         self.clear()
 
     def clear(self):
