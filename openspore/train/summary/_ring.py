@@ -251,10 +251,7 @@ class SharedRing:
             seq = self._posted
             if seq - self._counters[3] >= MESSAGE_SLOTS:
                 return False
-            packer.pack_into(self._map, _HEADER + self._capacity + (seq % MESSAGE_SLOTS) * MESSAGE_SIZE,
-                             packer.size - 12, piped, b"C", key, step, wall_time, offset, end, *scalars)
-            self._posted = seq + 1
-            self._counters[2] = seq + 1  # after the bytes: the writer reads a slot only below this count
+            self._post_collected_locked(packer, seq, piped, key, step, wall_time, offset, end, scalars)
         return True
 
     def collect(self, layout, copy, arrays, step, wall_time, scalars, piped):
@@ -275,11 +272,15 @@ class SharedRing:
                 return False
             offset, end = place
             copy(self, offset, arrays)
-            packer.pack_into(self._map, _HEADER + self._capacity + (seq % MESSAGE_SLOTS) * MESSAGE_SIZE,
-                             packer.size - 12, piped, b"C", layout.key, step, wall_time, offset, end, *scalars)
-            self._posted = seq + 1
-            self._counters[2] = seq + 1  # after the bytes: the writer reads a slot only below this count
+            self._post_collected_locked(packer, seq, piped, layout.key, step, wall_time, offset, end, scalars)
         return True
+
+    def _post_collected_locked(self, packer, seq, piped, key, step, wall_time, offset, end, scalars):
+        """Message `seq`'s slot packed and published; the caller holds the lock and checked the slot is free."""
+        packer.pack_into(self._map, _HEADER + self._capacity + (seq % MESSAGE_SLOTS) * MESSAGE_SIZE,
+                         packer.size - 12, piped, b"C", key, step, wall_time, offset, end, *scalars)
+        self._posted = seq + 1
+        self._counters[2] = seq + 1  # after the bytes: the writer reads a slot only below this count
 
     def take_unread(self):
         """The posted messages the writer has not taken (its process died), marked taken: the caller writes them
