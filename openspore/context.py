@@ -147,9 +147,31 @@ _values["inference_engine"] = _env_inference_engine()
 _listeners = []  # callables(key, value) notified on change (the backend module listens)
 
 
+def _environ_lookup(name):
+    """A zero-argument function reading `os.environ[name]` (None when unset) with one dict lookup.
+
+    `os.environ.get` runs three Python functions (Mapping.get, _Environ.__getitem__, the key's encoding), which
+    on a Cell's every GRAPH_MODE call was a measurable part of the inference path's overhead. `os.environ` keeps
+    its variables in a plain dict (`_data`, encoded keys and values) that every assignment through it updates,
+    so reading that dict sees exactly what `os.environ.get` sees; where an interpreter lacks it, the public way."""
+    environ = os.environ
+    data, encode_key, decode = (getattr(environ, a, None) for a in ("_data", "encodekey", "decodevalue"))
+    if type(data) is not dict or encode_key is None or decode is None:
+        return lambda: environ.get(name)
+    key = encode_key(name)
+
+    def lookup():
+        value = data.get(key)
+        return None if value is None else decode(value)
+    return lookup
+
+
+_ms_jit_value = _environ_lookup("MS_JIT")
+
+
 def jit_disabled():
     """`MS_JIT=0` turns GRAPH_MODE into PyNative for Cells (facts §1.2)."""
-    return os.environ.get("MS_JIT", "1") == "0"
+    return _ms_jit_value() == "0"
 
 
 def simulation_level():

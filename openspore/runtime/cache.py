@@ -38,7 +38,7 @@ class Entry:
     """One compiled graph: `compiled` (a CompiledGraph), the frontend's `unflatten`, output dtypes."""
 
     __slots__ = ("compiled", "unflatten", "out_dtypes", "compile_time", "times", "graph", "traced", "vjp",
-                 "memory_plan", "frozen", "_engine", "single")
+                 "memory_plan", "frozen", "_engine", "single", "last_input")
 
     def __init__(self, compiled, traced, graph, times):
         self.compiled, self.traced, self.graph, self.times = compiled, traced, graph, times
@@ -51,6 +51,7 @@ class Entry:
         self.memory_plan = None  # GraphPlans (compiler/memory) under memory_optimize_level O1 or save_graphs
         self.frozen = None  # inference path (runtime/inference.py): the Parameter arrays frozen into the graph
         self._engine = None  # inference path: "torch", "onnxruntime", "openvino" or "auto" (measured on first call)
+        self.last_input = (None, None)  # (backend array, backend) of the last one-Tensor call (see `run`)
 
     @property
     def engine(self):
@@ -63,7 +64,19 @@ class Entry:
         self._engine = name
 
     def run(self, leaves, backend):
-        if self.single:
+        if self.single:  # one tensor out; with one Tensor in (batch-1 inference), no lists built on the way
+            if len(leaves) == 1 and type(leaves[0]) is Tensor:
+                data, last = leaves[0]._data, self.last_input
+                if data is None or data is not last[0] or backend is not last[1]:
+                    # `data_ref` asks torch whether the array is native (`is_cuda`); the same array object under
+                    # the same backend was answered last call, and each torch call between two engine runs costs
+                    # microseconds (runtime/engines.py `_HostViews`). Only inference entries remember it: a
+                    # training step's input would be kept alive until the next step.
+                    data = leaves[0].data_ref()
+                    if self.frozen is not None:
+                        self.last_input = (data, backend)
+                out, dtype = self.compiled(data)[0], self.out_dtypes[0]
+                return Tensor._wrap(out, dtype) if dtype is not None else out
             return self.run_flat(leaves, backend)[0]
         return self.unflatten(self.run_flat(leaves, backend))
 

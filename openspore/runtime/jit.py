@@ -281,7 +281,12 @@ def make_cell_runner(slow_call):
             return cell.construct(*args, **kwargs)
         return slow_call(cell, args, kwargs)
 
+    last = [(_dead_ref, None)]  # (weak reference to the last cell run, its cache): a repeated call's lookup
+
     def cache_of(cell):
+        ref, cache = last[0]
+        if ref() is cell:  # one tuple, replaced whole: threads never pair one cell with another's cache
+            return cache
         cache = caches.get(cell)
         if cache is None:
             construct = type(cell).construct
@@ -290,6 +295,7 @@ def make_cell_runner(slow_call):
             fn = functools.partial(_traceable_construct, raw)
             cache = caches[cell] = GraphCache(fn, f"{type(cell).__name__}.construct",
                                               _LevelOf(explicit, cell), cell, cell_owner=True)
+        last[0] = (weakref.ref(cell), cache)
         return cache
 
     def run(cell, args, kwargs):
@@ -306,6 +312,10 @@ def make_cell_runner(slow_call):
     run.compile = compile_only
     _CELL_CACHES.append(caches)
     return run
+
+
+def _dead_ref():
+    return None
 
 
 _CELL_CACHES = []  # the caches of every GRAPH_MODE cell runner made (one, installed by `import openspore`)
@@ -334,9 +344,22 @@ def run_graph_or_eager(cache, args, kwargs, eager):
     * the user's own code (`x.asnumpy()`, numpy on tensors, `int(x)`, `bool(x)` through builtins, a `raise` under
       a tensor condition): MindSpore's JIT fallback runs that Python at run time (compiler/frontend/symbolic.py).
     At the STRICT syntax level the user's own code is refused; what MindSpore's compiler rejects still raises
-    (`range(x)`, a shape made of tensors)."""
+    (`range(x)`, a shape made of tensors).
+
+    One function for both steps (graph or eager, then the bare-Exception rule below): it runs on every call of
+    every compiled Cell, where each Python frame is a visible share of a batch-1 inference call's overhead."""
     try:
-        return _graph_or_eager(cache, args, kwargs, eager)
+        if cache.eager_reason is None:
+            try:
+                if autograd.ACTIVE:
+                    return call_recording(cache, args, kwargs, eager)
+                return cache(args, kwargs)
+            except Exception as exc:  # noqa: BLE001 - only the marked ones are handled, the rest re-raised
+                if not (getattr(exc, "needed_by_library", False) or _lax_fallback(exc)):
+                    raise
+                cache.eager_reason = (str(exc).splitlines() or [type(exc).__name__])[0]
+                logger.info("%s runs op by op: %s", cache.name, cache.eager_reason)
+        return eager()
     except Exception as exc:  # noqa: BLE001 - only a bare Exception is changed, the rest re-raised as they are
         if type(exc) is not Exception:
             raise
@@ -344,21 +367,6 @@ def run_graph_or_eager(cache, args, kwargs, eager):
         # message (`raise Exception` alone: an empty one); the other graph raise rules are in
         # compiler/frontend/graph_operators.py
         raise RuntimeError(str(exc)) from exc
-
-
-def _graph_or_eager(cache, args, kwargs, eager):
-    """The compiled graph, or the Python function op by op once the graph asked for it (see run_graph_or_eager)."""
-    if cache.eager_reason is None:
-        try:
-            if autograd.ACTIVE:
-                return call_recording(cache, args, kwargs, eager)
-            return cache(args, kwargs)
-        except Exception as exc:  # noqa: BLE001 - only the marked ones are handled, the rest re-raised
-            if not (getattr(exc, "needed_by_library", False) or _lax_fallback(exc)):
-                raise
-            cache.eager_reason = (str(exc).splitlines() or [type(exc).__name__])[0]
-            logger.info("%s runs op by op: %s", cache.name, cache.eager_reason)
-    return eager()
 
 
 def _traceable_construct(construct, cell):

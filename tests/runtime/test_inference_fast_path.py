@@ -249,3 +249,54 @@ def test_an_input_buffer_reused_or_replaced_is_read_afresh(engine):
     y = ms.Tensor(np.random.default_rng(9).standard_normal(x.shape).astype(np.float32))
     np.testing.assert_allclose(net(y)[0].asnumpy(), _unoptimised(net, y)[0], rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(net(x)[0].asnumpy(), got, rtol=1e-6, atol=1e-6)
+
+
+def test_host_views_remember_only_views_that_share_the_input():
+    """The engine's input views (runtime/engines.py `_HostViews`): the same torch tensor object gets the same
+    numpy view, which sees in-place writes; a non-contiguous tensor's copy and a caller's numpy array are never
+    remembered."""
+    import torch
+    views = engines._HostViews()
+    t = torch.arange(6, dtype=torch.float32).reshape(2, 3)
+    host = views(t)
+    assert views(t) is host
+    t.mul_(2.0)
+    np.testing.assert_array_equal(host, t.numpy())
+    transposed = t.t()
+    copy = views(transposed)
+    assert copy.flags.c_contiguous and views(transposed) is not copy
+    np.testing.assert_array_equal(copy, transposed.numpy())
+    assert views(t) is host  # a copy never displaces the remembered view
+    array = np.ones((2, 2), np.float32)
+    assert views(array) is array and views.last[0] is not array
+
+
+@pytest.mark.parametrize("engine", ["onnxruntime", "openvino"])
+def test_a_one_output_network_reads_each_input_afresh(engine):
+    """One Tensor in, one out (the entry's list-free call, which remembers the last input array): in-place
+    writes, another Tensor, and a Tensor whose array was replaced are all read; outputs are fresh tensors."""
+    if engine not in engines.available():
+        pytest.skip(f"{engine} is not installed (pip install 'openspore[infer]')")
+    net = nn.SequentialCell([nn.Dense(4, 8), nn.ReLU(), nn.Dense(8, 3)])
+    net.set_train(False)
+    x = ms.Tensor(np.random.default_rng(3).standard_normal((2, 4)).astype(np.float32))
+    ms.set_context(mode=ms.GRAPH_MODE, inference_engine=engine)
+    net(x)
+    first = net(x)
+    assert _cache(net)._fast is not None and _cache(net)._fast.entry.frozen is not None
+
+    def reference(inp):
+        ms.set_context(inference_engine="off")
+        try:
+            return net(inp).asnumpy()
+        finally:
+            ms.set_context(inference_engine=engine)
+    kept = first.asnumpy().copy()
+    x.data_ref().mul_(-3.0)
+    second = net(x)
+    np.testing.assert_allclose(second.asnumpy(), reference(x), rtol=1e-4, atol=1e-4)
+    np.testing.assert_array_equal(first.asnumpy(), kept)  # the earlier output is not overwritten
+    y = ms.Tensor(np.random.default_rng(4).standard_normal((2, 4)).astype(np.float32))
+    np.testing.assert_allclose(net(y).asnumpy(), reference(y), rtol=1e-4, atol=1e-4)
+    x._data = x.asnumpy() + 1.0  # a new (non-native) array under the same Tensor: adopted on the next call
+    np.testing.assert_allclose(net(x).asnumpy(), reference(x), rtol=1e-4, atol=1e-4)
