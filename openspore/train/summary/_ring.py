@@ -244,15 +244,7 @@ class SharedRing:
 
     def post_collected(self, key, step, wall_time, scalars, offset, end, piped):
         """`post_collection` of the message's fields, without the tuple (`EventWriter.post_collection`)."""
-        if len(scalars) >= len(_COLLECTION_SLOTS):
-            return False
-        packer = _COLLECTION_SLOTS[len(scalars)]
-        with self._lock:
-            seq = self._posted
-            if seq - self._counters[3] >= MESSAGE_SLOTS:
-                return False
-            self._post_collected_locked(packer, seq, piped, key, step, wall_time, offset, end, scalars)
-        return True
+        return self._post_collected(key, step, wall_time, scalars, piped, lambda: (offset, end))
 
     def collect(self, layout, copy, arrays, step, wall_time, scalars, piped):
         """A whole collection in one locked pass: reserve room for `layout`'s arrays, `copy(self, offset, arrays)`
@@ -260,27 +252,34 @@ class SharedRing:
         and lock of doing that in three steps cost the training thread a microsecond or two. False, with nothing
         done, when it has no arrays or too many scalars, or the ring or every message slot is full."""
         nbytes = layout.nbytes
-        if len(scalars) >= len(_COLLECTION_SLOTS) or not 0 < nbytes <= self._limit:
+        if not 0 < nbytes <= self._limit:
+            return False
+
+        def reserve_and_copy():
+            place = self._place((nbytes + _ALIGN - 1) & -_ALIGN)
+            if place is not None:
+                copy(self, place[0], arrays)
+            return place
+        return self._post_collected(layout.key, step, wall_time, scalars, piped, reserve_and_copy)
+
+    def _post_collected(self, key, step, wall_time, scalars, piped, place):
+        """Pack and publish a "collection" message whose arrays lie at `place()` -> (offset, end), called under the
+        lock once a message slot is known free (None: no room, nothing posted). False when nothing was posted."""
+        if len(scalars) >= len(_COLLECTION_SLOTS):
             return False
         packer = _COLLECTION_SLOTS[len(scalars)]
         with self._lock:
             seq = self._posted
             if seq - self._counters[3] >= MESSAGE_SLOTS:
                 return False
-            place = self._place((nbytes + _ALIGN - 1) & -_ALIGN)
-            if place is None:
+            where = place()
+            if where is None:
                 return False
-            offset, end = place
-            copy(self, offset, arrays)
-            self._post_collected_locked(packer, seq, piped, layout.key, step, wall_time, offset, end, scalars)
+            packer.pack_into(self._map, _HEADER + self._capacity + (seq % MESSAGE_SLOTS) * MESSAGE_SIZE,
+                             packer.size - 12, piped, b"C", key, step, wall_time, *where, *scalars)
+            self._posted = seq + 1
+            self._counters[2] = seq + 1  # after the bytes: the writer reads a slot only below this count
         return True
-
-    def _post_collected_locked(self, packer, seq, piped, key, step, wall_time, offset, end, scalars):
-        """Message `seq`'s slot packed and published; the caller holds the lock and checked the slot is free."""
-        packer.pack_into(self._map, _HEADER + self._capacity + (seq % MESSAGE_SLOTS) * MESSAGE_SIZE,
-                         packer.size - 12, piped, b"C", key, step, wall_time, offset, end, *scalars)
-        self._posted = seq + 1
-        self._counters[2] = seq + 1  # after the bytes: the writer reads a slot only below this count
 
     def take_unread(self):
         """The posted messages the writer has not taken (its process died), marked taken: the caller writes them
