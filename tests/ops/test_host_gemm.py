@@ -92,11 +92,10 @@ def test_batch_matmul_kernel_matches_reference(one_thread, ta, tb):
     _close(out, want)
 
 
-@pytest.mark.parametrize("input_grad,bias_grad", [(True, True), (False, True), (True, False)])
-def test_dense_grad_kernel_matches_reference(one_thread, input_grad, bias_grad):
-    rng = np.random.default_rng(1)
+def _check_dense_grad(prim, seed):
+    """DenseGrad's torch kernel, returning fresh tensors and writing into given views, against its numpy kernel."""
+    rng = np.random.default_rng(seed)
     dout, x, w = (rng.standard_normal(s).astype(np.float32) for s in ((2, 7, 5), (2, 7, 3), (5, 3)))
-    prim = DenseGrad(input_grad=input_grad, bias_grad=bias_grad)
     want = prim.numpy(np, dout, x, w)
     args = [torch.from_numpy(v) for v in (dout, x, w)]
     for got, ref in zip(prim.torch(torch, *args), want, strict=True):
@@ -105,6 +104,11 @@ def test_dense_grad_kernel_matches_reference(one_thread, input_grad, bias_grad):
     for got, view, ref in zip(prim.torch_out(torch, views, *args), views, want, strict=True):
         assert got is view
         _close(view, ref)
+
+
+@pytest.mark.parametrize("input_grad,bias_grad", [(True, True), (False, True), (True, False)])
+def test_dense_grad_kernel_matches_reference(one_thread, input_grad, bias_grad):
+    _check_dense_grad(DenseGrad(input_grad=input_grad, bias_grad=bias_grad), seed=1)
 
 
 def test_dense_forward_on_onednn_matches_reference(one_thread):
@@ -158,17 +162,7 @@ def test_mkl_keeps_single_products_but_not_strided_batches(one_thread, monkeypat
     assert got is not None
     _close(got, torch.matmul(q, k))
     # DenseGrad's products then run on torch's kernels, into the arena views too, with the same results
-    rng = np.random.default_rng(3)
-    dout, x, w = (rng.standard_normal(s).astype(np.float32) for s in ((2, 7, 5), (2, 7, 3), (5, 3)))
-    prim = DenseGrad()
-    want = prim.numpy(np, dout, x, w)
-    args = [torch.from_numpy(v) for v in (dout, x, w)]
     called = []
     monkeypatch.setattr(host_gemm, "matmul", lambda *a, **k: called.append(a) or None)
-    for got, ref in zip(prim.torch(torch, *args), want, strict=True):
-        _close(got, ref)
-    views = tuple(torch.empty(r.shape) for r in want)
-    for got, view, ref in zip(prim.torch_out(torch, views, *args), views, want, strict=True):
-        assert got is view
-        _close(view, ref)
+    _check_dense_grad(DenseGrad(), seed=3)
     assert not called
