@@ -17,7 +17,8 @@ OpenVINO (INFERENCE_NUM_THREADS). ONNX Runtime and OpenVINO read the ONNX file o
 (`ms.export(..., file_format="ONNX")`). Each engine peer is configured as openspore's inference path configures
 that engine (runtime/engines.py), so neither side has settings the other lacks: OpenVINO with PERFORMANCE_HINT
 LATENCY and f32 precision; ONNX Runtime sequential, all graph optimisations, workers not spinning between calls
-(`--ort-spin` gives the peer ONNX Runtime's default spinning instead). Peer packages: `pip install ".[bench]"`.
+(`--ort-spin` gives the peer ONNX Runtime's default spinning instead; openspore's `auto` also measures a
+session with spinning workers and keeps the faster, docs/inference.md). Peer packages: `pip install ".[bench]"`.
 """
 import argparse
 import os

@@ -8,12 +8,17 @@ the engine's results). Threads: torch's intra-op count (`torch.get_num_threads()
 (OpenVINO would otherwise pick bf16 on CPUs that have it). Both packages are optional: `pip install
 "openspore[infer]"`.
 
-ONNX Runtime's worker threads do not spin between calls (`session.intra_op.allow_spinning` 0; `spin=True`
-restores its default): after each run its workers otherwise busy-wait for the next one, taking a core from the
-caller's own Python between calls and from every other process. On a machine whose cores the session's threads
-already fill (2 threads on 2 cores here) that made a batch-1 ResNet-20 call 2-3x slower whenever other work ran
-(median 3.9 ms spinning vs 1.4 ms not, side by side in one process at load average 8); the cost of not spinning
-is a thread wake-up per parallel section.
+ONNX Runtime's worker threads do not spin between calls by default (`session.intra_op.allow_spinning` 0):
+after each run its workers otherwise busy-wait for the next one, taking a core from the caller's own Python
+between calls and from every other process. On a machine whose cores the session's threads already fill (2
+threads on 2 cores here) that made a batch-1 ResNet-20 call 2-3x slower whenever other work ran (median 3.9 ms
+spinning vs 1.4 ms not, side by side in one process at load average 8). The cost of not spinning is a thread
+wake-up per parallel section, which on a quiet machine is most of the gap to OpenVINO at 2 threads (1.27 vs
+1.0 ms). `spin=True` builds a session whose workers spin for at most `SPIN_US` microseconds before they block
+(`session.intra_op.spin_duration_us`, ONNX Runtime 1.26 and later; ONNX Runtime's unbounded default spinning on
+older versions): 0.77-0.82x OpenVINO's latency on a quiet machine, 1.8x under other processes' load.
+`inference_engine="auto"` measures both sessions (runtime/inference.py) and measures again while it serves, so
+the spinning one runs only while it is the faster.
 
 >>> sorted(set(available()) - {"onnxruntime", "openvino"})
 []
@@ -26,6 +31,7 @@ import threading
 import numpy as np
 
 ENGINE_PACKAGES = {"onnxruntime": "onnxruntime", "openvino": "openvino"}
+SPIN_US = 250  # spinning sessions: how long an idle worker spins before it blocks (see the module docstring)
 
 
 def available():
@@ -82,6 +88,8 @@ class EngineGraph:
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         if not self.spin:  # see the module docstring
             opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        elif _version_tuple(ort.__version__) >= (1, 26):  # the first release with a bounded spin
+            opts.add_session_config_entry("session.intra_op.spin_duration_us", str(SPIN_US))
         session = ort.InferenceSession(data, opts, providers=["CPUExecutionProvider"])
         run = session.run
         views = [_HostViews() for _ in names]
@@ -174,3 +182,9 @@ def _host_array(a):
     if type(a) is not np.ndarray:
         a = a.numpy() if a.is_contiguous() else a.contiguous().numpy()
     return a if a.flags.c_contiguous else np.ascontiguousarray(a)
+
+
+def _version_tuple(version):
+    """(major, minor) of a version string such as "1.32.0" or "1.26.0.dev20260401"."""
+    parts = version.split(".")
+    return tuple(int("".join(ch for ch in p if ch.isdigit()) or 0) for p in parts[:2])

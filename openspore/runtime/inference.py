@@ -39,8 +39,12 @@ logger = logging.getLogger("openspore.inference")
 ENGINES = ("auto", "torch", "onnxruntime", "openvino", "off")
 _CONTROL_FLOW = ("if", "while")
 AGREEMENT = 1e-4        # auto: an engine's largest difference from the torch path, relative to the output's scale
-MEASURE_CALLS = 10      # auto: timed calls per candidate on the first call (after one checking call each)
-MEASURE_BUDGET_S = 0.5  # auto: ... and no more rounds once the timing has taken this long
+MEASURE_CALLS = 12      # auto: timed calls per candidate on the first call (after one checking call each)
+MEASURE_BLOCK = 3       # auto: ... timed in blocks of this many calls, each after one untimed call
+MEASURE_BUDGET_S = 0.5  # auto: ... and no more blocks once the timing has taken this long
+REMEASURE_EVERY = 5000  # auto: calls between two measurements of the contenders while serving
+CONTENDER_RATIO = 1.5   # auto: candidates within this factor of the fastest stay contenders
+CONTENDER_BYTES = 64 << 20  # auto: ... unless the graph's constants are larger (every contender holds a copy)
 _version = operator.attrgetter("_version")
 _array = operator.attrgetter("_data")
 
@@ -109,18 +113,32 @@ def compile_inference(graph, backend, name, dump=None, timings=None):
     torch_run = compile_graph(optimized, backend)
     if chosen != "auto" or not has_convolution(folded):
         return torch_run, optimized, "torch"
-    from . import engines
     built = {}
-    for engine in engines.available():
-        run = _engine_graph(folded, engine, name)
+    for candidate in auto_candidates()[1:]:
+        spin = candidate == SPINNING
+        run = _engine_graph(folded, "onnxruntime" if spin else candidate, name, spin=spin)
         if run is not None:
-            built[engine] = run
+            built[candidate] = run
     if not built:
         return torch_run, optimized, "torch"
-    return Measured(torch_run, built, name), folded, "auto"
+    return Measured(torch_run, built, name, _constant_bytes(folded)), folded, "auto"
 
 
-def _engine_graph(folded, engine, name):
+SPINNING = "onnxruntime-spinning"  # auto's candidate name for ONNX Runtime with spinning workers
+
+
+def auto_candidates():
+    """What "auto" measures: "torch", every installed engine, and with more than one thread ONNX Runtime with
+    spinning workers as well (`SPINNING`; with one thread there are no workers to spin)."""
+    import torch
+    from . import engines
+    names = ["torch", *engines.available()]
+    if "onnxruntime" in names and torch.get_num_threads() > 1:
+        names.append(SPINNING)
+    return names
+
+
+def _engine_graph(folded, engine, name, spin=False):
     """The engine's compiled graph, or None (with a warning) when it is not installed or cannot take the graph."""
     from . import engines
     if engine not in engines.available():
@@ -128,29 +146,41 @@ def _engine_graph(folded, engine, name):
                        "'openspore[infer]'); running on torch", engine)
         return None
     try:
-        return engines.EngineGraph(folded, engine, name)
+        return engines.EngineGraph(folded, engine, name, spin=spin)
     except Exception as exc:  # the graph still runs: on the torch path
         logger.warning("inference engine %s could not take %s (%s: %s); running it on torch", engine, name,
                        type(exc).__name__, exc)
         return None
 
 
+def _constant_bytes(graph):
+    return sum(getattr(n.value, "nbytes", 0) for g in graph.all_graphs() for n in g.nodes if n.op == "const")
+
+
 class Measured:
-    """`inference_engine="auto"`: the torch path and every installed engine, compared on the first call.
+    """`inference_engine="auto"`: the torch path and every installed engine, compared on the first call, and the
+    close ones compared again while serving.
 
-    That call runs each candidate once with its inputs and drops an engine whose result differs from the torch
-    path's by more than `AGREEMENT` (relative; a warning says so); then it times the remaining candidates in
-    turn, up to `MEASURE_CALLS` rounds of one call each, stopping after `MEASURE_BUDGET_S` seconds (at least one
-    round), and keeps the fastest by its median call. Every later call runs the chosen one alone. The first call
-    thus costs about (1 + MEASURE_CALLS) calls of each candidate. `chosen`, `timings` (seconds per call) and
-    `rejected` (engine: why) report the choice; `inference_report(cell)` returns them."""
+    The first call runs each candidate once with its inputs and drops an engine whose result differs from the
+    torch path's by more than `AGREEMENT` (relative; a warning says so); then it times the remaining candidates
+    (`_time_each`) and keeps the fastest by its median call. Candidates within `CONTENDER_RATIO` of it stay
+    contenders (unless the graph's constants exceed `CONTENDER_BYTES`: each contender holds its own copy), and
+    every `REMEASURE_EVERY` calls the contenders are timed again on that call's inputs, the fastest serving
+    from then on. Why: the fastest engine depends on the machine's load, which changes after the first call
+    (ONNX Runtime with spinning workers is 0.8x OpenVINO's latency on a quiet 2-core machine and 1.8x while
+    other processes run, runtime/engines.py). Every output comes from the engine serving at the time; a
+    measurement's own results are dropped. `chosen`, `timings` (seconds per call, the latest measurement),
+    `rejected` (engine: why) and `measurements` report the choice; `inference_report(cell)` returns them."""
 
-    def __init__(self, torch_run, engines, name):
+    def __init__(self, torch_run, engines, name, constant_bytes=0):
         self.candidates = {"torch": torch_run, **engines}
         self.name = name
         self.out_dtypes = torch_run.out_dtypes
         self.chosen = None
         self.timings, self.rejected = {}, {}
+        self.measurements = 0
+        self.keep_contenders = constant_bytes <= CONTENDER_BYTES
+        self._left = REMEASURE_EVERY
         self._lock = threading.Lock()
         self.run = self._first
 
@@ -179,16 +209,42 @@ class Measured:
                 self._reject(engine, f"it differs from the torch path (relative error {worst:.3g})")
                 continue
             results[engine], agreeing[engine] = got, run
-        self.timings = _time_each(agreeing, arrays) if len(agreeing) > 1 else {"torch": None}
-        chosen = min(self.timings, key=lambda e: self.timings[e] or 0.0)
-        logger.info("%s: inference engine %s chosen by measurement (median of up to %d calls each: %s)%s", self.name,
-                    chosen, MEASURE_CALLS, ", ".join(f"{e} {t * 1e3:.3f} ms" for e, t in self.timings.items()
-                                                    if t is not None),
-                    "".join(f"; {e} left out: {why}" for e, why in self.rejected.items()))
-        self.run, self.chosen = self.candidates[chosen], chosen
-        # the others go: a compiled engine kept alive holds its weights' memory and its own thread pool
-        self.candidates = {chosen: self.run}
-        return results[chosen]
+        self.candidates = agreeing
+        self._measure(arrays)
+        return results[self.chosen]
+
+    def _measure(self, arrays):
+        """Time the candidates, serve the fastest and keep the close ones (see the class docstring)."""
+        first = self.chosen is None
+        self.timings = _time_each(self.candidates, arrays) if len(self.candidates) > 1 else {"torch": None}
+        self.measurements += 1
+        best = min(self.timings, key=lambda e: self.timings[e] or 0.0)
+        if first or best != self.chosen:
+            logger.info("%s: inference engine %s chosen by measurement %d (median of up to %d calls each: %s)%s",
+                        self.name, best, self.measurements, MEASURE_CALLS,
+                        ", ".join(f"{e} {t * 1e3:.3f} ms" for e, t in self.timings.items() if t is not None),
+                        "".join(f"; {e} left out: {why}" for e, why in self.rejected.items()))
+        self.chosen, serving = best, self.candidates[best]
+        if self.keep_contenders and self.timings[best] is not None:
+            limit = self.timings[best] * CONTENDER_RATIO
+            # the others go: a compiled engine kept alive holds its weights' memory and its own thread pool
+            self.candidates = {e: r for e, r in self.candidates.items() if self.timings[e] <= limit}
+        else:
+            self.candidates = {best: serving}
+        if len(self.candidates) > 1:
+            self._serving, self._left = serving, REMEASURE_EVERY
+            self.run = self._serve
+        else:
+            self.run = serving
+
+    def _serve(self, *arrays):
+        self._left -= 1  # serving threads may race on the count: a measurement a few calls late is harmless
+        if self._left > 0:
+            return self._serving(*arrays)
+        with self._lock:
+            if self._left <= 0:
+                self._measure(arrays)
+        return self.run(*arrays)
 
     def _reject(self, engine, why):
         self.rejected[engine] = why
@@ -197,19 +253,24 @@ class Measured:
 
 
 def _time_each(runs, arrays):
-    """{name: median seconds per call}: rounds of one call of each run in turn (load from other work falls on all
-    alike), up to MEASURE_CALLS rounds or MEASURE_BUDGET_S seconds, whichever comes first (one round at least).
-    The median, not the best call: on a loaded machine a thread pool that stalls when its threads are descheduled
-    can still have one lucky fast call (OpenVINO's best call here was 2.0 ms, ONNX Runtime's 2.1 ms, and over
-    the next 250 calls their medians were 14.0 ms and 1.8 ms)."""
+    """{name: median seconds per call}: rounds of one block per run in turn (load from other work falls on all
+    alike), each block one untimed call then MEASURE_BLOCK timed ones, until MEASURE_CALLS timed calls each or
+    MEASURE_BUDGET_S seconds, whichever comes first (one round at least). Blocks, not single calls in turn: a
+    run's worker threads may spin for a while after it returns (ONNX Runtime's spinning session, torch's
+    OpenMP pool), and the untimed call takes the slowdown that leaves on the next run. The median, not the
+    best call: on a loaded machine a thread pool that stalls when its threads are descheduled can still have
+    one lucky fast call (OpenVINO's best call here was 2.0 ms, ONNX Runtime's 2.1 ms, and over the next 250
+    calls their medians were 14.0 ms and 1.8 ms)."""
     samples = {name: [] for name in runs}
     clock = time.perf_counter
     start = clock()
-    for _ in range(MEASURE_CALLS):
+    for _ in range(-(-MEASURE_CALLS // MEASURE_BLOCK)):
         for name, run in runs.items():
-            t0 = clock()
             run(*arrays)
-            samples[name].append(clock() - t0)
+            for _ in range(MEASURE_BLOCK):
+                t0 = clock()
+                run(*arrays)
+                samples[name].append(clock() - t0)
         if clock() - start > MEASURE_BUDGET_S:
             break
     return {name: statistics.median(s) for name, s in samples.items()}
@@ -217,9 +278,11 @@ def _time_each(runs, arrays):
 
 def inference_report(cell):
     """How `cell`'s latest GRAPH_MODE call ran, when it took the inference path: a dict with `setting` (the
-    `inference_engine` it was compiled under), `engine` ("torch", "onnxruntime", "openvino"; "auto" until the
-    first call has measured), `timings_ms` (auto: each candidate's median call) and `rejected` (auto: engines left
-    out, with why); None when the cell has not run compiled or its latest call did not take the path (training
+    `inference_engine` it was compiled under), `engine` ("torch", "onnxruntime", "openvino", under "auto" also
+    "onnxruntime-spinning"; "auto" until the first call has measured), `timings_ms` (auto: each candidate's
+    median call in the latest measurement) and `rejected` (auto: engines left out, with why), and under "auto"
+    once measured `measurements` (how many so far) and `contenders` (the engines measured again while serving);
+    None when the cell has not run compiled or its latest call did not take the path (training
     mode, "off", a differentiated call, control flow).
 
     >>> import openspore as ms
@@ -232,9 +295,12 @@ def inference_report(cell):
     if entry is None or entry.frozen is None:
         return None
     measured = entry.compiled if isinstance(entry.compiled, Measured) else None
-    return {"setting": cache.last_key[8], "engine": entry.engine,
-            "timings_ms": {e: t * 1e3 for e, t in measured.timings.items() if t is not None} if measured else {},
-            "rejected": dict(measured.rejected) if measured else {}}
+    report = {"setting": cache.last_key[8], "engine": entry.engine,
+              "timings_ms": {e: t * 1e3 for e, t in measured.timings.items() if t is not None} if measured else {},
+              "rejected": dict(measured.rejected) if measured else {}}
+    if measured is not None and measured.measurements:
+        report["measurements"], report["contenders"] = measured.measurements, sorted(measured.candidates)
+    return report
 
 
 def _relative_error(a, b):
