@@ -10,8 +10,9 @@ from openspore import nn
 from openspore.compiler.passes.fold_batchnorm import folded_values
 from openspore.nn import cell as cell_module
 from openspore.runtime import engines, inference
+from tests.conftest import FIXTURES as CONFTEST_FIXTURES
 
-FIXTURES = os.environ.get("OPENSPORE_FIXTURES")
+FIXTURES = CONFTEST_FIXTURES if os.path.isdir(CONFTEST_FIXTURES) else None
 NAMES = ["mlp", "lenet5", "resblock", "encoder", "branchy"]
 ENGINES = ["torch", "onnxruntime", "openvino", "auto"]
 
