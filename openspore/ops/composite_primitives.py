@@ -21,6 +21,7 @@ from ..common import dtype as mstype
 from ..core.primitive import PRIMITIVES
 from ..core.tensor import Tensor
 from . import function as F
+from .function import math_more_func as _math_more
 
 _ALIASES = {"ACos": "Acos", "FastGelu": "FastGeLU", "Gelu": "GeLU", "GatherV2": "Gather", "Pack": "Stack",
             "Unpack": "Unstack", "TensorAdd": "Add"}
@@ -129,8 +130,22 @@ Cross = _primitive("Cross", lambda self, x1, x2: F.cross(x1, x2, None if self.di
                    attrs=[("dim", -65530)])
 IsClose = _primitive("IsClose", lambda self, x1, x2: F.isclose(x1, x2, self.rtol, self.atol, self.equal_nan),
                      attrs=[("rtol", 1e-05), ("atol", 1e-08), ("equal_nan", True)])
-ApproximateEqual = _primitive("ApproximateEqual", lambda self, x1, x2: F.abs(x1 - x2) < self.tolerance,
-                              attrs=[("tolerance", 1e-05)])
+
+
+class ApproximateEqual(_PythonPrimitive):
+    """ApproximateEqual(tolerance=1e-5)(x1, x2): |x1 − x2| < tolerance; a non-float tolerance is refused here, at
+    construction, as MindSpore does."""
+
+    _attrs = (("tolerance", 1e-05),)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        _math_more.check_approximate_equal_tolerance(self.tolerance)
+
+    def __call__(self, x1, x2):
+        return _math_more.approximate_equal(x1, x2, self.tolerance)
+
+
 Logit = _primitive("Logit", lambda self, x: F.logit(x, None if self.eps < 0 else self.eps), attrs=[("eps", -1.0)])
 NanToNum = _primitive("NanToNum", lambda self, x: F.nan_to_num(x, self.nan, self.posinf, self.neginf),
                       attrs=[("nan", 0.0), ("posinf", None), ("neginf", None)])
