@@ -266,5 +266,45 @@ ReverseSequence = _primitive("ReverseSequence", _reverse_sequence, attrs=[("seq_
                              doc="ReverseSequence(seq_dim, batch_dim=0)(x, seq_lengths): reverse the first "
                                  "seq_lengths[b] entries along seq_dim of each batch entry b.")
 
+class ConcatOffsetV1(_PythonPrimitive):
+    """ConcatOffsetV1()(axis, x): for shape vectors x[i] (1-D Int32) of tensors concatenated along `axis` (a 0-D
+    Int32 Tensor), the offset of each within the result: zeros, with the running sum of the earlier x[j][axis] at
+    `axis` (Concat's gradient reads them)."""
+
+    def __call__(self, axis, x):
+        name = "ConcatOffsetV1"
+        if not isinstance(axis, Tensor):
+            raise TypeError(f"For Primitive[{name}], the type of input argument[axis] must be Tensor but got "
+                            f"{type(axis).__name__}.")
+        if len(x) < 2:
+            raise ValueError(f"For primitive[{name}], the input x tensor num must be greater than or equal to 2, but "
+                             f"got {len(x)}.")
+        for i, t in enumerate((axis, *x)):
+            if t.dtype != mstype.int32:
+                arg = "axis" if i == 0 else f"tensor{i - 1}"
+                raise TypeError(f"For primitive[{name}], the input argument[{arg}] must be a type of "
+                                f"{{Tensor[Int32]}}, but got Tensor[{t.dtype}].")
+        shapes = [t.asnumpy() for t in x]
+        rank = shapes[0].size
+        dim = int(axis.asnumpy())
+        if not -rank <= dim < rank:  # MindSpore checks these in its kernel: RuntimeError
+            raise RuntimeError(f"For '{name}', the 'axis' must be fall in range [{-rank}, {rank}), but got "
+                               f"'axis': {dim}")
+        dim %= rank
+        for i, shape in enumerate(shapes[1:], 1):
+            for k in range(rank):
+                if k != dim and shape[k] != shapes[0][k]:
+                    raise RuntimeError(f"For '{name}', except for the {dim}th axis, all elements in other axes "
+                                       f"should be equal, but for the {k}th axis, element in input x{i} is "
+                                       f"{shape[k]}, and element in input x0 is {shapes[0][k]}")
+        offsets, running = [], 0
+        for shape in shapes:
+            offset = np.zeros(rank, np.int32)
+            offset[dim] = running
+            offsets.append(Tensor(offset))
+            running += int(shape[dim])
+        return tuple(offsets)
+
+
 __all__ = sorted(list(_ALIASES) + [n for n, v in list(globals().items())
                                    if isinstance(v, type) and issubclass(v, _PythonPrimitive) and v is not _PythonPrimitive])
