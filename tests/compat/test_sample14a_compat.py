@@ -109,3 +109,15 @@ def test_renorm_measures_complex_slices_by_their_moduli(np_dtype, ms_dtype):
     np.testing.assert_allclose(ops.Renorm(1, 1, 5.0)(x).asnumpy(),
                                [[0.690983 + 1.381966j, 0.9991332 + 1.4986998j],
                                 [2.0729492 + 2.763932j, 1.9982665 + 2.497833j]], rtol=1e-5)
+
+
+@BOTH_MODES
+def test_ctc_greedy_decoder_sequence_lengths_zero_and_past_max_time(mode):
+    ms.set_context(mode=mode)
+    x = Tensor(np.array([[[1.0, 0.5, 0.2], [0.1, 2.0, 0.3]], [[0.2, 0.1, 3.0], [1.5, 0.2, 0.1]]], np.float32))
+    with pytest.raises(RuntimeError, match=r"sequence_length\[1\] 3 should be less than 2"):
+        ops.CTCGreedyDecoder()(x, Tensor(np.array([2, 3], np.int32)))
+    indices, values, shape, log_prob = ops.CTCGreedyDecoder()(x, Tensor(np.array([0, 0], np.int32)))
+    assert indices.shape == (0, 2) and values.shape == (0,)
+    assert shape.asnumpy().tolist() == [2, 0] and log_prob.asnumpy().tolist() == [[0.0], [0.0]]
+    ms.set_context(mode=ms.PYNATIVE_MODE)
