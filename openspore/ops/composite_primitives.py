@@ -21,6 +21,7 @@ from ..common import dtype as mstype
 from ..core.primitive import PRIMITIVES
 from ..core.tensor import Tensor
 from . import function as F
+from .function import math_more_func as _math_more
 
 _ALIASES = {"ACos": "Acos", "FastGelu": "FastGeLU", "Gelu": "GeLU", "GatherV2": "Gather", "Pack": "Stack",
             "Unpack": "Unstack", "TensorAdd": "Add"}
@@ -129,8 +130,22 @@ Cross = _primitive("Cross", lambda self, x1, x2: F.cross(x1, x2, None if self.di
                    attrs=[("dim", -65530)])
 IsClose = _primitive("IsClose", lambda self, x1, x2: F.isclose(x1, x2, self.rtol, self.atol, self.equal_nan),
                      attrs=[("rtol", 1e-05), ("atol", 1e-08), ("equal_nan", True)])
-ApproximateEqual = _primitive("ApproximateEqual", lambda self, x1, x2: F.abs(x1 - x2) < self.tolerance,
-                              attrs=[("tolerance", 1e-05)])
+
+
+class ApproximateEqual(_PythonPrimitive):
+    """ApproximateEqual(tolerance=1e-5)(x1, x2): |x1 − x2| < tolerance; a non-float tolerance is refused here, at
+    construction, as MindSpore does."""
+
+    _attrs = (("tolerance", 1e-05),)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        _math_more.check_approximate_equal_tolerance(self.tolerance)
+
+    def __call__(self, x1, x2):
+        return _math_more.approximate_equal(x1, x2, self.tolerance)
+
+
 Logit = _primitive("Logit", lambda self, x: F.logit(x, None if self.eps < 0 else self.eps), attrs=[("eps", -1.0)])
 NanToNum = _primitive("NanToNum", lambda self, x: F.nan_to_num(x, self.nan, self.posinf, self.neginf),
                       attrs=[("nan", 0.0), ("posinf", None), ("neginf", None)])
@@ -250,6 +265,46 @@ def _reverse_sequence(self, x, seq_lengths):
 ReverseSequence = _primitive("ReverseSequence", _reverse_sequence, attrs=[("seq_dim", 1), ("batch_dim", 0)],
                              doc="ReverseSequence(seq_dim, batch_dim=0)(x, seq_lengths): reverse the first "
                                  "seq_lengths[b] entries along seq_dim of each batch entry b.")
+
+class ConcatOffsetV1(_PythonPrimitive):
+    """ConcatOffsetV1()(axis, x): for shape vectors x[i] (1-D Int32) of tensors concatenated along `axis` (a 0-D
+    Int32 Tensor), the offset of each within the result: zeros, with the running sum of the earlier x[j][axis] at
+    `axis` (Concat's gradient reads them)."""
+
+    def __call__(self, axis, x):
+        name = "ConcatOffsetV1"
+        if not isinstance(axis, Tensor):
+            raise TypeError(f"For Primitive[{name}], the type of input argument[axis] must be Tensor but got "
+                            f"{type(axis).__name__}.")
+        if len(x) < 2:
+            raise ValueError(f"For primitive[{name}], the input x tensor num must be greater than or equal to 2, but "
+                             f"got {len(x)}.")
+        for i, t in enumerate((axis, *x)):
+            if t.dtype != mstype.int32:
+                arg = "axis" if i == 0 else f"tensor{i - 1}"
+                raise TypeError(f"For primitive[{name}], the input argument[{arg}] must be a type of "
+                                f"{{Tensor[Int32]}}, but got Tensor[{t.dtype}].")
+        shapes = [t.asnumpy() for t in x]
+        rank = shapes[0].size
+        dim = int(axis.asnumpy())
+        if not -rank <= dim < rank:  # MindSpore checks these in its kernel: RuntimeError
+            raise RuntimeError(f"For '{name}', the 'axis' must be fall in range [{-rank}, {rank}), but got "
+                               f"'axis': {dim}")
+        dim %= rank
+        for i, shape in enumerate(shapes[1:], 1):
+            for k in range(rank):
+                if k != dim and shape[k] != shapes[0][k]:
+                    raise RuntimeError(f"For '{name}', except for the {dim}th axis, all elements in other axes "
+                                       f"should be equal, but for the {k}th axis, element in input x{i} is "
+                                       f"{shape[k]}, and element in input x0 is {shapes[0][k]}")
+        offsets, running = [], 0
+        for shape in shapes:
+            offset = np.zeros(rank, np.int32)
+            offset[dim] = running
+            offsets.append(Tensor(offset))
+            running += int(shape[dim])
+        return tuple(offsets)
+
 
 __all__ = sorted(list(_ALIASES) + [n for n, v in list(globals().items())
                                    if isinstance(v, type) and issubclass(v, _PythonPrimitive) and v is not _PythonPrimitive])

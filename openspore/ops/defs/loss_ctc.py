@@ -410,10 +410,14 @@ class CTCGreedyDecoder(Primitive):
         indices, values, log_prob, longest = [], [], np.zeros((batch, 1), x.dtype), 0
         for b in range(batch):
             n = int(lengths[b])
-            if not 0 < n <= max_time:
-                raise ValueError(f"For '{self.name}', each sequence length must be in [1, {max_time}], but got {n}.")
+            # MindSpore 2.10's kernel decodes a length of 0 as an empty sequence (log-probability 0) and refuses one
+            # past max_time with a RuntimeError and this message
+            if n > max_time:
+                raise RuntimeError(f"For '{self.name}', sequence_length[{b}] {n} should be less than {max_time}.")
+            if n < 0:
+                raise ValueError(f"For '{self.name}', each sequence length must be in [0, {max_time}], but got {n}.")
             best = x[:n, b].argmax(-1)
-            log_prob[b, 0] = -x[:n, b].max(-1).sum()
+            log_prob[b, 0] = 0.0 - x[:n, b].max(-1).sum()  # 0.0, not -0.0, for an empty sequence
             kept, prev = [], None
             for c in best.tolist():
                 if c != classes - 1 and not (self.merge_repeated and c == prev):

@@ -286,6 +286,16 @@ def _erfinv_grad(x, out, dout):
     return _mul(dout, _mul(prim("Exp")(_mul(out, out)), _SQRT_PI / 2.0))
 
 
+def _half_via_float32(fn):
+    """torch's special Bessel kernels (J, Y, K) have no float16/bfloat16 CPU version; MindSpore's accept float16, so
+    these compute in float32 and round back."""
+    def kernel(torch, x):
+        if x.dtype in (torch.float16, torch.bfloat16):
+            return fn(torch, x.to(torch.float32)).to(x.dtype)
+        return fn(torch, x)
+    return kernel
+
+
 # ---- unary records ------------------------------------------------------------------------------------------------
 _KINDS = ("int", "uint", "float")
 Lgamma = _unary("Lgamma", _np_lgamma, lambda torch, x: torch.lgamma(x), _lgamma_grad, domain=(0.2, 4.0),
@@ -308,34 +318,38 @@ BesselI1e = _unary("BesselI1e", lambda np, x: _np_bessel_i_scaled(np, 1, x), lam
                    lambda x, out, dout: _mul(dout, prim("Sub")(prim("Sub")(BesselI0e()(x), _over_x_or_half(out, x)),
                                                                _mul(prim("Sign")(x), out))),
                    domain=(-3.0, 3.0), kinds=_KINDS, doc="BesselI1e()(x): e^−|x| I₁(x).")
-BesselJ0 = _unary("BesselJ0", lambda np, x: _np_bessel_j(np, 0, x), lambda torch, x: torch.special.bessel_j0(x),
+BesselJ0 = _unary("BesselJ0", lambda np, x: _np_bessel_j(np, 0, x),
+                  _half_via_float32(lambda torch, x: torch.special.bessel_j0(x)),
                   lambda x, out, dout: prim("Neg")(_mul(dout, BesselJ1()(x))), domain=(-4.0, 4.0), kinds=_KINDS,
                   doc="BesselJ0()(x): the Bessel function of the first kind J₀.")
-BesselJ1 = _unary("BesselJ1", lambda np, x: _np_bessel_j(np, 1, x), lambda torch, x: torch.special.bessel_j1(x),
+BesselJ1 = _unary("BesselJ1", lambda np, x: _np_bessel_j(np, 1, x),
+                  _half_via_float32(lambda torch, x: torch.special.bessel_j1(x)),
                   lambda x, out, dout: _mul(dout, prim("Sub")(BesselJ0()(x), _over_x_or_half(out, x))),
                   domain=(-4.0, 4.0), kinds=_KINDS, doc="BesselJ1()(x): the Bessel function of the first kind J₁.")
 
 BesselK0e = _unary("BesselK0e", lambda np, x: _np_bessel_k_scaled(np, 0, x),
-                   lambda torch, x: torch.special.scaled_modified_bessel_k0(x),
+                   _half_via_float32(lambda torch, x: torch.special.scaled_modified_bessel_k0(x)),
                    lambda x, out, dout: _mul(dout, prim("Sub")(out, BesselK1e()(x))), domain=(0.3, 4.0),
                    kinds=_KINDS, doc="BesselK0e()(x): e^x K₀(x), x > 0.")
 BesselK1e = _unary("BesselK1e", lambda np, x: _np_bessel_k_scaled(np, 1, x),
-                   lambda torch, x: torch.special.scaled_modified_bessel_k1(x),
+                   _half_via_float32(lambda torch, x: torch.special.scaled_modified_bessel_k1(x)),
                    lambda x, out, dout: _mul(dout, prim("Sub")(prim("Sub")(out, prim("Div")(out, x)), BesselK0e()(x))),
                    domain=(0.3, 4.0), kinds=_KINDS, doc="BesselK1e()(x): e^x K₁(x), x > 0.")
 BesselK0 = _unary("BesselK0", lambda np, x: _np_bessel_k_scaled(np, 0, x) * np.exp(-x.astype(np.float64)),
-                  lambda torch, x: torch.special.modified_bessel_k0(x),
+                  _half_via_float32(lambda torch, x: torch.special.modified_bessel_k0(x)),
                   lambda x, out, dout: prim("Neg")(_mul(dout, BesselK1()(x))), domain=(0.3, 4.0), kinds=_KINDS,
                   doc="BesselK0()(x): the modified Bessel function of the second kind K₀, x > 0.")
 BesselK1 = _unary("BesselK1", lambda np, x: _np_bessel_k_scaled(np, 1, x) * np.exp(-x.astype(np.float64)),
-                  lambda torch, x: torch.special.modified_bessel_k1(x),
+                  _half_via_float32(lambda torch, x: torch.special.modified_bessel_k1(x)),
                   lambda x, out, dout: prim("Neg")(_mul(dout, prim("Add")(BesselK0()(x), prim("Div")(out, x)))),
                   domain=(0.3, 4.0), kinds=_KINDS,
                   doc="BesselK1()(x): the modified Bessel function of the second kind K₁, x > 0.")
-BesselY0 = _unary("BesselY0", lambda np, x: _np_bessel_y(np, 0, x), lambda torch, x: torch.special.bessel_y0(x),
+BesselY0 = _unary("BesselY0", lambda np, x: _np_bessel_y(np, 0, x),
+                  _half_via_float32(lambda torch, x: torch.special.bessel_y0(x)),
                   lambda x, out, dout: prim("Neg")(_mul(dout, BesselY1()(x))), domain=(0.3, 6.0), kinds=_KINDS,
                   doc="BesselY0()(x): the Bessel function of the second kind Y₀, x > 0.")
-BesselY1 = _unary("BesselY1", lambda np, x: _np_bessel_y(np, 1, x), lambda torch, x: torch.special.bessel_y1(x),
+BesselY1 = _unary("BesselY1", lambda np, x: _np_bessel_y(np, 1, x),
+                  _half_via_float32(lambda torch, x: torch.special.bessel_y1(x)),
                   lambda x, out, dout: _mul(dout, prim("Sub")(BesselY0()(x), prim("Div")(out, x))),
                   domain=(0.3, 6.0), kinds=_KINDS, doc="BesselY1()(x): the Bessel function of the second kind Y₁, x > 0.")
 

@@ -385,9 +385,12 @@ def renorm(input, p, axis, maxnorm):
     """Rescale each slice along `axis` whose p-norm exceeds maxnorm down to maxnorm."""
     axis = axis % len(input.shape)
     others = tuple(i for i in range(len(input.shape)) if i != axis)
-    norms = F.pow(F.sum(F.pow(F.abs(input), p), others, keepdim=True), 1.0 / p)
+    # complex slices are measured by their moduli (MindSpore's Renorm takes complex64/128) and scaled by a real factor
+    is_complex = input.dtype.kind == "complex"
+    magnitude = PRIMITIVES["ComplexAbs"]()(input) if is_complex else F.abs(input)
+    norms = F.pow(F.sum(F.pow(magnitude, p), others, keepdim=True), 1.0 / p)
     scale = F.where(norms > maxnorm, maxnorm / (norms + 1e-7), F.ones_like(norms))
-    return input * scale
+    return input * (F.cast(scale, input.dtype) if is_complex else scale)
 
 
 def t(input):

@@ -297,9 +297,28 @@ def is_nonzero(input):
     return bool(input.asnumpy().reshape(-1)[0] != 0)
 
 
+def check_approximate_equal_tolerance(tolerance):
+    """MindSpore's ApproximateEqual takes only a Python float (an int or a string is a TypeError)."""
+    if not isinstance(tolerance, float):
+        raise TypeError(f"For 'ApproximateEqual', the type of 'tolerance' should be 'float', but got type "
+                        f"'{type(tolerance).__name__}'.")
+
+
 def approximate_equal(x, y, tolerance=1e-5):
-    """|x − y| < tolerance, elementwise."""
+    """|x − y| < tolerance, elementwise, for float tensors of one shape (no broadcasting, as MindSpore's kernel)."""
     _check("approximate_equal", "x", x)
+    _check("approximate_equal", "y", y)
+    check_approximate_equal_tolerance(tolerance)
+    for name, t in (("x1", x), ("x2", y)):
+        if t.dtype not in (mstype.float16, mstype.float32, mstype.float64):
+            raise TypeError(f"For primitive[ApproximateEqual], the input argument[{name}] must be a type of "
+                            f"{{Tensor[Float16], Tensor[Float32], Tensor[Float64]}}, but got Tensor[{t.dtype}].")
+    # MindSpore's shape and rank checks run in its infer/kernel, hence RuntimeError rather than ValueError
+    if tuple(x.shape) != tuple(y.shape):
+        raise RuntimeError(f"For 'ApproximateEqual', arg 'x1' must have the same shape as 'x2'. But got 'x1' shape: "
+                           f"{tuple(x.shape)}, 'x2' shape: {tuple(y.shape)}.")
+    if len(x.shape) >= 8:
+        raise RuntimeError(f"For 'ApproximateEqual', the x's rank should be less than 8, but got: {len(x.shape)}")
     return F.abs(x - y) < tolerance
 
 
