@@ -77,6 +77,9 @@ class _Plan:
         self.top_at = self.first_at + self.bins[self.owner] - 1  # ... and the left edge of its last bin
         self.lefts = np.delete(np.arange(self.ramp.size), self.last)  # the bins' left edges
         self.bin_ends = np.cumsum(self.bins)  # each histogram's bins end here among all the bins
+        for value in vars(self).values():  # shared by every collection of these sizes: never written
+            if isinstance(value, np.ndarray):
+                value.flags.writeable = False
 
 
 _plans = {}
