@@ -246,6 +246,12 @@ def main():
     runs = {label: [] for label, _, _ in settings}
     with tempfile.TemporaryDirectory() as tmp:
         one_run(1, 4, 1, tmp)  # warm-up: imports, the first writer process, the first compile
+        # and its writer process ready: on a busy machine the nice-19 writer took seconds to import its modules,
+        # and the first rounds' collections then waited for it and were packed on this process's writer thread at
+        # close (none of it in a step), not the way every later round takes
+        writer = _idle_writer()
+        if writer is not None:
+            writer.ready.wait(60)
         for r in range(args.rounds):
             order = settings[r % len(settings):] + settings[:r % len(settings)]
             for label, freq, cold in order:
