@@ -8,7 +8,6 @@ the dataset config setters and of `Model.train`'s arguments.
 import numpy as np
 import pytest
 
-import openspore as ms
 import openspore._c_dataengine as cde
 import openspore.dataset as ds
 from openspore import Model, Tensor, context, jit, nn
