@@ -1,7 +1,9 @@
 """`mindspore._c_dataengine`: the dataset engine's Tensor as MindSpore's own tests reach it (`cde.Tensor(array)`).
 
 MindSpore's engine is C++ and this module is its binding; openspore's engine is Python and keeps numpy arrays, so
-only the Tensor wrapper that user code builds directly is here: it holds one array and gives it back.
+only the Tensor wrapper that user code builds directly is here: it holds one array and gives it back. As in
+MindSpore, the wrapper shares memory with a C-contiguous input, and `as_array()` / `np.array(t, copy=False)` are
+views of what it holds (writes through them are seen by the Tensor).
 
 >>> import numpy as np
 >>> import openspore._c_dataengine as cde
@@ -28,6 +30,10 @@ class TensorShape:
     def as_list(self):
         return list(self._dims)
 
+    def is_known(self):
+        """True when no dimension is unknown (-1)."""
+        return all(d >= 0 for d in self._dims)
+
     def __eq__(self, other):
         return isinstance(other, TensorShape) and self._dims == other._dims
 
@@ -35,7 +41,7 @@ class TensorShape:
         return hash(self._dims)
 
     def __repr__(self):
-        return "<" + ",".join(str(d) for d in self._dims) + ">"
+        return "<" + ",".join(str(d) if d >= 0 else "*" for d in self._dims) + ">"
 
 
 class DataType:
@@ -65,11 +71,17 @@ class Tensor:
         if array.dtype.kind not in "biufcUS":
             raise TypeError(f"For 'Tensor', the array's dtype {array.dtype} is not supported: numbers, bool, str or "
                             "bytes are.")
-        self._array = np.array(array, copy=True)
+        self._array = np.ascontiguousarray(array)
 
     def as_array(self):
-        """A copy of the held array."""
-        return self._array.copy()
+        """The held array itself (a view: writes to it change the Tensor)."""
+        return self._array
+
+    def __array__(self, dtype=None, copy=None):
+        if copy is False and dtype is not None and np.dtype(dtype) != self._array.dtype:
+            raise ValueError("Unable to avoid a copy while converting the Tensor to another dtype.")
+        out = self._array if dtype is None else self._array.astype(dtype, copy=False)
+        return out.copy() if copy else out
 
     def as_python(self):
         """The held values as Python lists and scalars."""

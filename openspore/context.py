@@ -3,6 +3,7 @@
 Keys follow MindSpore 2.x (facts §1.2). openspore adds `backend` ('torch' | 'numpy', env `OPENSPORE_BACKEND`),
 `log_recompile` (env `OPENSPORE_LOG_RECOMPILE`) and `inference_engine` (env `OPENSPORE_INFERENCE_ENGINE`).
 """
+import logging
 import os
 import re
 import threading
@@ -65,6 +66,29 @@ def _check_nonneg_int(name):
 
 def _any(v):
     return v
+
+
+def _check_profiling_switch(v):
+    # MindSpore's C++ context refuses a non-bool here with a RuntimeError, not the usual TypeError
+    if not isinstance(v, bool):
+        raise RuntimeError(f"For 'context.set_context', 'enable_profiling' must be a bool, but got {type(v)}.")
+    return v
+
+
+def _check_bool(name):
+    def check(v):
+        if not isinstance(v, bool):
+            raise TypeError(f"For 'context.set_context', the argument '{name}' must be a bool, but got {type(v)}.")
+        return v
+    return check
+
+
+def _check_str(name):
+    def check(v):
+        if not isinstance(v, str):
+            raise TypeError(f"For 'context.set_context', the argument '{name}' must be string, but got {type(v)}.")
+        return v
+    return check
 
 
 def block_size_bytes(text):
@@ -137,7 +161,19 @@ _SPEC = {
     "aoe_config": ({}, _check_type("aoe_config", dict)),
     # openspore: the inference path of eval-mode graphs (runtime/inference.py, docs/inference.md)
     "inference_engine": ("auto", _check_choice("inference_engine", _INFERENCE_ENGINES)),
+    # profiler and naming switches MindSpore 2.10 still stores and returns (openspore's profiler and scope
+    # names do not read them)
+    "enable_profiling": (False, _check_profiling_switch),
+    "profiling_options": ("training_trace", _check_str("profiling_option")),
+    "reserve_class_name_in_scope": (True, _check_bool("reserve_class_name_in_scope")),
+    "support_binary": (False, _check_bool("support_binary")),
 }
+
+# Keys MindSpore 2.10 still accepts with a deprecation warning but neither stores nor returns (get_context raises
+# for them), so old scripts and MindSpore's own older tests keep running.
+_DEPRECATED_WRITE_ONLY = ("enable_sparse", "auto_tune_mode", "enable_auto_mixed_precision")
+# Keys MindSpore 2.10 has removed, with the reason its error gives.
+_REMOVED = {"grad_for_scalar": "Please use the tensor derivative instead."}
 
 _lock = threading.RLock()
 _values = {k: d for k, (d, _) in _SPEC.items()}
@@ -215,6 +251,14 @@ def set_context(**kwargs):
     with _lock:
         checked = {}
         for key, value in kwargs.items():
+            if key in _DEPRECATED_WRITE_ONLY:
+                logging.getLogger(__name__).warning(
+                    "For 'context.set_context', '%s' parameter is deprecated, and will be removed in the next "
+                    "version.", key)
+                continue
+            if key in _REMOVED:
+                raise ValueError(f"For 'context.set_context', the parameter '{key}' has been removed since "
+                                 f"MindSpore 2.10 version. {_REMOVED[key]}")
             if key not in _SPEC:
                 raise ValueError(f"For 'context.set_context', the keyword argument {key} is not recognized! "
                                  f"For detailed usage of 'set_context', please refer to the MindSpore official website.")

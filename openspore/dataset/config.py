@@ -37,7 +37,10 @@ _op_row = [None]  # keys of the pending per-row stream (seeded workers), see _re
 
 
 def _check_int(name, value, low, high=2 ** 31 - 1):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
+    # MindSpore: a value that is not an int (bool included) is a TypeError, an int out of range a ValueError
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"For '{name}', the input must be of type int, but got {type(value).__name__}.")
+    if not low <= value <= high:
         raise ValueError(f"For '{name}', the input must be an int in [{low}, {high}], but got {value!r}.")
     return int(value)
 
@@ -245,7 +248,9 @@ def set_enable_autotune(enable, filepath_prefix=None):
 
 
 def _check_autotune_path(filepath_prefix):
-    """MindSpore's RuntimeError for a prefix that names a directory, or whose directory does not exist."""
+    """MindSpore's RuntimeError for a prefix that is empty, names a directory, or whose directory does not exist."""
+    if filepath_prefix == "":
+        raise RuntimeError("The value of json_filepath cannot be the empty string.")
     if os.path.isdir(filepath_prefix):
         raise RuntimeError(f"Invalid json_filepath parameter. <{filepath_prefix.rstrip('/') or '/'}> is a directory, "
                            "not filename.")

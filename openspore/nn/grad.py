@@ -23,6 +23,20 @@ def _split(args, where):
     return args[:-1], args[-1]
 
 
+def _check_structure(where, what, v, count):
+    """MindSpore joins `v` with what it stands for (the inputs for Jvp, the output for Vjp): one Tensor for one,
+    a tuple or list for several; anything else is a TypeError (its 'Type Join Failed'). MindSpore does not check
+    the tuple's length here, and neither do we."""
+    many = isinstance(v, (tuple, list))
+    if count is None:  # a single Tensor
+        if many:
+            raise TypeError(f"For '{where}', 'v' must be a Tensor like {what}, but got a {type(v).__name__} of "
+                            f"length {len(v)}.")
+    elif not many:
+        raise TypeError(f"For '{where}', 'v' must be a tuple of {count} Tensors like {what}, but got "
+                        f"{type(v).__name__}.")
+
+
 class Jvp(Cell):
     """`Jvp(fn)(*inputs, v)` → `(fn(*inputs), J·v)`; `v` holds one tangent per input (a tuple when several)."""
 
@@ -32,6 +46,7 @@ class Jvp(Cell):
 
     def construct(self, *args):
         inputs, v = _split(args, "Jvp")
+        _check_structure("Jvp", "the inputs", v, None if len(inputs) == 1 else len(inputs))
         return jvp(self.fn, tuple(inputs), v if isinstance(v, (tuple, list)) else (v,))
 
 
@@ -45,5 +60,6 @@ class Vjp(Cell):
     def construct(self, *args):
         inputs, v = _split(args, "Vjp")
         out, pullback = vjp(self.fn, *inputs)
+        _check_structure("Vjp", "the output", v, len(out) if isinstance(out, (tuple, list)) else None)
         grads = pullback(*v) if isinstance(v, (tuple, list)) else pullback(v)
         return out, grads[0] if len(grads) == 1 else grads

@@ -28,8 +28,12 @@ _KWARGS = ("loss_scale_manager", "keep_batchnorm_fp32", "boost_config_dict")
 
 
 def _positive_int(value, arg, where, allow_zero=False):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < (0 if allow_zero else 1):
-        kind = "non-negative" if allow_zero else "positive"
+    # MindSpore's validator: not an int (bool included) is a TypeError, an int out of range a ValueError
+    kind = "non-negative" if allow_zero else "positive"
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"For '{where}', the '{arg}' must be a {kind} int, but got {value!r} of type "
+                        f"{type(value).__name__}.")
+    if value < (0 if allow_zero else 1):
         raise ValueError(f"For '{where}', the '{arg}' must be a {kind} int, but got {value!r}.")
     return int(value)
 
@@ -159,7 +163,10 @@ class Model:
         if initial_epoch >= epoch:
             raise ValueError(f"For '{where}', the 'initial_epoch' must be less than 'epoch', "
                              f"but got initial_epoch {initial_epoch} and epoch {epoch}.")
-        if isinstance(sink_size, bool) or not isinstance(sink_size, int) or (sink_size <= 0 and sink_size != -1):
+        if isinstance(sink_size, bool) or not isinstance(sink_size, int):
+            raise TypeError(f"For '{where}', the 'sink_size' must be -1 or a positive int, but got {sink_size!r} of "
+                            f"type {type(sink_size).__name__}.")
+        if sink_size <= 0 and sink_size != -1:
             raise ValueError(f"For '{where}', the 'sink_size' must be -1 or a positive int, but got {sink_size!r}.")
         return epoch, initial_epoch
 

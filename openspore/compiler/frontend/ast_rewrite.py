@@ -50,9 +50,23 @@ _PLAIN_CALLEES = {"super", "len", "range", "isinstance", "issubclass", "int", "f
                   "callable", "locals", "divmod", "sum", "slice", "hash", "format", "vars"}
 
 
+# MindSpore's graph compiler refuses list/tuple displays nested deeper than this (a literal like
+# `[1, [2, [3, [4, [5, [6, [7]]]]]]]`); sequences built from variables are not counted.
+MAX_DISPLAY_NESTING = 6
+
+
+def _display_depth(node):
+    if not isinstance(node, (ast.List, ast.Tuple)) or not isinstance(node.ctx, ast.Load):
+        return 0
+    return 1 + max((_display_depth(e) for e in node.elts), default=0)
+
+
 def check_syntax(fdef, filename):
     """Raise GraphSyntaxError for the first construct outside the graph subset."""
     for node in ast.walk(fdef):
+        if isinstance(node, (ast.List, ast.Tuple)) and _display_depth(node) > MAX_DISPLAY_NESTING:
+            raise RuntimeError(located(f"List, tuple and dict nesting is not allowed more than "
+                                       f"{MAX_DISPLAY_NESTING} levels.", f"{filename}:{node.lineno}"))
         kind = _UNSUPPORTED_STMT.get(type(node))
         if kind is not None:
             raise syntax_error(filename, node.lineno, f"statement '{kind}'", _REASONS.get(kind, ""))
@@ -283,6 +297,7 @@ class ControlLowering:
             elif isinstance(s, ast.While):
                 out.extend(self.lower_while(s, live, closure))
             elif isinstance(s, ast.For):
+                s.iter = cf_call("unrolled_for", [s.iter], s.iter)  # counts call depth as MindSpore unrolls
                 s.body = self.block(s.body, live | loads(s), closure)
                 s.orelse = self.block(s.orelse, live, closure)
                 out.append(s)
