@@ -75,18 +75,12 @@ def _check_profiling_switch(v):
     return v
 
 
-def _check_bool(name):
+def _check_instance(name, kind, wording):
+    """As `_check_type`, for the keys where MindSpore 2.10 raises a TypeError (not a ValueError), worded per key
+    type ("must be a bool", "must be string")."""
     def check(v):
-        if not isinstance(v, bool):
-            raise TypeError(f"For 'context.set_context', the argument '{name}' must be a bool, but got {type(v)}.")
-        return v
-    return check
-
-
-def _check_str(name):
-    def check(v):
-        if not isinstance(v, str):
-            raise TypeError(f"For 'context.set_context', the argument '{name}' must be string, but got {type(v)}.")
+        if not isinstance(v, kind):
+            raise TypeError(f"For 'context.set_context', the argument '{name}' must be {wording}, but got {type(v)}.")
         return v
     return check
 
@@ -164,9 +158,9 @@ _SPEC = {
     # profiler and naming switches MindSpore 2.10 still stores and returns (openspore's profiler and scope
     # names do not read them)
     "enable_profiling": (False, _check_profiling_switch),
-    "profiling_options": ("training_trace", _check_str("profiling_option")),
-    "reserve_class_name_in_scope": (True, _check_bool("reserve_class_name_in_scope")),
-    "support_binary": (False, _check_bool("support_binary")),
+    "profiling_options": ("training_trace", _check_instance("profiling_option", str, "string")),
+    "reserve_class_name_in_scope": (True, _check_instance("reserve_class_name_in_scope", bool, "a bool")),
+    "support_binary": (False, _check_instance("support_binary", bool, "a bool")),
 }
 
 # Keys MindSpore 2.10 still accepts with a deprecation warning but neither stores nor returns (get_context raises
