@@ -141,8 +141,13 @@ def bind(prim, *args, **kwargs):
     if autograd.ACTIVE and prim.side_effect and args:  # an in-place write: recorded reads keep the value they read
         read_snapshots.before_write(args[0], autograd.ACTIVE)
     try:
-        out = kernel(prim, backend.xp, *arrays)
+        if _capturing:  # a backward pass noting its kernel calls for replay (core/backward_replay.py)
+            out = _capturing[-1].run(prim, kernel, backend.xp, args, arrays)
+        else:
+            out = kernel(prim, backend.xp, *arrays)
     except (ValueError, TypeError, IndexError, RuntimeError) as exc:
+        if _capturing:
+            _capturing[-1].stop(f"the '{prim.name}' kernel failed and was retried")
         out = _retry_or_raise(backend, prim, arrays, exc)
     dtype_of = backend.dtype_of
     if type(out) is tuple:
@@ -157,6 +162,7 @@ def bind(prim, *args, **kwargs):
 
 
 _current_backend = backends.current
+_capturing = []  # the capture a backward walk reports its kernel calls to (core/backward_replay.py)
 _wrap = Tensor._wrap
 
 

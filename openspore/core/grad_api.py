@@ -1,5 +1,6 @@
 """The user-facing transforms: grad, value_and_grad, vjp, jvp, GradOperation (facts §1.11)."""
 from .autograd import Recorded, differentiate, normalize_weights, run_with_grad
+from .backward_replay import BackwardReplay
 from .no_grad import check_grad_allowed
 from .tensor import Tensor
 
@@ -137,13 +138,15 @@ def vjp(fn, *inputs, weights=None, has_aux=False):
     finally:
         scope.restore()
 
+    replay = BackwardReplay()  # vjp_fn called again and again (jacrev's rows): kernels replayed, not walked
+
     def vjp_fn(*cotangent):
         cot = cotangent[0] if len(cotangent) == 1 else cotangent
         cots = autograd._flatten_tensors(cot)
         if len(out_links) != len(cots):
             raise ValueError(f"vjp_fn expects {len(out_links)} cotangents, got {len(cots)}.")
         roots = [(link[0], link[1], c) for link, c in zip(out_links, cots) if link is not None]
-        got = autograd.backward(roots) if roots else {}
+        got = replay.backward(roots) if roots else {}
 
         def g(leaf, like):
             v = got.get(id(leaf))

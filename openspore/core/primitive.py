@@ -71,6 +71,9 @@ class Primitive:
     random = False              # consumes the RNG stream
     promote = None              # indices of inputs that take part in implicit dtype promotion, or "all"
     none_cotangents = False     # bprop takes None for outputs nobody differentiated (else zeros are made for them)
+    # bprop computes only through primitive calls, from shapes, dtypes and attributes (no tensor value read in
+    # Python, no state): a backward made of such rules may be replayed kernel by kernel (core/backward_replay.py)
+    bprop_replayable = False
     infer_reads_signature_only = True  # infer reads tensors' shape/dtype only (False: it reads values too)
     _checked = None  # signatures infer accepted, shared by equal instances (registry.accepted_signatures)
     in_strategy = None          # operator-level sharding set by `shard` (used in semi_auto_parallel mode)

@@ -447,3 +447,7 @@ _onnx.declare(Squeeze, _onnx.squeeze)
 _onnx.declare(Tile, _onnx.tile)
 _onnx.declare(BroadcastTo, _onnx.broadcast_to)
 _onnx.declare(Identity, _onnx.identity)
+
+# backward rules made only of primitive calls on shapes and attributes (core/backward_replay.py)
+for _replayable in (Reshape, Transpose, ExpandDims, Squeeze):
+    _replayable.bprop_replayable = True

@@ -294,3 +294,5 @@ mindir(Split, attrs=[Arg("axis", 0), Arg("output_num", 1)])
 _onnx.declare(Split, _onnx.split)
 _onnx.declare(Concat, _onnx.concat)
 _onnx.declare(Stack, _onnx.stack)
+
+Stack.bprop_replayable = Unstack.bprop_replayable = True  # rules made of primitive calls (core/backward_replay.py)

@@ -441,3 +441,7 @@ _onnx.declare(ReduceSum, _reduce_sum_onnx)
 _onnx.declare(MatMul, _onnx.matmul)
 _onnx.declare(BatchMatMul, _onnx.batch_matmul)
 _onnx.declare(Cast, _onnx.cast)
+
+# backward rules made only of primitive calls on shapes, dtypes and attributes (core/backward_replay.py)
+for _replayable in (Cast, Add, Sub, Mul, Neg, MatMul, BatchMatMul, ReduceSum):
+    _replayable.bprop_replayable = True

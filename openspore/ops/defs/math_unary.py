@@ -277,3 +277,5 @@ _onnx.declare(Rsqrt, _onnx.rsqrt)
 _onnx.declare(Square, _onnx.square)
 _onnx.declare(Floor, _onnx.rounding("Floor"))
 _onnx.declare(Ceil, _onnx.rounding("Ceil"))
+
+_Unary.bprop_replayable = True  # every `grad` above is made of primitive calls only (core/backward_replay.py)

@@ -416,3 +416,5 @@ mindir(Dropout, attrs=[Arg("keep_prob", 0.5), Arg("Seed0", 0), Arg("Seed1", 0)])
 
 # ---- ONNX converters (see _onnx.py) -------------------------------------------------------------------------------
 _onnx.declare(BiasAdd, _onnx.bias_add)
+
+BiasAdd.bprop_replayable = True  # its rule is made of primitive calls only (core/backward_replay.py)
