@@ -13,7 +13,7 @@ effect: a kernel with side effects or randomness stops the capture).
 Replay is only taken where the walk is known to be a fixed sequence of kernel calls:
 - no grad transform is recording (a backward rule's ops would have to be recorded), no gradient hooks, no
   dispatch mode, graph tracer, layout hook or wrapped `Primitive.__call__` (profiler, dumps, debugger);
-- every node's primitive declares `bprop_replayable` (its rule computes only through primitive calls, from
+- every node's primitive class declares `bprop_replayable` itself (its rule computes only through primitive calls, from
   shapes, dtypes and attributes: no tensor value read in Python); custom bprops (`Cell.bprop`, `ops.custom`),
   saved-tensor hooks and recompute nodes never qualify, so user rules run on every call as before;
 - during the capture, every tensor a kernel reads is a cotangent, an earlier kernel's result or one the graph
@@ -21,6 +21,8 @@ Replay is only taken where the walk is known to be a fixed sequence of kernel ca
 Before each replay the graph is checked to be unchanged: each node keeps the inputs it had and each tensor read
 keeps its array (in-place writes into that array are seen, as by the walk). Otherwise the call walks again.
 """
+import threading
+
 from . import autograd, dispatch
 from .tensor import Tensor
 
@@ -64,6 +66,7 @@ class _Capture:
         self.nslots = 0
         self.ncots = len(cot_arrays)
         self.depth = 0
+        self.thread = threading.get_ident()  # ops other threads run meanwhile are not this walk's
         self.stopped = None    # why the capture cannot be used
         for a in cot_arrays:
             if id(a) in self.slot_of:
@@ -101,7 +104,7 @@ class _Capture:
 
     def run(self, prim, kernel, xp, args, arrays):
         """bind's kernel call while capturing: run it and note it (a bind inside a kernel is part of that call)."""
-        if self.depth or self.stopped is not None:
+        if self.depth or self.stopped is not None or threading.get_ident() != self.thread:
             return kernel(prim, xp, *arrays)
         self.depth += 1
         try:
@@ -273,8 +276,9 @@ def _replayable_graph(nodes):
     for node in nodes:
         if node.prim is None:
             continue
+        # the flag counts on the node's own class only: a subclass may override the rule (a user's `bprop`)
         if node.bprop_fn is not None or node.unpack is not None \
-                or not getattr(type(node.prim), "bprop_replayable", False):
+                or not type(node.prim).__dict__.get("bprop_replayable", False):
             return False
     return True
 

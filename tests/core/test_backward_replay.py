@@ -134,3 +134,17 @@ def test_no_replay_while_an_outer_transform_records():
     before = backward_replay.REPLAYED[0]
     ms.grad(lambda t: inner(t).sum())(x)
     assert backward_replay.REPLAYED[0] == before
+
+
+def test_a_subclass_overriding_a_replayable_rule_runs_its_rule_on_every_row():
+    calls = []
+
+    class CountingMul(ops.Mul):
+        def bprop(self, x, y, out, dout):
+            calls.append(1)
+            return super().bprop(x, y, out, dout)
+
+    x = ms.Tensor(np.array([1.0, 2.0, 3.0], np.float32))
+    got, replayed = _replays(ms.jacrev(lambda t: CountingMul()(t, t)), x)
+    assert replayed == 0 and len(calls) == 3
+    np.testing.assert_array_equal(got.asnumpy(), np.diag([2.0, 4.0, 6.0]).astype(np.float32))

@@ -106,7 +106,9 @@ class _Binary(Primitive):
 class Add(_Binary):
     channels_last = "keeps"
     def bprop(self, x, y, out, dout):
-        return sum_to_shape(dout, x.shape), sum_to_shape(dout, y.shape)
+        # only the inputs being differentiated (`x + 1.0`, `x + bias` with a frozen bias need one sum, not two)
+        return (sum_to_shape(dout, x.shape) if needs_input_grad(0) else None,
+                sum_to_shape(dout, y.shape) if needs_input_grad(1) else None)
 
     def numpy(self, np, x, y):
         return np.add(x, y)
@@ -128,7 +130,8 @@ class Sub(_Binary):
     kinds = ("int", "uint", "float", "complex")
 
     def bprop(self, x, y, out, dout):
-        return sum_to_shape(dout, x.shape), sum_to_shape(Neg()(dout), y.shape)
+        return (sum_to_shape(dout, x.shape) if needs_input_grad(0) else None,
+                sum_to_shape(Neg()(dout), y.shape) if needs_input_grad(1) else None)
 
     def numpy(self, np, x, y):
         return np.subtract(x, y)
@@ -145,7 +148,8 @@ class Sub(_Binary):
 class Mul(_Binary):
     channels_last = "keeps"
     def bprop(self, x, y, out, dout):
-        return sum_to_shape(Mul()(dout, y), x.shape), sum_to_shape(Mul()(dout, x), y.shape)
+        return (sum_to_shape(Mul()(dout, y), x.shape) if needs_input_grad(0) else None,
+                sum_to_shape(Mul()(dout, x), y.shape) if needs_input_grad(1) else None)
 
     def numpy(self, np, x, y):
         return np.multiply(x, y)

@@ -303,4 +303,5 @@ _onnx.declare(Minimum, _onnx.elementwise("Min"))
 _onnx.declare(Pow, _onnx.elementwise("Pow"))
 _onnx.declare(Div, RealDiv, _onnx.elementwise("Div", "out"))
 
-_TrueDivision.bprop_replayable = True  # its rule is made of primitive calls only (core/backward_replay.py)
+for _cls in _TrueDivision.__subclasses__():  # its rule is made of primitive calls only (core/backward_replay.py)
+    _cls.bprop_replayable = True

@@ -278,4 +278,14 @@ _onnx.declare(Square, _onnx.square)
 _onnx.declare(Floor, _onnx.rounding("Floor"))
 _onnx.declare(Ceil, _onnx.rounding("Ceil"))
 
-_Unary.bprop_replayable = True  # every `grad` above is made of primitive calls only (core/backward_replay.py)
+
+def _all_subclasses(cls):
+    for sub in cls.__subclasses__():
+        yield sub
+        yield from _all_subclasses(sub)
+
+
+# every `grad` above is made of primitive calls only (core/backward_replay.py); _Unary's subclasses in other
+# modules (defined later) set the flag themselves if their rule qualifies
+for _cls in _all_subclasses(_Unary):
+    _cls.bprop_replayable = True
