@@ -59,7 +59,7 @@ def test_hessian_matches_the_closed_form():
     np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
 
 
-def test_several_outputs_and_positions_bitwise(walk_only):
+def test_several_outputs_and_positions_bitwise(walk_only, backend):
     def f(x, y):
         return (x * y).sin(), (x / y).exp().sum(), ops.matmul(x.reshape(2, 3), y.reshape(3, 2))
     x, y = ms.Tensor(np.linspace(-1, 1, 6, dtype=np.float32)), ms.Tensor(np.linspace(0.5, 2, 6, dtype=np.float32))
@@ -69,7 +69,7 @@ def test_several_outputs_and_positions_bitwise(walk_only):
     assert _bits(got) == _bits(walk_only(jac, x, y))
 
 
-def test_nan_and_inf_of_a_degenerate_point_survive_the_replay(walk_only):
+def test_nan_and_inf_of_a_degenerate_point_survive_the_replay(walk_only, backend):
     x = ms.Tensor(np.array([0.0, 1.0, 4.0], np.float32))
     got, replayed = _replays(ms.jacrev(ops.sqrt), x)
     assert replayed == 1
