@@ -13,9 +13,10 @@ effect: a kernel with side effects or randomness stops the capture).
 Replay is only taken where the walk is known to be a fixed sequence of kernel calls:
 - no grad transform is recording (a backward rule's ops would have to be recorded), no gradient hooks, no
   dispatch mode, graph tracer, layout hook or wrapped `Primitive.__call__` (profiler, dumps, debugger);
-- every node's primitive class declares `bprop_replayable` itself (its rule computes only through primitive calls, from
-  shapes, dtypes and attributes: no tensor value read in Python); custom bprops (`Cell.bprop`, `ops.custom`),
-  saved-tensor hooks and recompute nodes never qualify, so user rules run on every call as before;
+- every node's primitive class declares `bprop_replayable` itself (its rule computes only through primitive
+  calls, from shapes, dtypes and attributes: no tensor value read in Python); custom bprops (`Cell.bprop`,
+  `ops.custom`), subclasses overriding a rule, saved-tensor hooks and recompute nodes never qualify, so user
+  rules run on every call as before;
 - during the capture, every tensor a kernel reads is a cotangent, an earlier kernel's result or one the graph
   holds (a node's input or output); anything else (a tensor made outside primitive calls) stops the capture.
 Before each replay the graph is checked to be unchanged: each node keeps the inputs it had and each tensor read
@@ -205,11 +206,10 @@ class Trace:
         inputs = list(range(ncots)) + [s for _, _, s in self.consts]
         lines = ["def run(v):"] + [f"    s{s} = v[{k}]" for k, s in enumerate(inputs)]
         for i, (kernel, prim, xp, template, fills, list_fills, out_slots, many) in enumerate(steps):
-            args = [name_of(a, "a") for a in template]
-            for pos, s in fills:
-                args[pos] = f"s{s}"
-            for pos, slots in list_fills:
-                args[pos] = "[" + ", ".join(f"s{s}" for s in slots) + "]"
+            args = {pos: f"s{s}" for pos, s in fills}
+            args.update((pos, "[" + ", ".join(f"s{s}" for s in slots) + "]") for pos, slots in list_fills)
+            # the other arguments (shapes, axes, dtypes) by name; the captured arrays are not kept
+            args = [args[pos] if pos in args else name_of(a, "a") for pos, a in enumerate(template)]
             call = f"{name_of(kernel, 'k')}({name_of(prim, 'p')}, {name_of(xp, 'x')}, {', '.join(args)})"
             if many:
                 lines.append(f"    r = {call}")
