@@ -15,6 +15,7 @@ that run pays the start, the writer importing its modules at nice 19 or at the t
 rounds.
 
     python bench/summary_overhead.py [--mode graph|pynative] [--rounds 9] [--epochs 2] [--steps 20] [--threads N]
+    python bench/summary_overhead.py --paired 8 --steps 300 --threads 1   # one collection's cost, paired in-run
 """
 import argparse
 import os
@@ -213,6 +214,32 @@ def main_cpu_ms_per_collection(tmp):
     return 100 * cpu
 
 
+def paired_cost(rounds, steps, freq=3):
+    """What one collection costs the steps around it, measured inside each run, where the machine's drift between
+    runs (several % on a shared VM: another run, another placement) cancels: with collect_freq=3 each collecting
+    step is compared with the clean step just before it (two steps after the last collection), and the step after a
+    collection with that same clean step. Per round the median over pairs of the step CPU difference (process_time),
+    then the median over rounds."""
+    collecting, after, clean = [], [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for _ in range(rounds):
+            model, data = lenet_training(steps)
+            timer = Timer()
+            model.train(1, data, callbacks=[ms.SummaryCollector(tempfile.mkdtemp(dir=tmp), collect_freq=freq),
+                                            timer])
+            cpu = np.array(timer.cpu) * 1e6
+            number = np.arange(1, len(cpu) + 1)
+            settled = number > 2 * freq  # the graph compiled, the first collections (general way) done
+            col = cpu[settled & (number % freq == 0)]
+            aft = cpu[settled & (number % freq == 1)]
+            cln = cpu[settled & (number % freq == freq - 1)]
+            n = min(len(col), len(aft), len(cln))
+            collecting.append(float(np.median(col[:n] - cln[:n])))
+            after.append(float(np.median(aft[:n] - cln[:n])))  # the clean step before: same neighbourhood
+            clean.append(float(np.median(cln)))
+    return statistics.median(collecting), statistics.median(after), statistics.median(clean), collecting, after
+
+
 _COLUMNS = [("p50", "step p50"), ("mean", "step mean"), ("p99", "step p99"), ("max", "step max"),
             ("epoch", "epoch"), ("train", "Model.train / epoch"), ("cpu50", "step CPU p50"),
             ("cpumean", "step CPU mean"), ("cpu99", "step CPU p99"), ("cpumax", "step CPU max"),
@@ -228,6 +255,9 @@ def main():
     parser.add_argument("--threads", type=int, default=0,
                         help="torch intra-op threads (0: torch's default); 1 keeps spinning worker threads out of "
                              "the CPU figures on a loaded machine")
+    parser.add_argument("--paired", type=int, default=0, metavar="ROUNDS",
+                        help="only the in-run paired measurement of one collection's cost (see paired_cost), over "
+                             "ROUNDS runs of --steps steps")
     parser.add_argument("--only", default="",
                         help="comma-separated settings to run ('none' always runs: the ratios are to it), e.g. "
                              "--only collect_freq=1")
@@ -236,6 +266,21 @@ def main():
         import torch
         torch.set_num_threads(args.threads)
     ms.set_context(mode=ms.GRAPH_MODE if args.mode == "graph" else ms.PYNATIVE_MODE)
+    if args.paired:
+        with tempfile.TemporaryDirectory() as tmp:  # warm-up: imports, the writer process ready, the compile
+            one_run(1, 4, 1, tmp)
+            writer = _idle_writer()
+            if writer is not None:
+                writer.ready.wait(60)
+        collecting, after, clean, per_round, per_round_after = paired_cost(args.paired, args.steps)
+        print(f"openspore at {os.path.dirname(ms.__file__)}; LeNet Model.train, {args.mode} mode, batch 32, "
+              f"collect_freq=3, {args.paired} runs of {args.steps} steps (load average {os.getloadavg()[0]:.1f})")
+        print(f"clean step CPU {clean:.0f} us; a collecting step +{collecting:.0f} us ({100 * collecting / clean:.2f}%), "
+              f"the step after it +{after:.0f} us ({100 * after / clean:.2f}%); at collect_freq=1 every step pays "
+              f"both: {100 * (collecting + after) / clean:.2f}%")
+        print("per run, collecting - clean (us): " + ", ".join(f"{v:.0f}" for v in per_round) +
+              "; after - clean: " + ", ".join(f"{v:.0f}" for v in per_round_after))
+        return
     settings = [("none", 0, False), ("collect_freq=10", 10, False),
                 ("collect_freq=10, writer cold (imports at nice 19)", 10, 19),
                 ("collect_freq=10, writer cold (imports at this priority)", 10, "parent"),
