@@ -141,8 +141,7 @@ class WorkerManager:
             handle = next((w for w in self.workers if w.pid == request.worker_pid), None)
             if handle is None or self._stopping:
                 return "unknown worker or the server is stopping"
-            if handle.channel is not None:
-                handle.channel.close()
+            old = handle.channel  # closed below, outside the lock (see `_monitor`)
             handle.address = request.address
             handle.channel = grpc.insecure_channel(request.address, options=GRPC_OPTIONS)
             handle.stub = wgrpc.MSWorkerStub(handle.channel)
@@ -153,6 +152,8 @@ class WorkerManager:
             self.dispatcher.add_worker(handle, request.servables)
             self._update_metrics()
             self.cv.notify_all()
+        if old is not None:
+            old.close()
         return ""
 
     def on_failed(self, request):
@@ -182,14 +183,14 @@ class WorkerManager:
     # -- monitoring ----------------------------------------------------------------------------------------------
     def _monitor(self):
         while True:
-            lost = []
+            lost, closing = [], []
             with self.cv:
                 if self._stopping:
                     return
                 now = time.monotonic()
                 for w in self.workers:
                     if w.state in ("starting", "ready") and w.proc is not None and w.proc.poll() is not None:
-                        self._on_death(w, now, lost)
+                        self._on_death(w, now, lost, closing)
                     elif w.state == "dead" and self.restarting and now - w.died_at >= RESTART_DELAY:
                         if w.failed_starts >= MAX_FAILED_STARTS:
                             w.state = "failed"
@@ -200,11 +201,16 @@ class WorkerManager:
                         else:
                             self.metrics.restarts.inc()
                             self._spawn(w)
+            # a dead worker's channel is closed outside the lock: grpc's close waits for the callbacks of the calls
+            # still in flight on it, and those (`Dispatcher._on_reply`) take this same lock: closed under it, the
+            # monitor and the callbacks waited for each other for good (seen with a worker killed under load)
+            for channel in closing:
+                channel.close()
             for worker, entries in lost:
                 self.dispatcher.requeue_lost(worker, entries)
             time.sleep(0.05)
 
-    def _on_death(self, w, now, lost):
+    def _on_death(self, w, now, lost, closing):
         code = w.proc.returncode
         logger.warning("serving: worker pid %d (device %d) exited with code %s%s", w.pid, w.device_id, code,
                        "" if self.restarting else " during startup")
@@ -216,7 +222,7 @@ class WorkerManager:
         w.state = "dead"
         w.died_at = now
         if w.channel is not None:
-            w.channel.close()
+            closing.append(w.channel)
             w.channel = w.stub = None
         self._update_metrics()
         self.cv.notify_all()
