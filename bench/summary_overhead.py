@@ -171,6 +171,17 @@ def one_run(epochs, steps, collector_freq, tmp, cold=False):
             "close": 1000 * collector.close if collector else 0.0, "steps": later}
 
 
+def warm_up(tmp):
+    """Imports, the first writer process, the first compile; and that writer process ready: on a busy machine the
+    nice-19 writer took seconds to import its modules, and the first rounds' collections then waited for it and
+    were packed on this process's writer thread at close (none of it in a step), not the way every later round
+    takes."""
+    one_run(1, 4, 1, tmp)
+    writer = _idle_writer()
+    if writer is not None:
+        writer.ready.wait(60)
+
+
 def _median(values):
     return statistics.median(values) if values else float("nan")
 
@@ -267,11 +278,8 @@ def main():
         torch.set_num_threads(args.threads)
     ms.set_context(mode=ms.GRAPH_MODE if args.mode == "graph" else ms.PYNATIVE_MODE)
     if args.paired:
-        with tempfile.TemporaryDirectory() as tmp:  # warm-up: imports, the writer process ready, the compile
-            one_run(1, 4, 1, tmp)
-            writer = _idle_writer()
-            if writer is not None:
-                writer.ready.wait(60)
+        with tempfile.TemporaryDirectory() as tmp:
+            warm_up(tmp)
         collecting, after, clean, per_round, per_round_after = paired_cost(args.paired, args.steps)
         print(f"openspore at {os.path.dirname(ms.__file__)}; LeNet Model.train, {args.mode} mode, batch 32, "
               f"collect_freq=3, {args.paired} runs of {args.steps} steps (load average {os.getloadavg()[0]:.1f})")
@@ -290,13 +298,7 @@ def main():
         settings = [s for s in settings if s[0] in wanted]
     runs = {label: [] for label, _, _ in settings}
     with tempfile.TemporaryDirectory() as tmp:
-        one_run(1, 4, 1, tmp)  # warm-up: imports, the first writer process, the first compile
-        # and its writer process ready: on a busy machine the nice-19 writer took seconds to import its modules,
-        # and the first rounds' collections then waited for it and were packed on this process's writer thread at
-        # close (none of it in a step), not the way every later round takes
-        writer = _idle_writer()
-        if writer is not None:
-            writer.ready.wait(60)
+        warm_up(tmp)
         for r in range(args.rounds):
             order = settings[r % len(settings):] + settings[:r % len(settings)]
             for label, freq, cold in order:

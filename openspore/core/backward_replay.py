@@ -24,7 +24,9 @@ keeps its array (in-place writes into that array are seen, as by the walk). Othe
 """
 import threading
 
+from ..common import dtype as mstype
 from . import autograd, dispatch
+from .primitive import Primitive
 from .tensor import Tensor
 
 MAX_STEPS = 50000  # a longer backward is not captured (the capture keeps every intermediate gradient alive)
@@ -39,7 +41,6 @@ class CaptureStopped(Exception):
 
 def replay_allowed():
     """Whether the state around the walk lets it be captured or replayed (see the module docstring)."""
-    from .primitive import Primitive
     return (ENABLED[0] and not autograd.ACTIVE and not autograd.EVER_REGISTERED[0] and not autograd.GRAD_READY
             and not dispatch._dispatch_modes and not dispatch._tracers and dispatch._layout_hook is None
             and Primitive.__call__ is dispatch.bind)
@@ -50,7 +51,6 @@ def _plain(value):
         return True
     if type(value) in (tuple, list):
         return all(_plain(v) for v in value)
-    from ..common import dtype as mstype
     return isinstance(value, mstype.Type)
 
 

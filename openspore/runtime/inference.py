@@ -114,7 +114,9 @@ def compile_inference(graph, backend, name, dump=None, timings=None):
     if chosen != "auto" or not has_convolution(folded):
         return torch_run, optimized, "torch"
     built = {}
-    for candidate in auto_candidates()[1:]:
+    for candidate in auto_candidates():
+        if candidate == "torch":  # the torch path is there already
+            continue
         spin = candidate == SPINNING
         run = _engine_graph(folded, "onnxruntime" if spin else candidate, name, spin=spin)
         if run is not None:
