@@ -262,20 +262,24 @@ def test_a_lagging_writer_still_has_the_whole_ring_after_a_restart_at_its_start(
 def test_collect_reserves_copies_and_posts_in_one_pass_or_does_nothing():
     ring = SharedRing.create(64 + 16384)
     writer = AttachedRing(ring.fd, ring.size)
-    layout = _ring.RingLayout([("histogram", "w", np.dtype(np.float32), (2, 512))], ["loss/auto"])  # 4 KiB
+    layout = _ring.RingLayout([("image", "x", np.dtype(np.float32), (2, 8)),
+                               ("histogram", "w", np.dtype(np.float32), (2, 504))], ["loss/auto"])  # 4 KiB
 
-    def copy(shared, offset, arrays):  # the caller's copy, into the room reserved for the arrays
-        shared.view(("ring", offset, "<f4", (1024,)))[:] = arrays[0].reshape(-1)
+    def copies(*arrays):  # the caller's (place in the collection, address, bytes) of each array, in layout order
+        return tuple((entry[4], array.ctypes.data, array.nbytes) for entry, array in zip(layout.entries, arrays))
 
-    weights = np.arange(1024, dtype=np.float32).reshape(2, 512)
-    assert ring.collect(layout, copy, [weights], 7, 1.5, [0.25], 0)
+    image = np.arange(16, dtype=np.float32).reshape(2, 8)
+    weights = np.arange(1008, dtype=np.float32).reshape(2, 504)
+    assert ring.collect(layout, copies(image, weights), 7, 1.5, [0.25], 0)
     [message] = [_ring.message_of(data) for data in writer.messages()]
     assert message == ("collection", layout.key, 7, 1.5, [0.25], 0, 4096)
     event = _ring.expand(_ring.layout_of, message)
-    assert writer.array(event[3][1][2]).tolist() == weights.tolist()
+    assert writer.array(event[3][1][2]).tolist() == image.tolist()
+    assert writer.array(event[3][2][2]).tolist() == weights.tolist()
     for step in range(3):  # the ring fills up: 16 KiB
-        assert ring.collect(layout, copy, [weights], 8 + step, 1.5, [0.25], 0)
-    posted, reserved = ring.posted(), ring.in_use()
-    assert not ring.collect(layout, copy, [weights + 1], 11, 1.5, [0.25], 0)  # full: nothing reserved, copied, posted
-    assert (ring.posted(), ring.in_use()) == (posted, reserved)
-    assert not ring.collect(layout, copy, [weights], 11, 1.5, [0.0] * len(_ring._COLLECTION_SLOTS), 0)
+        assert ring.collect(layout, copies(image, weights), 8 + step, 1.5, [0.25], 0)
+    posted, reserved, data = ring.posted(), ring.in_use(), bytes(ring._map[:64 + 16384])
+    changed = image + 1, weights + 1
+    assert not ring.collect(layout, copies(*changed), 11, 1.5, [0.25], 0)  # full: nothing reserved, copied, posted
+    assert (ring.posted(), ring.in_use(), bytes(ring._map[:64 + 16384])) == (posted, reserved, data)
+    assert not ring.collect(layout, copies(image, weights), 11, 1.5, [0.0] * len(_ring._COLLECTION_SLOTS), 0)

@@ -9,27 +9,24 @@ of the ring, ~10-25 us. At `collect_freq=1` they cost LeNet's training thread mo
 
 Once a collection has gone the general way into the ring, the collector keeps what it found here: the histogram
 weights' torch arrays and where their memory lies, the learning rate's host view, the input batch's shape and
-dtype, the ring layout and the address of the ring's memory. Each later collection then checks in a few lines that
-all of it still holds and copies the batch and the weights with one `ctypes.memmove` each, from the torch arrays'
-memory to their place in the ring (no torch `copy_`, no numpy array, no view of the ring: a `copy_` cost ~1.5 us
-more per array after a training step, and a view made for each new place in the ring ~40 us, which a writer lagging
-behind made at nearly every collection), and posts the same "collection" message: the files are byte for byte
-what the general way writes. The weights' storages are held (`_pins`), so their memory outlives any change made
-to an array behind the collector's back. Anything else (a summary op's value waiting, a weight's array replaced, a
-Cell attribute changed, another batch shape, a batch not contiguous, the writer not ready or the ring full, a loss
-that is not a 0-d array, a backend other than torch on the CPU) makes `__call__` return False having done nothing,
-and the collector goes the general way.
+dtype and the ring layout. Each later collection then checks in a few lines that all of it still holds and hands
+the writer (place, address, bytes) of the batch and of each weight; the ring copies each with one `ctypes.memmove`
+from the torch array's memory to its place, in the same locked pass that posts the "collection" message
+(`SharedRing.collect`). No torch `copy_`, no numpy array, no view of the ring: a `copy_` cost ~1.5 us more per
+array after a training step, and a view made for each new place in the ring ~40 us, which a writer lagging behind
+made at nearly every collection. The files are byte for byte what the general way writes. The weights' storages
+are held (`_pins`), so their memory outlives any change made to an array behind the collector's back. Anything
+else (a summary op's value waiting, a weight's array replaced, a Cell attribute changed, another batch shape, a
+batch not contiguous, the writer not ready or the ring full, a loss that is not a 0-d array, a backend other than
+torch on the CPU) makes `__call__` return False having done nothing, and the collector goes the general way.
 
     >>> FastCollection.make(collector=None, record=None, layout=None) is None
     True
 """
-import ctypes
-
 from ... import backends
 from ...common.generations import CHANGES
 from ...ops.defs.summary import cache_has_values
 
-_memmove = ctypes.memmove
 # collections posted the straight way in this process (tests check that it runs). Not a class attribute: writing
 # one changes the class's version tag, so every attribute read of a FastCollection in the next collection missed
 # the interpreter's specialised caches (measured warm: a method reading three slots and one such write 714 ns a
@@ -41,8 +38,7 @@ class FastCollection:
     """What a collection needs, found by the general way and checked each time (see the module docstring)."""
 
     __slots__ = ("_collector", "_record", "_writer", "_layout", "_weights", "_arrays", "_metric", "_lr_view",
-                 "_generation", "_image", "_image_shape", "_image_nbytes", "_dtype", "_sources", "_pins", "_ring",
-                 "_ring_pin", "_ring_base")
+                 "_generation", "_image", "_image_shape", "_image_nbytes", "_dtype", "_sources", "_pins")
 
     @classmethod
     def make(cls, collector, record, layout):
@@ -74,7 +70,7 @@ class FastCollection:
             return None
         self = cls()
         self._collector, self._record, self._writer, self._layout = collector, record, record._summary, layout
-        self._weights, self._arrays = weights, [None] * image + arrays
+        self._weights, self._arrays = weights, arrays
         self._metric = metric
         self._lr_view = source[2] if has_lr else None
         self._generation = source[1] if has_lr else None
@@ -82,11 +78,11 @@ class FastCollection:
         self._image_shape = layout.entries[0][3] if image else None
         self._image_nbytes = _nbytes(layout.entries[0], layout.dtype) if image else 0
         self._dtype = dtype
-        # (address, place in the collection, bytes) of each weight; its storage held, so that the address stays valid
-        self._sources = tuple((a.data_ptr(), entry[4], a.numel() * a.element_size())
+        # (place in the collection, address, bytes) of each weight (`SharedRing.collect`'s copies); its storage
+        # held, so that the address stays valid
+        self._sources = tuple((entry[4], a.data_ptr(), a.numel() * a.element_size())
                               for a, entry in zip(arrays, entries))
         self._pins = [a.untyped_storage() for a in arrays]
-        self._ring = self._ring_pin = self._ring_base = None
         return self
 
     def __call__(self, cb, step):
@@ -109,7 +105,7 @@ class FastCollection:
             if CHANGES[0] != self._generation or lr_view.tensor._data is not lr_view._data:
                 return False  # an optimizer attribute set, or its rate's array replaced: found afresh
             scalars.append(float(lr_view._view))
-        arrays = self._arrays
+        copies = self._sources
         if self._image:
             element = cb["train_dataset_element"]
             first = element[0] if type(element) is tuple or type(element) is list else element
@@ -119,31 +115,16 @@ class FastCollection:
             if getattr(batch, "shape", None) != self._image_shape or batch.dtype != self._dtype or \
                     not batch.is_contiguous():
                 return False
-            arrays[0] = batch
-        for view, array in zip(self._weights, arrays[self._image:]):
+            copies = ((0, batch.data_ptr(), self._image_nbytes),) + copies  # (`batch` keeps it alive meanwhile)
+        for view, array in zip(self._weights, self._arrays):
             if view.tensor._data is not array:  # `set_data` gave it another array
                 return False
-        posted = self._writer.post_straight(step, self._layout, scalars, arrays, self._copy)
-        if self._image:
-            arrays[0] = None  # the batch is not kept alive until the next collection
+        posted = self._writer.post_straight(step, self._layout, scalars, copies)
         if posted:
             POSTED[0] += 1
             if self._metric:
                 self._collector._last_loss = loss
         return posted
-
-    def _copy(self, ring, offset, arrays):
-        """Copy the batch (`arrays[0]`, when collected) and the weights into the ring at `offset`: one memmove
-        each, to the address of the ring's memory (found once per ring; the mapping is held while it is used)."""
-        if ring is not self._ring:
-            from ..summary._ring import _HEADER
-            pin = ctypes.c_char.from_buffer(ring._map)
-            self._ring, self._ring_pin, self._ring_base = ring, pin, ctypes.addressof(pin) + _HEADER
-        at = self._ring_base + offset
-        if self._image:
-            _memmove(at, arrays[0].data_ptr(), self._image_nbytes)
-        for address, place, nbytes in self._sources:
-            _memmove(at + place, address, nbytes)
 
 
 def _nbytes(entry, dtype):

@@ -129,15 +129,15 @@ class EventWriter:
             data = (data, True)  # to be moved into the ring by the writer thread
         self._put("event", (step, wall_time, data))
 
-    def post_collection(self, step, layout, scalars, arrays, copy=None):
+    def post_collection(self, step, layout, scalars, arrays, copies=None):
         """A collection's fast way (SummaryCollector): when the writer process is running and nothing queued waits
         for it, copy `arrays` (as `layout` has them, `_ring.RingLayout`) into its ring with one call and post a
         "collection" message naming only the step, the scalars' values and the reservation (the layout itself is
         sent once per writer process), packed into a message slot with one `struct.pack_into`. No per-array
         objects, no per-array message entries, nothing pickled. False, with nothing done, where that cannot be
-        (the caller takes `submit_event`). `copy(ring, offset, arrays)`, where given, copies the arrays into the
-        room reserved for them (`SharedRing.reserve_layout`) instead of `SharedRing.put_layout`'s numpy copy; it
-        must not fail (the caller checked the arrays against the layout)."""
+        (the caller takes `submit_event`). `copies` ((place, address, bytes), `SharedRing.copy_in`), where given,
+        are memmoved into the room reserved for the arrays (`SharedRing.reserve_layout`) instead of
+        `SharedRing.put_layout`'s numpy copy of `arrays` (the caller checked them against the layout)."""
         child = self._child
         if not self._direct or child is None or self._unringed or self._queued:
             return False
@@ -152,12 +152,12 @@ class EventWriter:
             layout.sent_to = child
         if ring.over_mark():
             child.press()
-        if copy is None:
+        if copies is None:
             place = ring.put_layout(layout, arrays)
         else:
             place = ring.reserve_layout(layout)
             if place is not None:
-                copy(ring, place[0], arrays)
+                ring.copy_in(place[0], copies)
         if place is None:
             return False
         wall_time = time.time()
@@ -183,19 +183,20 @@ class EventWriter:
         self._put("event", (step, wall_time, data))
         return True
 
-    def post_straight(self, step, layout, scalars, arrays, copy):
+    def post_straight(self, step, layout, scalars, copies):
         """`post_collection` for `SummaryCollector`'s straight pass, once the writer process has `layout`: the
-        checks, the reservation, `copy(ring, offset, arrays)` and the message slot in one pass under the locks
-        (`SharedRing.collect`). Where that cannot be, `post_collection` decides (the pipe, the writer thread)."""
+        checks, the reservation, the copies ((place, address, bytes): `SharedRing.collect`) and the message slot
+        in one pass under the locks. Where that cannot be, `post_collection` decides (the pipe, the writer
+        thread), copying the same way."""
         child = self._child
         if child is not None and layout.sent_to is child and self._direct and not self._unringed:
             ring = child.ring
             lock = child._write_lock
             with self._order:
-                posted = False
-                if not self._queued and not child._stopped and lock.acquire(False):
+                posted = not self._queued and not child._stopped and lock.acquire(False)
+                if posted:
                     try:
-                        posted = ring.collect(layout, copy, arrays, step, time.time(), scalars, child._written)
+                        posted = ring.collect(layout, copies, step, time.time(), scalars, child._written)
                     finally:
                         lock.release()
             if posted:
@@ -203,7 +204,7 @@ class EventWriter:
                 if ring.over_mark():
                     child.press()
                 return True
-        return self.post_collection(step, layout, scalars, arrays, copy)
+        return self.post_collection(step, layout, scalars, None, copies)
 
     def flush(self, timeout=None):
         """Block until everything queued so far is written to the file (each record reaches the file as soon as

@@ -38,6 +38,7 @@ the writer handles the ring's messages and the pipe's in the order they were sen
     >>> consumer.release(slot.end); ring.in_use()
     0
 """
+import ctypes
 import itertools
 import mmap
 import os
@@ -63,6 +64,7 @@ MESSAGE_SIZE = 2048  # a LeNet collection's message is ~600 bytes; a bigger one 
 _MESSAGE_AREA = MESSAGE_SLOTS * MESSAGE_SIZE
 # backed and mapped at once: a page first touched by a collecting step would cost it a page fault (~30 per 128 KiB)
 _FLAGS = mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0)
+_memmove = ctypes.memmove
 
 
 class RingSlot:
@@ -171,6 +173,7 @@ class SharedRing:
         self._posted = 0
         self._lock = threading.Lock()
         self._mark = self._capacity * 3 // 4  # `over_mark`
+        self._base = self._pinned = None  # `_pin`
 
     @classmethod
     def create(cls, size=None):
@@ -244,27 +247,6 @@ class SharedRing:
 
     def post_collected(self, key, step, wall_time, scalars, offset, end, piped):
         """`post_collection` of the message's fields, without the tuple (`EventWriter.post_collection`)."""
-        return self._post_collected(key, step, wall_time, scalars, piped, lambda: (offset, end))
-
-    def collect(self, layout, copy, arrays, step, wall_time, scalars, piped):
-        """A whole collection in one locked pass: reserve room for `layout`'s arrays, `copy(self, offset, arrays)`
-        them there and post its "collection" message (`post_collected`). After a training step each method call
-        and lock of doing that in three steps cost the training thread a microsecond or two. False, with nothing
-        done, when it has no arrays or too many scalars, or the ring or every message slot is full."""
-        nbytes = layout.nbytes
-        if not 0 < nbytes <= self._limit:
-            return False
-
-        def reserve_and_copy():
-            place = self._place((nbytes + _ALIGN - 1) & -_ALIGN)
-            if place is not None:
-                copy(self, place[0], arrays)
-            return place
-        return self._post_collected(layout.key, step, wall_time, scalars, piped, reserve_and_copy)
-
-    def _post_collected(self, key, step, wall_time, scalars, piped, place):
-        """Pack and publish a "collection" message whose arrays lie at `place()` -> (offset, end), called under the
-        lock once a message slot is known free (None: no room, nothing posted). False when nothing was posted."""
         if len(scalars) >= len(_COLLECTION_SLOTS):
             return False
         packer = _COLLECTION_SLOTS[len(scalars)]
@@ -272,14 +254,53 @@ class SharedRing:
             seq = self._posted
             if seq - self._counters[3] >= MESSAGE_SLOTS:
                 return False
-            where = place()
-            if where is None:
-                return False
             packer.pack_into(self._map, _HEADER + self._capacity + (seq % MESSAGE_SLOTS) * MESSAGE_SIZE,
-                             packer.size - 12, piped, b"C", key, step, wall_time, *where, *scalars)
+                             packer.size - 12, piped, b"C", key, step, wall_time, offset, end, *scalars)
             self._posted = seq + 1
             self._counters[2] = seq + 1  # after the bytes: the writer reads a slot only below this count
         return True
+
+    def collect(self, layout, copies, step, wall_time, scalars, piped):
+        """A whole collection in one locked pass: reserve room for `layout`'s arrays, copy them there and post its
+        "collection" message (`post_collected`). `copies` are (place in the collection, address, bytes): memory
+        the caller vouches for (`SummaryCollector`'s straight pass checked each array against the layout), each
+        copied with one `memmove`. Everything inline: after a training step each call level, tuple and lock cost
+        the training thread a microsecond or more (the interpreter's code and data are out of the cache then).
+        False, with nothing done, when it has no arrays or too many scalars, or the ring or every message slot
+        is full."""
+        nbytes = layout.nbytes
+        if not 0 < nbytes <= self._limit or len(scalars) >= len(_COLLECTION_SLOTS):
+            return False
+        packer = _COLLECTION_SLOTS[len(scalars)]
+        base = self._base or self._pin()
+        with self._lock:
+            seq = self._posted
+            if seq - self._counters[3] >= MESSAGE_SLOTS:
+                return False
+            where = self._place((nbytes + _ALIGN - 1) & -_ALIGN)
+            if where is None:
+                return False
+            at = base + where[0]
+            for place, address, size in copies:
+                _memmove(at + place, address, size)
+            packer.pack_into(self._map, _HEADER + self._capacity + (seq % MESSAGE_SLOTS) * MESSAGE_SIZE,
+                             packer.size - 12, piped, b"C", layout.key, step, wall_time, *where, *scalars)
+            self._posted = seq + 1
+            self._counters[2] = seq + 1  # after the bytes: the writer reads a slot only below this count
+        return True
+
+    def copy_in(self, offset, copies):
+        """`collect`'s copies into room reserved at `offset` (`reserve_layout`)."""
+        at = (self._base or self._pin()) + offset
+        for place, address, size in copies:
+            _memmove(at + place, address, size)
+
+    def _pin(self):
+        """The address of the ring's data in this process, found once: the ctypes view that gives it also keeps
+        the mapping from being closed or moved (it never is: a ring serves every writer process of this one)."""
+        self._pinned = ctypes.c_char.from_buffer(self._map)
+        self._base = ctypes.addressof(self._pinned) + _HEADER
+        return self._base
 
     def take_unread(self):
         """The posted messages the writer has not taken (its process died), marked taken: the caller writes them
