@@ -282,4 +282,4 @@ def test_collect_reserves_copies_and_posts_in_one_pass_or_does_nothing():
     changed = image + 1, weights + 1
     assert not ring.collect(layout, copies(*changed), 11, 1.5, [0.25], 0)  # full: nothing reserved, copied, posted
     assert (ring.posted(), ring.in_use(), bytes(ring._map[:64 + 16384])) == (posted, reserved, data)
-    assert not ring.collect(layout, copies(image, weights), 11, 1.5, [0.0] * len(_ring._COLLECTION_SLOTS), 0)
+    assert not ring.collect(layout, copies(image, weights), 11, 1.5, [0.0] * (_ring.MAX_SCALARS + 1), 0)
