@@ -15,7 +15,7 @@ that run pays the start, the writer importing its modules at nice 19 or at the t
 rounds.
 
     python bench/summary_overhead.py [--mode graph|pynative] [--rounds 9] [--epochs 2] [--steps 20] [--threads N]
-    python bench/summary_overhead.py --paired 8 --steps 300 --threads 1   # one collection's cost, paired in-run
+    python bench/summary_overhead.py --paired 8 --steps 300 [--threads 1]   # one collection's cost, CPU and wall, in-run
 """
 import argparse
 import os
@@ -229,26 +229,31 @@ def paired_cost(rounds, steps, freq=3):
     """What one collection costs the steps around it, measured inside each run, where the machine's drift between
     runs (several % on a shared VM: another run, another placement) cancels: with collect_freq=3 each collecting
     step is compared with the clean step just before it (two steps after the last collection), and the step after a
-    collection with that same clean step. Per round the median over pairs of the step CPU difference (process_time),
-    then the median over rounds."""
-    collecting, after, clean = [], [], []
+    collection with that same clean step. Per round the median over pairs of the step difference, then the median
+    over rounds: {"cpu": ..., "wall": ...}, each (collecting, after, clean, per-round collecting, per-round after) in
+    us. CPU is the training process's (process_time: with torch's default threads it counts their spinning too);
+    wall is what a user waits."""
+    pairs = {"cpu": ([], [], []), "wall": ([], [], [])}
     with tempfile.TemporaryDirectory() as tmp:
         for _ in range(rounds):
             model, data = lenet_training(steps)
             timer = Timer()
             model.train(1, data, callbacks=[ms.SummaryCollector(tempfile.mkdtemp(dir=tmp), collect_freq=freq),
                                             timer])
-            cpu = np.array(timer.cpu) * 1e6
-            number = np.arange(1, len(cpu) + 1)
+            number = np.arange(1, len(timer.cpu) + 1)
             settled = number > 2 * freq  # the graph compiled, the first collections (general way) done
-            col = cpu[settled & (number % freq == 0)]
-            aft = cpu[settled & (number % freq == 1)]
-            cln = cpu[settled & (number % freq == freq - 1)]
-            n = min(len(col), len(aft), len(cln))
-            collecting.append(float(np.median(col[:n] - cln[:n])))
-            after.append(float(np.median(aft[:n] - cln[:n])))  # the clean step before: same neighbourhood
-            clean.append(float(np.median(cln)))
-    return statistics.median(collecting), statistics.median(after), statistics.median(clean), collecting, after
+            for kind, values in (("cpu", timer.cpu), ("wall", timer.steps)):
+                values = np.array(values) * 1e6
+                col = values[settled & (number % freq == 0)]
+                aft = values[settled & (number % freq == 1)]
+                cln = values[settled & (number % freq == freq - 1)]
+                n = min(len(col), len(aft), len(cln))
+                collecting, after, clean = pairs[kind]
+                collecting.append(float(np.median(col[:n] - cln[:n])))
+                after.append(float(np.median(aft[:n] - cln[:n])))  # the clean step before: same neighbourhood
+                clean.append(float(np.median(cln)))
+    return {kind: (statistics.median(c), statistics.median(a), statistics.median(k), c, a)
+            for kind, (c, a, k) in pairs.items()}
 
 
 _COLUMNS = [("p50", "step p50"), ("mean", "step mean"), ("p99", "step p99"), ("max", "step max"),
@@ -280,14 +285,16 @@ def main():
     if args.paired:
         with tempfile.TemporaryDirectory() as tmp:
             warm_up(tmp)
-        collecting, after, clean, per_round, per_round_after = paired_cost(args.paired, args.steps)
+        costs = paired_cost(args.paired, args.steps)
         print(f"openspore at {os.path.dirname(ms.__file__)}; LeNet Model.train, {args.mode} mode, batch 32, "
-              f"collect_freq=3, {args.paired} runs of {args.steps} steps (load average {os.getloadavg()[0]:.1f})")
-        print(f"clean step CPU {clean:.0f} us; a collecting step +{collecting:.0f} us ({100 * collecting / clean:.2f}%), "
-              f"the step after it +{after:.0f} us ({100 * after / clean:.2f}%); at collect_freq=1 every step pays "
-              f"both: {100 * (collecting + after) / clean:.2f}%")
-        print("per run, collecting - clean (us): " + ", ".join(f"{v:.0f}" for v in per_round) +
-              "; after - clean: " + ", ".join(f"{v:.0f}" for v in per_round_after))
+              f"collect_freq=3, {args.paired} runs of {args.steps} steps, torch threads {args.threads or 'default'} "
+              f"(load average {os.getloadavg()[0]:.1f})")
+        for kind, (collecting, after, clean, per_round, per_round_after) in costs.items():
+            print(f"{kind}: clean step {clean:.0f} us; a collecting step +{collecting:.0f} us "
+                  f"({100 * collecting / clean:.2f}%), the step after it +{after:.0f} us ({100 * after / clean:.2f}%); "
+                  f"at collect_freq=1 every step pays both: {100 * (collecting + after) / clean:.2f}%")
+            print("  per run, collecting - clean (us): " + ", ".join(f"{v:.0f}" for v in per_round) +
+                  "; after - clean: " + ", ".join(f"{v:.0f}" for v in per_round_after))
         return
     settings = [("none", 0, False), ("collect_freq=10", 10, False),
                 ("collect_freq=10, writer cold (imports at nice 19)", 10, 19),
