@@ -42,6 +42,11 @@ def test_histograms_together_are_the_bytes_of_one_at_a_time():
     ]
     with np.errstate(all="ignore"):
         assert histogram_bytes(cases) == [one_histogram(a) for a in cases]
+        # LeNet's five weights (shifted and scaled slice by slice) and forty biases (gathered)
+        lenet = [rng.standard_normal(shape).astype(np.float32) for shape in [150, 2400, 48000, 10080, 840]]
+        biases = [rng.standard_normal(int(n)).astype(np.float32) for n in rng.integers(1, 200, 40)]
+        for group in (lenet, biases, lenet + biases):
+            assert histogram_bytes(group) == [one_histogram(a) for a in group]
         for _ in range(60):  # random groups: which arrays go together changes with each group's members
             group = [cases[i] for i in rng.integers(0, len(cases), int(rng.integers(1, 7)))]
             assert histogram_bytes(group) == [one_histogram(a) for a in group]

@@ -27,6 +27,7 @@ from ._pack import bucket_records, fill_histogram, histogram_bins
 _TOGETHER = (np.dtype(np.float32), np.dtype(np.float64))  # the dtypes packed together (linspace in that dtype)
 _NO_NONFINITE = b"\x10\x00\x18\x00\x20\x00"  # nan_count, pos_inf_count, neg_inf_count: 0 (set, so written)
 _STATS = struct.Struct("<BdBdBd")  # max (field 5), min (6), sum (7): doubles
+_SLICED_FROM = 1000  # values a histogram on average from which a group is shifted and scaled slice by slice
 
 
 def histogram_bytes(arrays):
@@ -77,6 +78,10 @@ class _Plan:
         self.top_at = self.first_at + self.bins[self.owner] - 1  # ... and the left edge of its last bin
         self.lefts = np.delete(np.arange(self.ramp.size), self.last)  # the bins' left edges
         self.bin_ends = np.cumsum(self.bins)  # each histogram's bins end here among all the bins
+        # few large histograms (LeNet's weights): each one's values shifted and scaled by its own scalars, slice by
+        # slice, instead of gathering a per-value array of them (~3x less time for LeNet's five); many small ones
+        # (biases): one gather each, fewer numpy calls
+        self.sliced = int(sizes.sum()) >= _SLICED_FROM * sizes.size
         for value in vars(self).values():  # shared by every collection of these sizes: never written
             if isinstance(value, np.ndarray):
                 value.flags.writeable = False
@@ -132,15 +137,21 @@ def _together(arrays):
     # kept as the index into `edges` of each value's bin's left edge
     first64 = edges[plan.edge_starts].astype(np.float64)
     scale = plan.bins / (hi.astype(np.float64) - first64)
-    owner = plan.owner
-    values -= first64[owner]
-    values *= scale[owner]
+    if plan.sliced:  # the same float64 subtraction and product per value, by Python floats of the same values
+        for (a, b), first, factor in zip(plan.slices, first64.tolist(), scale.tolist()):
+            part = values[a:b]
+            part -= first
+            part *= factor
+    else:
+        owner = plan.owner
+        values -= first64[owner]
+        values *= scale[owner]
     at = values.astype(np.intp)
     at += plan.first_at
     top = plan.top_at
     np.minimum(at, top, out=at)  # (no clip at 0: x >= lo = the first edge, and the scale is positive)
-    at -= flat < edges[at]
-    up = flat >= edges[1:][at]  # the right edge of each value's bin
+    at -= flat < np.take(edges, at)  # (`take`: a third cheaper than indexing with an array)
+    up = flat >= np.take(edges[1:], at)  # the right edge of each value's bin
     up &= at != top
     at += up
     counts = np.bincount(at, minlength=edges.size)[plan.lefts]
