@@ -133,10 +133,10 @@ class EventWriter:
         """A collection's fast way (SummaryCollector): when the writer process is running and nothing queued waits
         for it, copy `arrays` (as `layout` has them, `_ring.RingLayout`) into its ring with one call and post a
         "collection" message naming only the step, the scalars' values and the reservation (the layout itself is
-        sent once per writer process), packed into a message slot with one `struct.pack_into`. No per-array
-        objects, no per-array message entries, nothing pickled. False, with nothing done, where that cannot be
-        (the caller takes `submit_event`). `copies` ((place, address, bytes), `SharedRing.copy_in`), where given,
-        are memmoved into the room reserved for the arrays (`SharedRing.reserve_layout`) instead of
+        sent once per writer process), written into a message slot as 8-byte words (`SharedRing.post_collected`).
+        No per-array objects, no per-array message entries, nothing pickled. False, with nothing done, where that
+        cannot be (the caller takes `submit_event`). `copies` ((place, address, bytes), `SharedRing.copy_in`),
+        where given, are memmoved into the room reserved for the arrays (`SharedRing.reserve_layout`) instead of
         `SharedRing.put_layout`'s numpy copy of `arrays` (the caller checked them against the layout)."""
         child = self._child
         if not self._direct or child is None or self._unringed or self._queued:
