@@ -272,7 +272,7 @@ def test_collect_reserves_copies_and_posts_in_one_pass_or_does_nothing():
     weights = np.arange(1008, dtype=np.float32).reshape(2, 504)
     assert ring.collect(layout, copies(image, weights), 7, 1.5, [0.25], 0)
     [message] = [_ring.message_of(data) for data in writer.messages()]
-    assert message == ("collection", layout.key, 7, 1.5, [0.25], 0, 4096)
+    assert message == ("collection", layout.key, 7, 1.5, [0.25], 0, 4096, 0)
     event = _ring.expand(_ring.layout_of, message)
     assert writer.array(event[3][1][2]).tolist() == image.tolist()
     assert writer.array(event[3][2][2]).tolist() == weights.tolist()

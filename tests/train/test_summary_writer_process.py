@@ -308,7 +308,7 @@ def test_collections_taken_together_are_packed_as_one_at_a_time(tmp_path):
                       np.full(5, step, np.float32)]
             messages.append(layout.collected(step, float(step), [1.0 / step], *ring.put_layout(layout, arrays)))
         messages.insert(4, ("raw", b"between"))  # steps 1-2 go together; 3-5 with a collection of an unknown
-        messages.insert(6, ("collection", -1, 99, 0.0, [], 0, 0))  # layout (reported) go one at a time
+        messages.insert(6, ("collection", -1, 99, 0.0, [], 0, 0, 0))  # layout (reported) go one at a time
         if way == "alone":
             for message in messages:
                 writer.handle(message)

@@ -262,7 +262,7 @@ class SummaryCollector(Callback):
             layout = self._layout_for(loss, lr, hosts)
             if layout is not None and record._post_collection(
                     step, layout, [v for v in (loss, lr) if v is not None], hosts):
-                self._fast = FastCollection.make(self, record, layout)
+                self._fast = FastCollection.make(self, record, layout, cb.get("train_dataset"))
                 return
         scalars = [(name, value) for name, value in (("loss/auto", loss), ("learning_rate/auto", lr))
                    if value is not None]

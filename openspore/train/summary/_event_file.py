@@ -144,12 +144,8 @@ class EventWriter:
         ring = child.ring
         if ring is None:
             return False
-        if layout.sent_to is not child:
-            with self._order:
-                if self._queued or self._child is not child or not (child.post(layout.message) or
-                                                                    child.send_now(layout.message)):
-                    return False
-            layout.sent_to = child
+        if layout.sent_to is not child and not self._send_layout(child, layout):
+            return False
         if ring.over_mark():
             child.press()
         if copies is None:
@@ -183,20 +179,36 @@ class EventWriter:
         self._put("event", (step, wall_time, data))
         return True
 
-    def post_straight(self, step, layout, scalars, copies):
+    def _send_layout(self, child, layout):
+        """Send `layout` to the writer process `child` (once: `sent_to`); False where it cannot go now."""
+        with self._order:
+            if self._queued or self._child is not child or not (child.post(layout.message) or
+                                                                child.send_now(layout.message)):
+                return False
+        layout.sent_to = child
+        return True
+
+    def post_straight(self, step, layout, scalars, copies, pulled=None):
         """`post_collection` for `SummaryCollector`'s straight pass, once the writer process has `layout`: the
         checks, the reservation, the copies ((place, address, bytes): `SharedRing.collect`) and the message slot
-        in one pass under the locks. Where that cannot be, `post_collection` decides (the pipe, the writer
-        thread), copying the same way."""
+        in one pass under the locks. `pulled`, where the collector may let the writer process read the layout's
+        first array (the input batch) from this process (`_pull`): (the layout saying so, its copies, the array's
+        address, the object keeping its memory valid); taken when that writer process can (`pulls`). Where none
+        of that can be, `post_collection` decides (the pipe, the writer thread), copying the same way."""
         child = self._child
         if child is not None and layout.sent_to is child and self._direct and not self._unringed:
             ring = child.ring
             lock = child._write_lock
+            use, use_copies, address, keep = layout, copies, 0, None
+            if pulled is not None and child.pulls and (pulled[0].sent_to is child or
+                                                       self._send_layout(child, pulled[0])):
+                use, use_copies, address, keep = pulled
             with self._order:
                 posted = not self._queued and not child._stopped and lock.acquire(False)
                 if posted:
                     try:
-                        posted = ring.collect(layout, copies, step, time.time(), scalars, child._written)
+                        posted = ring.collect(use, use_copies, step, time.time(), scalars, child._written, address,
+                                              keep)
                     finally:
                         lock.release()
             if posted:
@@ -350,6 +362,8 @@ class EventWriter:
                     if self in _closing:
                         _closing.remove(self)
                 if child is not None:  # handed back before close() returns: the next record finds it
+                    if child.ring is not None:  # the writer took everything: the batches it read are let go
+                        child.ring.let_go()
                     _writer_client.release(child)
                 self._done.set()
                 return True

@@ -38,6 +38,7 @@ the writer handles the ring's messages and the pipe's in the order they were sen
     >>> consumer.release(slot.end); ring.in_use()
     0
 """
+import collections
 import ctypes
 import itertools
 import mmap
@@ -48,6 +49,8 @@ import threading
 import weakref
 
 import numpy as np
+
+from . import _pull
 
 # int64 counters in the first 64 bytes: [0] ring bytes consumed (released), [1] pipe bytes the writer has read
 # (lets the producer write to the pipe only when it cannot block, `WriterProcess.send_now`), [2] messages posted,
@@ -99,14 +102,19 @@ class RingLayout:
         [('scalar', 'loss', 0.5), ('histogram', 'w', ('ring', 64, '<f4', (2, 3)))]
     """
 
-    def __init__(self, arrays, scalar_tags):
-        dtypes = {dtype for _, _, dtype, _ in arrays}
+    def __init__(self, arrays, scalar_tags, pull_first=False):
+        dtypes = {dtype for _, _, dtype, _ in arrays[bool(pull_first):]}
         if len(dtypes) > 1:
             raise ValueError(f"RingLayout: the arrays are of several dtypes ({sorted(map(str, dtypes))}); one expected")
         self.key = next(_layout_keys)
         self.dtype = dtypes.pop() if dtypes else np.dtype(np.float32)
-        entries, at = [], 0
-        for plugin, tag, _, shape in arrays:
+        entries, at, self.pulled_nbytes = [], 0, 0
+        for plugin, tag, dtype, shape in arrays:
+            if pull_first and not entries:  # not in the ring: read from the training process (`_pull`), its
+                dtype = np.dtype(dtype)  # address in each collection's message
+                entries.append((plugin, tag, dtype.str, tuple(shape), -1))
+                self.pulled_nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+                continue
             entries.append((plugin, tag, self.dtype.str, tuple(shape), at))
             at += int(np.prod(shape, dtype=np.int64)) * self.dtype.itemsize
         self.nbytes, self.size = at, at // self.dtype.itemsize
@@ -115,21 +123,26 @@ class RingLayout:
         self.sent_to = None
         _layouts[self.key] = self
 
-    def collected(self, step, wall_time, scalars, offset, end):
-        """The "collection" message of one collection: its arrays copied at `offset` (`SharedRing.put_layout`)."""
-        return ("collection", self.key, step, wall_time, scalars, offset, end)
+    def collected(self, step, wall_time, scalars, offset, end, pulled=0):
+        """The "collection" message of one collection: its arrays copied at `offset` (`SharedRing.put_layout`),
+        its pulled array (if the layout has one) at address `pulled` in the training process."""
+        return ("collection", self.key, step, wall_time, scalars, offset, end, pulled)
 
 
 # A message slot: its payload's length and the pipe count (`post`'s `piped`) as two int64 words, then the payload.
 # A "collection" posted in a slot is not pickled but written as 8-byte words straight into the slot: "C" (67), layout
-# key, step, wall time (a double), offset, end, then the scalars as doubles (`_write_collection`). After a training
+# key, step, wall time (a double), offset, end, the pulled array's address (0: none), then the scalars as doubles
+# (`_write_collection`). After a training
 # step (caches cold) pickling that small tuple cost the training thread ~20 us, and one `struct.pack_into` of it ~11
 # us; word stores through two typed views of the slots take the same few lines of C each time, ~half of that.
 _SLOT_HEAD = 16
 _SLOT_WORDS = MESSAGE_SIZE // 8
-_COLLECTION_HEAD = struct.Struct("<qqqdqq")  # "C", key, step, wall time, offset, end
+_COLLECTION_HEAD = struct.Struct("<qqqdqqq")  # "C", key, step, wall time, offset, end, pulled address
 _COLLECTION_C = ord("C")  # the payload's first byte (little-endian), never a pickle's (0x80)
-MAX_SCALARS = _SLOT_WORDS - 2 - 6
+MAX_SCALARS = _SLOT_WORDS - 2 - 7
+# what `SharedRing.collect` holds at most for pulled arrays not yet packed (a writer lagging far behind): past it,
+# the caller copies the array into the ring instead
+HOLD_BYTES = 64 << 20
 
 
 def message_of(data):
@@ -137,10 +150,10 @@ def message_of(data):
     (`SharedRing.post`)."""
     if data[:1] != b"C":
         return pickle.loads(data)
-    _, key, step, wall_time, offset, end = _COLLECTION_HEAD.unpack_from(data)
+    _, key, step, wall_time, offset, end, pulled = _COLLECTION_HEAD.unpack_from(data)
     n = (len(data) - _COLLECTION_HEAD.size) // 8
     scalars = list(struct.unpack_from(f"<{n}d", data, _COLLECTION_HEAD.size))
-    return ("collection", key, step, wall_time, scalars, offset, end)
+    return ("collection", key, step, wall_time, scalars, offset, end, pulled)
 
 
 _layout_keys = itertools.count(1)
@@ -154,11 +167,13 @@ def layout_of(key):
 
 def expand(layouts, message):
     """A "collection" message as the "event" message it stands for, its layout looked up with `layouts(key)`
-    (which returns an object with `entries` and `scalar_tags`)."""
-    _, key, step, wall_time, scalars, offset, end = message
+    (which returns an object with `entries` and `scalar_tags`). A pulled array (`at` -1) is named by its address in
+    the training process: ("pulled", address, dtype, shape)."""
+    _, key, step, wall_time, scalars, offset, end, pulled = message
     layout = layouts(key)
     values = [("scalar", tag, value) for tag, value in zip(layout.scalar_tags, scalars)]
-    values += [(plugin, tag, ("ring", offset + at, dtype, shape)) for plugin, tag, dtype, shape, at in layout.entries]
+    values += [(plugin, tag, ("ring", offset + at, dtype, shape) if at >= 0 else ("pulled", pulled, dtype, shape))
+               for plugin, tag, dtype, shape, at in layout.entries]
     return ("event", step, wall_time, values, end)
 
 
@@ -178,6 +193,8 @@ class SharedRing:
         self._lock = threading.Lock()
         self._mark = self._capacity * 3 // 4  # `over_mark`
         self._base = self._pinned = None  # `_pin`
+        self._held, self._held_bytes = collections.deque(), 0  # `collect`'s pulled arrays: (end, object, bytes)
+        self.pulled = 0  # collections posted with a pulled array
         slots = memoryview(self._map)[_HEADER + self._capacity:]  # the message slots, as int64 and double words
         self._slot_words, self._slot_reals = slots.cast("q"), slots.cast("d")
 
@@ -248,7 +265,7 @@ class SharedRing:
     def post_collection(self, message, piped):
         """`post` of a "collection" message (`RingLayout.collected`), packed into the slot without pickling
         (`message_of` reads it back); False when it has too many scalars or every slot waits for the writer."""
-        _, key, step, wall_time, scalars, offset, end = message
+        _, key, step, wall_time, scalars, offset, end = message[:7]
         return self.post_collected(key, step, wall_time, scalars, offset, end, piped)
 
     def post_collected(self, key, step, wall_time, scalars, offset, end, piped):
@@ -262,14 +279,15 @@ class SharedRing:
             self._write_collection(seq, key, step, wall_time, offset, end, scalars, piped)
         return True
 
-    def collect(self, layout, copies, step, wall_time, scalars, piped):
+    def collect(self, layout, copies, step, wall_time, scalars, piped, pulled=0, keep=None):
         """A whole collection in one locked pass: reserve room for `layout`'s arrays, copy them there and post its
         "collection" message (`post_collected`). `copies` are (place in the collection, address, bytes): memory
         the caller vouches for (`SummaryCollector`'s straight pass checked each array against the layout), each
         copied with one `memmove`. Everything inline: after a training step each call level, tuple and lock cost
         the training thread a microsecond or more (the interpreter's code and data are out of the cache then).
-        False, with nothing done, when it has no arrays or too many scalars, or the ring or every message slot
-        is full."""
+        `pulled`: the address of the layout's pulled array (`_pull`), whose memory `keep` keeps valid: held here
+        until the writer has released the collection. False, with nothing done, when it has no arrays or too many
+        scalars, or the ring or every message slot is full, or (`keep`) `HOLD_BYTES` are held already."""
         nbytes = layout.nbytes
         if not 0 < nbytes <= self._limit or len(scalars) > MAX_SCALARS:
             return False
@@ -278,16 +296,38 @@ class SharedRing:
             seq = self._posted
             if seq - self._counters[3] >= MESSAGE_SLOTS:
                 return False
+            if keep is not None:
+                held, released = self._held, self._counters[0]
+                while held and held[0][0] <= released:
+                    self._held_bytes -= held.popleft()[2]
+                if self._held_bytes >= HOLD_BYTES:
+                    return False
             where = self._place((nbytes + _ALIGN - 1) & -_ALIGN)
             if where is None:
                 return False
             at = base + where[0]
             for place, address, size in copies:
                 _memmove(at + place, address, size)
-            self._write_collection(seq, layout.key, step, wall_time, where[0], where[1], scalars, piped)
+            self._write_collection(seq, layout.key, step, wall_time, where[0], where[1], scalars, piped, pulled)
+            if keep is not None:
+                self._held.append((where[1], keep, layout.pulled_nbytes))
+                self._held_bytes += layout.pulled_nbytes
+                self.pulled += 1
         return True
 
-    def _write_collection(self, seq, key, step, wall_time, offset, end, scalars, piped):
+    def let_go(self):
+        """Drop the pulled arrays whose collections the writer has released (`collect` does it as it goes; a
+        closing record does it for the last ones, which would otherwise stay held until the next collection)."""
+        with self._lock:
+            held, released = self._held, self._counters[0]
+            while held and held[0][0] <= released:
+                self._held_bytes -= held.popleft()[2]
+
+    def held(self):
+        """Bytes of pulled arrays held for the writer (`collect`'s `keep`), as of the last collection."""
+        return self._held_bytes
+
+    def _write_collection(self, seq, key, step, wall_time, offset, end, scalars, piped, pulled=0):
         """Write a "collection" into message slot `seq` and post it (the lock held, the slot known free)."""
         words, reals = self._slot_words, self._slot_reals
         at = (seq % MESSAGE_SLOTS) * _SLOT_WORDS
@@ -299,7 +339,8 @@ class SharedRing:
         reals[at + 5] = wall_time
         words[at + 6] = offset
         words[at + 7] = end
-        at += 8
+        words[at + 8] = pulled
+        at += 9
         for value in scalars:
             reals[at] = value
             at += 1
@@ -332,7 +373,9 @@ class SharedRing:
             self._counters[0] = end
 
     def view(self, message):
-        """This process's view of the array a `RingSlot.message()` names."""
+        """This process's view of the array a `RingSlot.message()` names (a copy of a pulled one)."""
+        if message[0] == "pulled":
+            return _pull.local(*message[1:])
         _, offset, dtype, shape = message
         return np.ndarray(shape, np.dtype(dtype), self._map, _HEADER + offset)
 
@@ -441,6 +484,7 @@ class AttachedRing:
         self._map = mmap.mmap(fd, size, flags=_FLAGS)
         self._counters = memoryview(self._map)[:32].cast("q")
         self._slots = size - _MESSAGE_AREA
+        self.pull_pid = None
 
     def messages(self, upto=None):
         """Yield the posted messages (bytes) not taken yet, in order: up to count `upto`, or (None) all those
@@ -456,7 +500,12 @@ class AttachedRing:
             self._counters[3] = seq
 
     def array(self, message):
-        """The array a `RingSlot.message()` names (a view of the shared pages: valid until released)."""
+        """The array a `RingSlot.message()` names (a view of the shared pages: valid until released), or a pulled
+        one read from the training process (`pull_pid`, set once `_pull.check` succeeded)."""
+        if message[0] == "pulled":
+            if self.pull_pid is None:
+                raise OSError("a pulled array, but this writer process cannot read the training process")
+            return _pull.pull(self.pull_pid, *message[1:])
         _, offset, dtype, shape = message
         return np.ndarray(shape, np.dtype(dtype), self._map, _HEADER + offset)
 

@@ -26,7 +26,7 @@ import sys
 import threading
 import time
 
-from . import _ring
+from . import _pull, _ring
 from ._ring import SharedRing
 
 IDLE_SECONDS = 60.0
@@ -53,7 +53,7 @@ for name, sub in (("openspore", ""), ("openspore.train", "/train"), ("openspore.
     module.__path__ = [root + sub]
     sys.modules[name] = module
 from openspore.train.summary._writer_process import main
-main(int(sys.argv[2]), int(sys.argv[3]))
+main(int(sys.argv[2]), int(sys.argv[3]), sys.argv[6])
 """
 _LOWEST = 19
 START_NICE = _LOWEST  # the nice value the writer imports at (None: this process's; the bench compares them)
@@ -72,13 +72,17 @@ class WriterProcess:
             self.popen = subprocess.Popen([sys.executable, "-S", "-c", _BOOTSTRAP, root,
                                            str(ring.fd if ring else -1), str(ring.size if ring else 0),
                                            os.pathsep.join(p for p in sys.path if p),
-                                           "-" if START_NICE is None else str(START_NICE)],
+                                           "-" if START_NICE is None else str(START_NICE),
+                                           _pull.probe() if ring is not None else "-"],
                                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, close_fds=True,
                                           pass_fds=fds)
         except BaseException:
             _give_back_ring(ring)
             raise
+        if ring is not None:
+            _pull.allow(self.popen.pid)  # (before its `_pull.check`, which comes after its imports)
         self.ring = ring
+        self.pulls = False  # it reads pulled arrays from this process (`_pull`): known once it is ready
         self._ring_returned = False
         self._boosted = False
         self._fd = self.popen.stdin.fileno()
@@ -239,6 +243,7 @@ class WriterProcess:
         for line in self.popen.stdout:
             word, _, rest = line.decode("utf-8", "replace").rstrip("\n").partition(" ")
             if word == "ready":
+                self.pulls = rest == "pull"
                 self.ready.set()
                 _call(self.on_ready)
             elif word == "done":

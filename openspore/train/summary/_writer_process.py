@@ -20,12 +20,16 @@ While a file is open the writer also polls the ring every `POLL_SECONDS` for pos
                                                                 in the shared ring, released up to `end` once
                                                                 packed (`_ring.py`)
     ("layout", key, entries, scalar_tags)                       how a collection's arrays lie (`_ring.RingLayout`)
-    ("collection", key, step, wall_time, scalars, offset, end)  an "event" told by its layout: the scalars' values
-                                                                and where its arrays were copied (`_ring.expand`)
+    ("collection", key, step, wall_time, scalars, offset, end, pulled)
+                                                                an "event" told by its layout: the scalars' values,
+                                                                where its arrays were copied (`_ring.expand`) and
+                                                                the address of the one it reads from the training
+                                                                process (`_pull`)
     ("raw", payload)                                            append bytes the parent built (graph, version)
     ("flush", n)                                                answer "done n" once everything before is written
     ("close", n)                                                close the file (read-only), answer "done n"
 It writes "ready" to stdout once its modules are imported (the parent holds a new file's records until then),
+"ready pull" where it could read the training process's memory (`_pull.check` of the token on its command line),
 errors as "error <message>" lines. End of stdin (the parent is done with it, or died) closes the
 file and exits.
 """
@@ -37,6 +41,7 @@ import sys
 
 from ._event_bytes import events_bytes
 from ._records import RecordFile
+from . import _pull
 from ._ring import AttachedRing, expand, message_of
 
 POLL_SECONDS = 0.02  # how soon posted collections are packed while nothing else comes. At collect_freq=1 a wake-up
@@ -55,7 +60,7 @@ def _read_exact(stream, n):
     return b"".join(chunks)
 
 
-def main(ring_fd=-1, ring_size=0):
+def main(ring_fd=-1, ring_size=0, pull_token="-"):
     # the packing modules are imported (above) before "ready": the parent holds records until then, and packs them
     # itself if it closes first
     ring = AttachedRing(ring_fd, ring_size) if ring_fd >= 0 else None
@@ -64,8 +69,10 @@ def main(ring_fd=-1, ring_size=0):
     # unbuffered: `select` then tells the truth about what is left to read
     stdin, stdout = sys.stdin.buffer.raw, sys.stdout.buffer
     writer = _Writer(ring, stdout)
+    if ring is not None:
+        ring.pull_pid = _pull.check(pull_token)
     _lowest()  # (where it was started at the parent's priority) from now on only CPU that training leaves idle
-    stdout.write(b"ready\n")
+    stdout.write(b"ready pull\n" if ring is not None and ring.pull_pid else b"ready\n")
     stdout.flush()
     keep_freed_memory()  # (after "ready": the parent's first records need not wait for it)
     try:
