@@ -66,6 +66,7 @@ class TimedCollector(ms.SummaryCollector):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.step_cpu = {"collecting": [], "other": []}
+        self.step_wall = {"collecting": [], "other": []}
 
     def _timed(self, method, run_context, step=False):
         t0, cpu0 = time.perf_counter(), time.thread_time()
@@ -79,6 +80,7 @@ class TimedCollector(ms.SummaryCollector):
                 n = run_context.original_args()["cur_step_num"]
                 if n > 1:  # step 1 records the graph too
                     self.step_cpu["other" if n % self.collect_freq else "collecting"].append(cpu)
+                    self.step_wall["other" if n % self.collect_freq else "collecting"].append(spent)
 
     def __enter__(self):
         t0 = time.perf_counter()
@@ -232,14 +234,17 @@ def paired_cost(rounds, steps, freq=3):
     collection with that same clean step. Per round the median over pairs of the step difference, then the median
     over rounds: {"cpu": ..., "wall": ...}, each (collecting, after, clean, per-round collecting, per-round after) in
     us. CPU is the training process's (process_time: with torch's default threads it counts their spinning too);
-    wall is what a user waits."""
+    wall is what a user waits. "step_end": the collecting steps' step_end on the training thread (wall, us; median
+    per round, then over rounds), the part of a collecting step's cost that is the collector's own."""
     pairs = {"cpu": ([], [], []), "wall": ([], [], [])}
+    step_ends = []
     with tempfile.TemporaryDirectory() as tmp:
         for _ in range(rounds):
             model, data = lenet_training(steps)
             timer = Timer()
-            model.train(1, data, callbacks=[ms.SummaryCollector(tempfile.mkdtemp(dir=tmp), collect_freq=freq),
-                                            timer])
+            collector = TimedCollector(tempfile.mkdtemp(dir=tmp), collect_freq=freq)
+            model.train(1, data, callbacks=[collector, timer])
+            step_ends.append(statistics.median(collector.step_wall["collecting"][2:]) * 1e6)
             number = np.arange(1, len(timer.cpu) + 1)
             settled = number > 2 * freq  # the graph compiled, the first collections (general way) done
             for kind, values in (("cpu", timer.cpu), ("wall", timer.steps)):
@@ -252,8 +257,10 @@ def paired_cost(rounds, steps, freq=3):
                 collecting.append(float(np.median(col[:n] - cln[:n])))
                 after.append(float(np.median(aft[:n] - cln[:n])))  # the clean step before: same neighbourhood
                 clean.append(float(np.median(cln)))
-    return {kind: (statistics.median(c), statistics.median(a), statistics.median(k), c, a)
-            for kind, (c, a, k) in pairs.items()}
+    costs = {kind: (statistics.median(c), statistics.median(a), statistics.median(k), c, a)
+             for kind, (c, a, k) in pairs.items()}
+    costs["step_end"] = (statistics.median(step_ends), step_ends)
+    return costs
 
 
 _COLUMNS = [("p50", "step p50"), ("mean", "step mean"), ("p99", "step p99"), ("max", "step max"),
@@ -289,6 +296,9 @@ def main():
         print(f"openspore at {os.path.dirname(ms.__file__)}; LeNet Model.train, {args.mode} mode, batch 32, "
               f"collect_freq=3, {args.paired} runs of {args.steps} steps, torch threads {args.threads or 'default'} "
               f"(load average {os.getloadavg()[0]:.1f})")
+        step_end, per_round = costs.pop("step_end")
+        print(f"the collector's step_end on a collecting step (training thread, wall): {step_end:.1f} us; per run "
+              + ", ".join(f"{v:.1f}" for v in per_round))
         for kind, (collecting, after, clean, per_round, per_round_after) in costs.items():
             print(f"{kind}: clean step {clean:.0f} us; a collecting step +{collecting:.0f} us "
                   f"({100 * collecting / clean:.2f}%), the step after it +{after:.0f} us ({100 * after / clean:.2f}%); "

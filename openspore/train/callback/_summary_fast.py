@@ -85,31 +85,32 @@ class FastCollection:
         self._collector, self._record, self._writer, self._layout = collector, record, record._summary, layout
         self._weights, self._arrays = weights, arrays
         self._metric = metric
-        # a fixed rate: its tensor, the torch array it had (held: its memory stays valid) and a ctypes float over
-        # that memory, read at each collection (`float()` of a numpy view of it cost ~3 us after a training step)
+        # a fixed rate: its tensor, the torch array it had (held: its memory stays valid) and a typed memoryview of
+        # that memory, read at each collection (`float()` of a numpy view of it cost ~3 us after a training step,
+        # a ctypes float's `value` more than the memoryview's item)
         self._lr_tensor = self._lr_data = self._lr_value = self._generation = None
         if has_lr:
             lr = source[2]._data
-            ctype = {torch.float32: ctypes.c_float, torch.float64: ctypes.c_double}.get(lr.dtype)
-            if type(lr) is not torch.Tensor or ctype is None or lr.is_cuda or lr.dim():
+            code = {torch.float32: "f", torch.float64: "d"}.get(lr.dtype)
+            if type(lr) is not torch.Tensor or code is None or lr.is_cuda or lr.dim():
                 return None
             self._lr_tensor, self._lr_data, self._generation = source[2].tensor, lr, source[1]
-            self._lr_value = ctype.from_address(lr.data_ptr())
+            self._lr_value = _bytes_at(lr.data_ptr(), lr.element_size()).cast(code)
         self._image = image
         self._image_shape = layout.entries[0][3] if image else None
         self._image_nbytes = _nbytes(layout.entries[0], layout.dtype) if image else 0
         self._dtype = dtype
-        # (place in the collection, address, bytes) of each weight (`SharedRing.collect`'s copies); its storage
-        # held, so that the address stays valid
-        self._sources = tuple((entry[4], a.data_ptr(), a.numel() * a.element_size())
-                              for a, entry in zip(arrays, entries))
+        # (place in the collection, a bytes memoryview of its memory, bytes) of each weight (`SharedRing.collect`'s
+        # copies: no ctypes call); its storage held, so that the memory stays valid
+        self._sources = tuple((entry[4], _bytes_at(a.data_ptr(), a.numel() * a.element_size()),
+                               a.numel() * a.element_size()) for a, entry in zip(arrays, entries))
         self._pins = [a.untyped_storage() for a in arrays]
         self._pull_layout = self._pull_sources = None
         if image and arrays and fresh_batches(dataset):
             # the same arrays, the batch read by the writer process instead of copied: the weights start at 0
             self._pull_layout = RingLayout([(e[0], e[1], np.dtype(e[2]), e[3]) for e in layout.entries],
                                            layout.scalar_tags, pull_first=True)
-            self._pull_sources = tuple((entry[4], address, nbytes) for entry, (_, address, nbytes)
+            self._pull_sources = tuple((entry[4], view, nbytes) for entry, (_, view, nbytes)
                                        in zip(self._pull_layout.entries[1:], self._sources))
         return self
 
@@ -131,7 +132,7 @@ class FastCollection:
         if self._lr_value is not None:
             if CHANGES[0] != self._generation or self._lr_tensor._data is not self._lr_data:
                 return False  # an optimizer attribute set, or its rate's array replaced: found afresh
-            scalars.append(self._lr_value.value)
+            scalars.append(self._lr_value[0])
         copies, pulled = self._sources, None
         if self._image:
             element = cb["train_dataset_element"]
@@ -155,6 +156,11 @@ class FastCollection:
             if self._metric:
                 self._collector._last_loss = loss
         return posted
+
+
+def _bytes_at(address, nbytes):
+    """A writable bytes memoryview of `nbytes` at `address` (memory the caller keeps alive)."""
+    return memoryview((ctypes.c_char * nbytes).from_address(address)).cast("B")
 
 
 def fresh_batches(dataset):

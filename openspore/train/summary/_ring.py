@@ -195,7 +195,8 @@ class SharedRing:
         self._base = self._pinned = None  # `_pin`
         self._held, self._held_bytes = collections.deque(), 0  # `collect`'s pulled arrays: (end, object, bytes)
         self.pulled = 0  # collections posted with a pulled array
-        slots = memoryview(self._map)[_HEADER + self._capacity:]  # the message slots, as int64 and double words
+        self._bytes = memoryview(self._map)  # `collect`'s copies from memoryviews
+        slots = self._bytes[_HEADER + self._capacity:]  # the message slots, as int64 and double words
         self._slot_words, self._slot_reals = slots.cast("q"), slots.cast("d")
 
     @classmethod
@@ -281,9 +282,11 @@ class SharedRing:
 
     def collect(self, layout, copies, step, wall_time, scalars, piped, pulled=0, keep=None):
         """A whole collection in one locked pass: reserve room for `layout`'s arrays, copy them there and post its
-        "collection" message (`post_collected`). `copies` are (place in the collection, address, bytes): memory
-        the caller vouches for (`SummaryCollector`'s straight pass checked each array against the layout), each
-        copied with one `memmove`. Everything inline: after a training step each call level, tuple and lock cost
+        "collection" message (`post_collected`). `copies` are (place in the collection, source, bytes): memory
+        the caller vouches for (`SummaryCollector`'s straight pass checked each array against the layout), the
+        source a bytes memoryview over it (copied by slice assignment) or its address (one `memmove`). The first
+        ctypes foreign call after a training step cost ~15 us (ctypes' and libffi's code out of every cache),
+        a memoryview's slice assignment ~1-5: memoryviews made once serve the memory that stays put. Everything inline: after a training step each call level, tuple and lock cost
         the training thread a microsecond or more (the interpreter's code and data are out of the cache then).
         `pulled`: the address of the layout's pulled array (`_pull`), whose memory `keep` keeps valid: held here
         until the writer has released the collection. False, with nothing done, when it has no arrays or too many
@@ -305,9 +308,12 @@ class SharedRing:
             where = self._place((nbytes + _ALIGN - 1) & -_ALIGN)
             if where is None:
                 return False
-            at = base + where[0]
-            for place, address, size in copies:
-                _memmove(at + place, address, size)
+            for place, source, size in copies:
+                if type(source) is int:
+                    _memmove(base + where[0] + place, source, size)
+                else:
+                    start = _HEADER + where[0] + place
+                    self._bytes[start:start + size] = source
             self._write_collection(seq, layout.key, step, wall_time, where[0], where[1], scalars, piped, pulled)
             if keep is not None:
                 self._held.append((where[1], keep, layout.pulled_nbytes))
@@ -350,8 +356,12 @@ class SharedRing:
     def copy_in(self, offset, copies):
         """`collect`'s copies into room reserved at `offset` (`reserve_layout`)."""
         at = (self._base or self._pin()) + offset
-        for place, address, size in copies:
-            _memmove(at + place, address, size)
+        for place, source, size in copies:
+            if type(source) is int:
+                _memmove(at + place, source, size)
+            else:
+                start = _HEADER + offset + place
+                self._bytes[start:start + size] = source
 
     def _pin(self):
         """The address of the ring's data in this process, found once: the ctypes view that gives it also keeps
