@@ -23,6 +23,10 @@ process takes over the ring of the one before it (`SharedRing.reusable`), so no 
 without the loop waiting (a hundred LeNet collections); past three quarters full the writer is given the training
 process's priority (`over_mark`) until it has caught up.
 
+A layout's first array may instead be "pulled" (`RingLayout(pull_first=True)`, `_pull.py`): not copied at all, the
+collection's message carries its address in the training process, which holds the array (`collect`'s `keep`, at
+most `HOLD_BYTES`) until the writer has released the collection; the writer process reads it from there.
+
 After the data, `MESSAGE_SLOTS` slots of `MESSAGE_SIZE` bytes carry a collection's small message itself
 (`post`: a pickled "event" naming its slots), so that a collecting step makes no system call: a pipe write wakes
 the writer process at once, which cost the training thread more than the whole message. The writer polls the
