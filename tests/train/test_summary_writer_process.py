@@ -288,19 +288,30 @@ def test_records_held_for_a_slow_starting_writer_raise_its_priority_then_it_writ
         _writer_client._stop_idle()
 
 
-def test_collections_taken_together_are_packed_as_one_at_a_time(tmp_path):
+def test_collections_taken_together_are_packed_as_one_at_a_time(tmp_path, monkeypatch):
     # the writer process packs the collections one wake-up finds together (`_Writer.handle_all`): the same records
-    # as handling each alone, the ring released up to the last, a message that cannot be packed reported alone
+    # as handling each alone, the ring released up to the last, a message that cannot be packed reported alone.
+    # Each message is marked taken (and its pages released) only once its record is in the file: a writer killed
+    # while packing leaves the rest to the training process instead of losing it
     import io
+    import pickle
     from openspore.train.summary import _ring, _writer_process
     f32 = np.dtype(np.float32)
     layout = _ring.RingLayout([("image", "x", f32, (3, 1, 4, 4)), ("histogram", "w", f32, (50,)),
                                ("histogram", "b", f32, (5,))], ["loss/auto"])
-    files = {}
+    files, seen = {}, []
+
+    class Watched(_writer_process.RecordFile):  # what the ring's counts were when each write came
+        def append_all(self, payloads):  # (`append` is one of these)
+            seen.append((consumer._counters[3], consumer._counters[0]))
+            return super().append_all(payloads)
+
+    monkeypatch.setattr(_writer_process, "RecordFile", Watched)
     for way in ("alone", "together"):
         rng = np.random.default_rng(4)
         ring = _ring.SharedRing.create(64 + (1 << 16))
-        writer = _writer_process._Writer(_ring.AttachedRing(ring.fd, ring.size), io.BytesIO())
+        consumer = _ring.AttachedRing(ring.fd, ring.size)
+        writer = _writer_process._Writer(consumer, io.BytesIO())
         path = str(tmp_path / way)
         messages = [layout.message, ("open", path, None)]
         for step in range(1, 6):
@@ -313,7 +324,16 @@ def test_collections_taken_together_are_packed_as_one_at_a_time(tmp_path):
             for message in messages:
                 writer.handle(message)
         else:
-            writer.handle_all(messages)
+            for message in messages:  # posted in the ring's message slots, as the training process posts them
+                assert ring.post_collection(message, 0) if message[0] == "collection" else \
+                    ring.post(pickle.dumps(message), 0)
+            seen.clear()
+            assert writer.handle_all(consumer.unread()) == len(messages)
+            # steps 1-2 (messages 3 and 4) were written when 2 were taken and nothing released; "raw" (5) when 4
+            # were, and steps 1-2's pages released; step 3 (message 6, alone: its run holds the unknown layout)
+            # when 5 were
+            assert [taken for taken, _ in seen[:3]] == [2, 4, 5] and seen[0][1] == 0 < seen[1][1]
+            assert consumer._counters[3] == len(messages) and list(consumer.messages()) == []
         assert ring.in_use() == 0
         writer.close()
         assert writer.stdout.getvalue().count(b"error KeyError") == 1

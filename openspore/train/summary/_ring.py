@@ -504,14 +504,27 @@ class AttachedRing:
         """Yield the posted messages (bytes) not taken yet, in order: up to count `upto`, or (None) all those
         posted now whose pipe messages sent before them were read; each is marked taken once the caller asks for
         the next."""
+        for seq, data in self.unread(upto):
+            yield data
+            self.taken(seq)
+
+    def unread(self, upto=None):
+        """`messages` as a list of (count to mark `taken` once it is written, bytes), none marked: the writer
+        process marks each once its record is in the file, so that one killed while packing leaves what it had
+        not written yet to the training process (`SharedRing.take_unread`) instead of losing it."""
         end = self._counters[2] if upto is None else min(upto, self._counters[2])
-        seq = self._counters[3]
+        seq, found = self._counters[3], []
         while seq < end:
             if upto is None and _slot_piped(self._map, self._slots, seq) > self._counters[1]:
-                return  # a pipe message sent before it is still unread: that one first
-            yield _slot_bytes(self._map, self._slots, seq)
+                break  # a pipe message sent before it is still unread: that one first
+            found.append((seq + 1, _slot_bytes(self._map, self._slots, seq)))
             seq += 1
-            self._counters[3] = seq
+        return found
+
+    def taken(self, count):
+        """The messages below `count` are handled: their slots may be reused, and a dead writer's are not."""
+        if count > self._counters[3]:
+            self._counters[3] = count
 
     def array(self, message):
         """The array a `RingSlot.message()` names (a view of the shared pages: valid until released), or a pulled

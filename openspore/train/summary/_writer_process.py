@@ -79,22 +79,19 @@ def main(ring_fd=-1, ring_size=0, pull_token="-"):
         while True:
             if ring is not None and writer.path is not None:
                 if not select.select([stdin], [], [], POLL_SECONDS)[0]:
-                    posted = [message_of(data) for data in ring.messages()]
-                    if posted:
-                        writer.handle_all(posted)
-                    else:
+                    if not writer.handle_all(ring.unread()):
                         _lowest()
                     continue
             header = _read_exact(stdin, 12)
             if header is None:  # the parent is done with this writer (or died): what it posted still goes in
                 if ring is not None and writer.path is not None:
-                    writer.handle_all([message_of(data) for data in ring.messages()])
+                    writer.handle_all(ring.unread())
                 return
             length, posted = struct.unpack("<IQ", header)
             message = pickle.loads(_read_exact(stdin, length))
             if ring is not None:
                 ring.note_read(12 + length)
-                writer.handle_all([message_of(data) for data in ring.messages(posted)])  # sent before this one
+                writer.handle_all(ring.unread(posted))  # those posted before this one was sent
             writer.handle(message)
     finally:
         writer.close()
@@ -141,40 +138,53 @@ class _Writer:
         self.records, self.path, self.max_file_size = None, None, None
         self.layouts = {}  # RingLayout key -> its ("layout", ...) message's entries and scalar tags, for good
 
-    def handle_all(self, messages):
-        """Handle `messages` in order, the collections among them packed together (`events_bytes`: their
-        histograms' numpy calls once for all) and their records appended with one write."""
-        run = []
-        for message in messages:
+    def handle_all(self, posted):
+        """Handle the ring's `posted` messages ((count, bytes): `AttachedRing.unread`) in order, the collections
+        among them packed together (`events_bytes`: their histograms' numpy calls once for all) and their records
+        appended with one write; each marked taken once written (`AttachedRing.taken`). How many there were."""
+        run, last = [], None
+        for count, data in posted:
+            message = message_of(data)
             if message[0] == "collection" and self.path is not None:
                 run.append(message)
+                last = count
                 continue
-            self._collections(run)
+            self._collections(run, last)
             run = []
             self.handle(message)
-        self._collections(run)
+            self.ring.taken(count)
+        self._collections(run, last)
+        return len(posted)
 
-    def _collections(self, messages):
-        if len(messages) < 2:
-            for message in messages:
-                self.handle(message)
+    def _collections(self, messages, taken):
+        """Pack and append a run of "collection" messages, then mark them taken up to count `taken`."""
+        if not messages:
             return
+        if len(messages) < 2:
+            self.handle(messages[0])
+            self.ring.taken(taken)
+            return
+        ring = self.ring
         try:
             events = [expand(self.layouts.__getitem__, message) for message in messages]
-            ring = self.ring
             payloads = events_bytes([(step, [(p, t, ring.array(v) if type(v) is tuple else v) for p, t, v in data],
                                       wall_time) for _, step, wall_time, data, _ in events])
         except Exception:  # noqa: BLE001 - one at a time instead: each failure reported for its own record
-            for message in messages:
+            first = taken - len(messages) + 1  # (a run's messages are consecutive in the ring)
+            for i, message in enumerate(messages):
                 self.handle(message)  # (each releases its own pages)
+                ring.taken(first + i)
             return
-        ring.release(max(event[4] for event in events))  # packed: the shared pages may be reused
         try:
             if self.records is None:
                 self.records = RecordFile(self.path, self.max_file_size)
             self.records.append_all(payloads)
         except Exception as exc:
             self._report(exc)
+        # written (or failed, reported): the shared pages may be reused, and the messages are not the training
+        # process's to write should this process die from now on
+        ring.release(max(event[4] for event in events))
+        ring.taken(taken)
 
     def _report(self, exc):
         self.stdout.write(f"error {type(exc).__name__}: {exc}".replace("\n", " ").encode() + b"\n")
@@ -192,22 +202,23 @@ class _Writer:
                 self.close()
                 self.path, self.max_file_size = message[1], message[2]
             elif kind in ("event", "raw"):
-                if kind == "raw":
-                    payload = message[1]
-                else:
-                    _, step, wall_time, data, end = message
-                    try:
+                end = 0
+                try:
+                    if kind == "raw":
+                        payload = message[1]
+                    else:
+                        _, step, wall_time, data, end = message
                         if end:
                             data = [(p, t, ring.array(v) if type(v) is tuple else v) for p, t, v in data]
                         payload = events_bytes([(step, data, wall_time)])[0]
-                    finally:
-                        if end:  # packed (or failed): the shared pages may be reused
-                            ring.release(end)
-                if self.records is None:
-                    if self.path is None:
-                        raise ValueError("a record came before the file was named ('open')")
-                    self.records = RecordFile(self.path, self.max_file_size)
-                self.records.append(payload)
+                    if self.records is None:
+                        if self.path is None:
+                            raise ValueError("a record came before the file was named ('open')")
+                        self.records = RecordFile(self.path, self.max_file_size)
+                    self.records.append(payload)
+                finally:
+                    if end:  # written (or failed, reported): the shared pages may be reused
+                        ring.release(end)
             elif kind in ("flush", "close"):
                 if kind == "close":
                     self.close()
