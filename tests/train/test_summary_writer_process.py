@@ -160,6 +160,37 @@ def test_collections_posted_to_a_writer_that_dies_before_taking_them_are_written
         assert (histogram.histogram.min, histogram.histogram.max) == (0.0, 11.0 * event.step)
 
 
+def test_pipe_messages_a_dead_writer_never_wrote_are_written_by_this_process_in_their_place(tmp_path,
+                                                                                              monkeypatch):
+    # pipe messages too: one the writer had not read (still in the pipe when it died) or had read and not written
+    # is kept by this process until the writer has handled it, and written here, between the ring's messages
+    # posted before and after it
+    from openspore.train.summary._ring import RingLayout
+    monkeypatch.setenv("OPENSPORE_SUMMARY_WRITER", "process")
+    record = ms.SummaryRecord(str(tmp_path))
+    weights = np.arange(12, dtype=np.float32).reshape(3, 4)
+    layout = RingLayout([("histogram", "w", weights.dtype, weights.shape)], ["loss"])
+    try:
+        _write_steps(record, [1])
+        record.flush()
+        child = record._summary.writer_process()
+        os.kill(child.pid, signal.SIGSTOP)  # it reads and takes nothing from now on
+        assert record._post_collection(2, layout, [0.5], [weights * 2])  # the ring's layout goes by the pipe
+        event = summary_pb2.Event(step=3, wall_time=1.0)
+        event.summary.value.add(tag="raw", scalar_value=3.0)
+        record._summary._write(event.SerializeToString())  # through the pipe
+        assert record._post_collection(4, layout, [0.25], [weights * 4])  # in a ring slot
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait()
+        record.flush()  # the writer thread finds it gone and writes what it never wrote itself
+    finally:
+        record.close()
+    events = _events(tmp_path)[1:]
+    assert [e.step for e in events] == [1, 2, 3, 4]
+    assert [v.tag for v in events[2].summary.value] == ["raw"]
+    assert [v.scalar_value for e in (events[1], events[3]) for v in e.summary.value[:1]] == [0.5, 0.25]
+
+
 def test_the_writer_process_exits_when_training_is_killed(tmp_path):
     script = textwrap.dedent(f"""
         import os, sys, numpy as np

@@ -449,6 +449,24 @@ class EventWriter:
         self._child_died()
         return False
 
+    def _write_unwritten(self, ring, message):
+        """Write here one message a dead writer process never wrote (`_unwritten`)."""
+        from ._event_bytes import event_bytes
+        kind = message[0]
+        if kind == "raw":
+            self._local().append(message[1])
+            return
+        if kind == "collection":
+            try:
+                message = _ring.expand(_ring.layout_of, message)
+            except KeyError:  # its collector is gone (and its layout with it): nothing to pack it by
+                return
+        elif kind != "event":  # "open" (this file), "layout" (this process has it), "flush", "close"
+            return
+        _, step, wall_time, values, _ = message
+        values = [(p, t, ring.view(v) if type(v) is tuple else v) for p, t, v in values]
+        self._local().append(event_bytes(step, values, wall_time))
+
     def _wait_child(self, what, boost=False):
         """Send a flush (or close) to the writer process and wait until it has done everything before it. A close
         returns the process (its file closed) for the caller to hand back (`_writer_client.release`), or None."""
@@ -471,24 +489,27 @@ class EventWriter:
         if child is None:
             return
         child.kill()
-        if child.ring is not None:  # posted before the queued items: written first, by this thread
-            from ._event_bytes import event_bytes
-            for data in child.ring.take_unread():
-                message = _ring.message_of(data)
-                if message[0] == "layout":  # this process has it (`_ring.layout_of`)
-                    continue
-                if message[0] == "collection":
-                    try:
-                        message = _ring.expand(_ring.layout_of, message)
-                    except KeyError:  # its collector is gone (and its layout with it): nothing to pack it by
-                        continue
-                _, step, wall_time, values, _ = message
-                values = [(p, t, child.ring.view(v) if type(v) is tuple else v) for p, t, v in values]
-                self._local().append(event_bytes(step, values, wall_time))
+        if child.ring is not None:  # sent before the queued items: written first, by this thread
+            for message in _unwritten(child):
+                self._write_unwritten(child.ring, message)
         if self.on_error is not None:
             self.on_error(RuntimeError(f"the summary writer process for {self.path} stopped (exit code "
                                        f"{child.popen.returncode}); this process writes the rest of the file "
                                        "itself"))
+
+
+def _unwritten(child):
+    """What the dead writer process `child` never wrote, in the order it was sent: the ring's messages it had not
+    taken and the pipe's it had not handled, merged by the count of ring messages each pipe message came after."""
+    posted = child.ring.take_unread()
+    at = 0
+    for before, message in child.unhandled():
+        while at < len(posted) and posted[at][0] < before:
+            yield _ring.message_of(posted[at][1])
+            at += 1
+        yield message
+    for _, data in posted[at:]:
+        yield _ring.message_of(data)
 
 
 _closing = []

@@ -376,10 +376,11 @@ class SharedRing:
 
     def take_unread(self):
         """The posted messages the writer has not taken (its process died), marked taken: the caller writes them
-        itself."""
+        itself. (count of messages posted before it, bytes) each, for ordering them among the pipe's."""
         with self._lock:
             taken, self._counters[3] = self._counters[3], self._posted
-            return [_slot_bytes(self._map, _HEADER + self._capacity, seq) for seq in range(taken, self._posted)]
+            return [(seq, _slot_bytes(self._map, _HEADER + self._capacity, seq))
+                    for seq in range(taken, self._posted)]
 
     def release(self, end):
         """Slots up to `end` were packed by this process (their writer never started, or died): reuse them."""
@@ -542,7 +543,8 @@ class AttachedRing:
             self._counters[0] = end
 
     def note_read(self, nbytes):
-        """The writer read `nbytes` more of the pipe."""
+        """The writer handled `nbytes` more of the pipe (its message is written): the training process keeps each
+        pipe message until then, to write it itself should this process die (`WriterProcess.unhandled`)."""
         self._counters[1] += nbytes
 
 

@@ -18,6 +18,7 @@ process dies, whatever the cause.
 """
 import _thread
 import atexit
+import collections
 import os
 import pickle
 import struct
@@ -87,7 +88,10 @@ class WriterProcess:
         self._boosted = False
         self._fd = self.popen.stdin.fileno()
         self._pipe_size = _widen_pipe(self.popen.stdin)
-        self._written = 0  # bytes written to the pipe; the writer counts those it read in the ring's header
+        self._written = 0  # bytes written to the pipe; the writer counts those it handled in the ring's header
+        # the pipe messages written and not yet handled by the writer (end in the pipe, ring messages posted before
+        # it, pickled message): should it die, this process writes them (`unhandled`) instead of losing them
+        self._unhandled = collections.deque()
         self._write_lock = threading.Lock()
         self._stopped = False
         self.on_error = None
@@ -159,7 +163,8 @@ class WriterProcess:
         # header carries how many messages were posted in the ring before this one (the writer handles those first)
         if self._stopped:
             return False
-        header = struct.pack("<IQ", len(data), self.ring.posted() if self.ring is not None else 0)
+        posted = self.ring.posted() if self.ring is not None else 0
+        header = struct.pack("<IQ", len(data), posted)
         try:
             done = os.writev(self._fd, [header, data])
             if done < 12 + len(data):  # interrupted part way (a signal; rare): write the rest
@@ -169,7 +174,21 @@ class WriterProcess:
         except (OSError, ValueError):
             return False
         self._written += 12 + len(data)
+        if self.ring is not None:
+            unhandled, handled = self._unhandled, self.ring.piped()
+            while unhandled and unhandled[0][0] <= handled:
+                unhandled.popleft()
+            unhandled.append((self._written, posted, data))
         return True
+
+    def unhandled(self):
+        """The pipe messages this writer process never handled (it died), in order: (how many ring messages were
+        posted before it, the message). Empty without a ring (nothing tells what it handled)."""
+        if self.ring is None:
+            return []
+        handled = self.ring.piped()
+        with self._write_lock:
+            return [(posted, pickle.loads(data)) for end, posted, data in self._unhandled if end > handled]
 
     def request(self, what):
         """Send a 'flush' or 'close' and wait until the writer has done everything before it; False if it died."""

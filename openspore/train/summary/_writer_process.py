@@ -90,9 +90,14 @@ def main(ring_fd=-1, ring_size=0, pull_token="-"):
             length, posted = struct.unpack("<IQ", header)
             message = pickle.loads(_read_exact(stdin, length))
             if ring is not None:
-                ring.note_read(12 + length)
                 writer.handle_all(ring.unread(posted))  # those posted before this one was sent
+                if message[0] in ("flush", "close"):  # counted before the answer: the parent may hand the ring
+                    ring.note_read(12 + length)  # on (`SharedRing.reusable`) as soon as it has it
+                    writer.handle(message)
+                    continue
             writer.handle(message)
+            if ring is not None:
+                ring.note_read(12 + length)  # handled (written): the training process may let it go
     finally:
         writer.close()
 
