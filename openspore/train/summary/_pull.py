@@ -96,12 +96,12 @@ def allow(pid):
     if _readv is None:
         return
     try:
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PTRACER, ctypes.c_ulong(pid), 0, 0, 0)
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_ALLOW_PTRACE_BY, ctypes.c_ulong(pid), 0, 0, 0)
     except (OSError, AttributeError):
         pass
 
 
-_PR_SET_PTRACER = 0x59616D61  # prctl option (linux/prctl.h)
+_PR_ALLOW_PTRACE_BY = 0x59616D61  # prctl option PR_SET_PTRACER (linux/prctl.h)
 
 
 def check(token):
