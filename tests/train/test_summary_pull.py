@@ -123,13 +123,19 @@ def _ready_writer(tmp_path):
     return writer
 
 
-def test_collections_with_the_batch_pulled_are_the_files_the_copying_way_writes(tmp_path, monkeypatch):
+def _pulling_writer(tmp_path, monkeypatch):
+    """A ready writer process that reads the batches from here (the test skips, saying why, where none can)."""
     ms.set_context(mode=ms.GRAPH_MODE)
     monkeypatch.setenv("OPENSPORE_SUMMARY_WRITER", "process")
     if not _pull_works():
         pytest.skip("this system does not let a child process read its parent: nothing is pulled here")
     writer = _ready_writer(tmp_path)
     assert writer.pulls
+    return writer
+
+
+def test_collections_with_the_batch_pulled_are_the_files_the_copying_way_writes(tmp_path, monkeypatch):
+    writer = _pulling_writer(tmp_path, monkeypatch)
     posted, pulled = _summary_fast.POSTED[0], writer.ring.pulled
     _train(str(tmp_path / "pulled"), _batches())
     # the straight pass's collections (from step 3 or so: the first go the general way, the graph being built)
@@ -182,11 +188,7 @@ class _StopWriter(ms.Callback):
 
 
 def test_pulled_collections_a_dead_writer_never_took_are_written_by_this_process(tmp_path, monkeypatch):
-    ms.set_context(mode=ms.GRAPH_MODE)
-    monkeypatch.setenv("OPENSPORE_SUMMARY_WRITER", "process")
-    if not _pull_works():
-        pytest.skip("this system does not let a child process read its parent: nothing is pulled here")
-    writer = _ready_writer(tmp_path)
+    writer = _pulling_writer(tmp_path, monkeypatch)
     posted, pulled = _summary_fast.POSTED[0], writer.ring.pulled
     _train(str(tmp_path / "killed"), _batches(),
            lambda collector: ([_StopWriter(writer, 3, collector)], [_StopWriter(writer, 10)]))
