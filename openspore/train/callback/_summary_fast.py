@@ -10,7 +10,8 @@ of the ring, ~10-25 us. At `collect_freq=1` they cost LeNet's training thread mo
 Once a collection has gone the general way into the ring, the collector keeps what it found here: the histogram
 weights' torch arrays and where their memory lies, the learning rate's host view, the input batch's shape and
 dtype and the ring layout. Each later collection then checks in a few lines that all of it still holds and hands
-the writer (place, address, bytes) of the batch and of each weight; the ring copies each with one `ctypes.memmove`
+the writer (place, source, bytes) of each weight (a bytes memoryview of its memory, made once: copied by slice
+assignment, no ctypes call after the step) and of the batch (its address: one `ctypes.memmove`), each copied
 from the torch array's memory to its place, in the same locked pass that posts the "collection" message
 (`SharedRing.collect`). No torch `copy_`, no numpy array, no view of the ring: a `copy_` cost ~1.5 us more per
 array after a training step, and a view made for each new place in the ring ~40 us, which a writer lagging behind
@@ -27,14 +28,10 @@ torch on the CPU) makes `__call__` return False having done nothing, and the col
     >>> FastCollection.make(collector=None, record=None, layout=None) is None
     True
 """
-import ctypes
-
-import numpy as np
-
 from ... import backends
 from ...common.generations import CHANGES
 from ...ops.defs.summary import cache_has_values
-from ...train.summary._ring import RingLayout
+from ...train.summary._pull import bytes_at
 
 # collections posted the straight way in this process (tests check that it runs). Not a class attribute: writing
 # one changes the class's version tag, so every attribute read of a FastCollection in the next collection missed
@@ -95,21 +92,20 @@ class FastCollection:
             if type(lr) is not torch.Tensor or code is None or lr.is_cuda or lr.dim():
                 return None
             self._lr_tensor, self._lr_data, self._generation = source[2].tensor, lr, source[1]
-            self._lr_value = _bytes_at(lr.data_ptr(), lr.element_size()).cast(code)
+            self._lr_value = bytes_at(lr.data_ptr(), lr.element_size()).cast(code)
         self._image = image
         self._image_shape = layout.entries[0][3] if image else None
         self._image_nbytes = _nbytes(layout.entries[0], layout.dtype) if image else 0
         self._dtype = dtype
         # (place in the collection, a bytes memoryview of its memory, bytes) of each weight (`SharedRing.collect`'s
         # copies: no ctypes call); its storage held, so that the memory stays valid
-        self._sources = tuple((entry[4], _bytes_at(a.data_ptr(), a.numel() * a.element_size()),
+        self._sources = tuple((entry[4], bytes_at(a.data_ptr(), a.numel() * a.element_size()),
                                a.numel() * a.element_size()) for a, entry in zip(arrays, entries))
         self._pins = [a.untyped_storage() for a in arrays]
         self._pull_layout = self._pull_sources = None
         if image and arrays and fresh_batches(dataset):
             # the same arrays, the batch read by the writer process instead of copied: the weights start at 0
-            self._pull_layout = RingLayout([(e[0], e[1], np.dtype(e[2]), e[3]) for e in layout.entries],
-                                           layout.scalar_tags, pull_first=True)
+            self._pull_layout = layout.with_first_pulled()
             self._pull_sources = tuple((entry[4], view, nbytes) for entry, (_, view, nbytes)
                                        in zip(self._pull_layout.entries[1:], self._sources))
         return self
@@ -158,16 +154,11 @@ class FastCollection:
         return posted
 
 
-def _bytes_at(address, nbytes):
-    """A writable bytes memoryview of `nbytes` at `address` (memory the caller keeps alive)."""
-    return memoryview((ctypes.c_char * nbytes).from_address(address)).cast("B")
-
-
 def fresh_batches(dataset):
     """Whether `dataset`'s batches are arrays made for each batch that nothing writes into afterwards: a batch
     operation's (`np.array` of the rows, or padded), not one whose `per_batch_map` returns arrays of its own."""
     from ...dataset.engine.batch import BatchDataset  # (the collector runs in Model.train: the dataset is loaded)
-    return type(dataset) is BatchDataset and getattr(dataset, "per_batch_map", True) is None
+    return type(dataset) is BatchDataset and dataset.per_batch_map is None
 
 
 def _nbytes(entry, dtype):

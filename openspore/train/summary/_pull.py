@@ -75,8 +75,13 @@ def local(address, dtype, shape):
     a copy, so that the batch it came from may be let go."""
     dtype = np.dtype(dtype)
     count = int(np.prod(shape, dtype=np.int64))
-    memory = (ctypes.c_char * (count * dtype.itemsize)).from_address(address)
-    return np.frombuffer(memory, dtype, count).reshape(shape).copy()
+    return np.frombuffer(bytes_at(address, count * dtype.itemsize), dtype, count).reshape(shape).copy()
+
+
+def bytes_at(address, nbytes):
+    """A writable bytes memoryview of `nbytes` of this process's memory at `address` (which the caller keeps
+    alive)."""
+    return memoryview((ctypes.c_char * nbytes).from_address(address)).cast("B")
 
 
 def probe():

@@ -127,6 +127,11 @@ class RingLayout:
         self.sent_to = None
         _layouts[self.key] = self
 
+    def with_first_pulled(self):
+        """The same arrays and scalars with the first array pulled (`pull_first`): the others start at 0."""
+        return RingLayout([(plugin, tag, np.dtype(dtype), shape) for plugin, tag, dtype, shape, _ in self.entries],
+                          self.scalar_tags, pull_first=True)
+
     def collected(self, step, wall_time, scalars, offset, end, pulled=0):
         """The "collection" message of one collection: its arrays copied at `offset` (`SharedRing.put_layout`),
         its pulled array (if the layout has one) at address `pulled` in the training process."""
