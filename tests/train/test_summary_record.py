@@ -242,3 +242,11 @@ def test_export_npy_and_lineage_file(tmp_path):
     assert len(lineage) == 1
     from openspore.insight.summary_reader import SummaryIndex
     assert SummaryIndex(str(tmp_path)).run("./").lineage["user_defined"] == {"lr": 0.5, "n": 3, "s": "x"}
+
+
+def test_a_log_dir_that_is_a_file_is_refused_clearly(tmp_path):
+    path = tmp_path / "events"
+    path.write_bytes(b"")
+    with pytest.raises(NotADirectoryError, match="'log_dir' should be a directory.*is a file"):
+        ms.SummaryRecord(str(path))
+    assert path.read_bytes() == b""  # left as it was

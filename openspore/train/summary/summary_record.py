@@ -73,6 +73,9 @@ class SummaryRecord:
                                    "close the open SummaryRecord (or leave its `with` block) before creating another.")
             _instances["count"] += 1
         self._dir = os.path.realpath(os.fspath(log_dir))
+        if os.path.exists(self._dir) and not os.path.isdir(self._dir):
+            raise NotADirectoryError(f"For 'SummaryRecord', the 'log_dir' should be a directory (made if missing), "
+                                     f"but {self._dir} is a file.")
         os.makedirs(self._dir, exist_ok=True)
         self._raise = raise_exception
         self._errors = []
