@@ -250,3 +250,16 @@ def test_a_log_dir_that_is_a_file_is_refused_clearly(tmp_path):
     with pytest.raises(NotADirectoryError, match="'log_dir' should be a directory.*is a file"):
         ms.SummaryRecord(str(path))
     assert path.read_bytes() == b""  # left as it was
+    with ms.SummaryRecord(str(tmp_path / "ok")) as record:  # the refused one holds no instance slot
+        record.add_value("scalar", "x", ms.Tensor(1.0))
+        record.record(1)
+
+
+def test_a_log_dir_that_cannot_be_made_leaves_the_process_free_to_open_another(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_bytes(b"")
+    with pytest.raises(OSError):
+        ms.SummaryRecord(str(blocker / "below"))  # a file's child: makedirs fails after the slot is taken
+    with ms.SummaryRecord(str(tmp_path / "ok")) as record:
+        record.add_value("scalar", "x", ms.Tensor(1.0))
+        record.record(1)

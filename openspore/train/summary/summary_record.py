@@ -42,6 +42,11 @@ _instances = {"count": 0}
 _instances_lock = threading.Lock()
 
 
+def _release_instance():
+    with _instances_lock:
+        _instances["count"] = max(0, _instances["count"] - 1)
+
+
 class SummaryRecord:
     """`SummaryRecord(log_dir, file_prefix='events', file_suffix='_MS', num_process=32, network=None,
     max_file_size=None, raise_exception=False, export_options=None)`; one open instance per process."""
@@ -67,16 +72,24 @@ class SummaryRecord:
         self._export_dir = _export_dir(export_options)
         backend = writer_backend()
         self._close_waits = close_waits()
+        self._dir = os.path.realpath(os.fspath(log_dir))
+        if os.path.exists(self._dir) and not os.path.isdir(self._dir):
+            raise NotADirectoryError(f"For 'SummaryRecord', the 'log_dir' should be a directory (made if missing), "
+                                     f"but {self._dir} is a file.")
         with _instances_lock:
             if _instances["count"]:
                 raise RuntimeError("For 'SummaryRecord', only one instance is supported in a training process: "
                                    "close the open SummaryRecord (or leave its `with` block) before creating another.")
             _instances["count"] += 1
-        self._dir = os.path.realpath(os.fspath(log_dir))
-        if os.path.exists(self._dir) and not os.path.isdir(self._dir):
-            raise NotADirectoryError(f"For 'SummaryRecord', the 'log_dir' should be a directory (made if missing), "
-                                     f"but {self._dir} is a file.")
-        os.makedirs(self._dir, exist_ok=True)
+        try:
+            os.makedirs(self._dir, exist_ok=True)
+            self._open(file_prefix, file_suffix, network, max_file_size, raise_exception, backend)
+        except BaseException:
+            _release_instance()  # a failed construction must not hold the one slot a process has
+            raise
+
+    def _open(self, file_prefix, file_suffix, network, max_file_size, raise_exception, backend):
+        """Names the files and starts their writers; `__init__` has checked the arguments and holds the slot."""
         self._raise = raise_exception
         self._errors = []
         seconds = int(time.time())
@@ -212,8 +225,7 @@ class SummaryRecord:
             for writer in writers:
                 writer.wait_closed()
         summary_ops.close_cache()
-        with _instances_lock:
-            _instances["count"] = max(0, _instances["count"] - 1)
+        _release_instance()
         atexit.unregister(self.close)
         self._raise_pending()
 
