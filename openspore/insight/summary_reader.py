@@ -18,6 +18,7 @@ A run is the base directory itself (train id `./`) or one of its direct sub-dire
 before any file is touched: only `./` or `./<direct child name>`; anything else (absolute paths, `..`, deeper
 paths, links that lead outside the base) is refused with `InvalidTrainId`.
 """
+import logging
 import os
 import re
 import threading
@@ -26,6 +27,7 @@ from ..train.summary import anf_ir_pb2, lineage_pb2, summary_pb2
 from ..train.summary._records import read_records
 
 _SUMMARY_FILE = re.compile(r"summary\.(\d+)")
+logger = logging.getLogger(__name__)
 
 
 class InvalidTrainId(ValueError):
@@ -42,10 +44,13 @@ def _file_time(name):
 
 
 class _Tail:
-    """One file read incrementally: `new_payloads()` returns the payloads of records completed since last time."""
+    """One file read incrementally: `new_payloads()` returns the payloads of records completed since last time.
+    A damaged record is skipped and named once in `damaged` [(byte offset, reason)] and in a logged warning; the
+    records around it are kept."""
 
     def __init__(self, path):
         self.path, self.offset = path, 0
+        self.damaged = []
 
     def new_payloads(self):
         try:
@@ -55,9 +60,16 @@ class _Tail:
         except OSError:
             return []
         stop = []
-        payloads = list(read_records(data, 0, check_crc=True, stop_at=stop))
+        payloads = list(read_records(data, 0, check_crc=True, stop_at=stop, on_corrupt=self._note_damage))
         self.offset += stop[0] if stop else 0
         return payloads
+
+    def _note_damage(self, offset, reason):
+        where = self.offset + offset  # `offset` counts from where this read began
+        if any(at == where for at, _ in self.damaged):
+            return  # a damaged spot at a file's growing end is met again on each reload
+        self.damaged.append((where, reason))
+        logger.warning("%s: summary record at byte %d: %s; skipped", self.path, where, reason)
 
 
 class Run:
@@ -88,6 +100,11 @@ class Run:
         if d is None:
             return None
         return [{"step": s, "wall_time": w, "value": v} for s, (w, v) in sorted(d.items())]
+
+    @property
+    def damaged(self):
+        """[(file name, byte offset, reason)] of the damaged records skipped so far, in file order."""
+        return [(name, at, reason) for name, tail in sorted(self._tails.items()) for at, reason in tail.damaged]
 
     def files(self):
         try:

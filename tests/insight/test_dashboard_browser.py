@@ -176,3 +176,17 @@ def test_lineage_and_a_narrow_window(browser, site):
         assert width <= 520  # no sideways scrolling of the page itself
     finally:
         browser.set_window_size(1280, 800)
+
+
+def test_the_run_list_marks_a_run_with_a_damaged_record(browser, tmp_path):
+    from tests.insight.test_summary_damaged import _damage, _record_offsets, _write_run
+    path = _write_run(tmp_path / "hit", range(1, 4))
+    _damage(path, _record_offsets(path.read_bytes())[2] + 20)
+    _write_run(tmp_path / "intact", range(1, 4))
+    with serving(str(tmp_path)) as (url, _):
+        _open(browser, f"{url}/#/")
+        rows = {r.find_element(By.TAG_NAME, "a").text: r for r in browser.find_elements(By.CSS_SELECTOR, "tbody tr")}
+        badge = rows["./hit"].find_element(By.CSS_SELECTOR, "span.error")
+        assert badge.text.strip() == "⚠ 1 damaged record(s) skipped"
+        assert "payload's CRC does not match" in badge.get_attribute("title")
+        assert not rows["./intact"].find_elements(By.CSS_SELECTOR, "span.error")

@@ -38,7 +38,10 @@ def _job(run):
     plugins = run.plugins()
     return {"train_id": run.train_id, "relative_path": run.train_id, "create_time": _time_text(_ctime(run)),
             "update_time": _time_text(run.update_time), "summary_files": len(summaries),
-            "lineage_files": len(lineages), "graph_files": 0, "is_integrity": True, "cache_status": "CACHED",
+            "lineage_files": len(lineages), "graph_files": 0, "cache_status": "CACHED",
+            # MindInsight's own flag; the messages are ours, for the run list to show (file names, never paths)
+            "is_integrity": not run.damaged,
+            "damaged_records": [f"{name}, byte {at}: {reason}; skipped" for name, at, reason in run.damaged],
             "plugins": {k: [f"{t}/{k}" for t in v] if k != "graph" else v for k, v in plugins.items()},
             "version": run.version}
 

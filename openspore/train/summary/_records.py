@@ -64,28 +64,65 @@ class CorruptRecord(ValueError):
     """A record whose CRC does not match its bytes."""
 
 
-def read_records(data, offset=0, check_crc=True, stop_at=None):
+def read_records(data, offset=0, check_crc=True, stop_at=None, on_corrupt=None):
     """Yield the payloads of the complete records in `data` from `offset`; a trailing partial record (a file
     still being written) is left for later. With `stop_at` (a list), its first element becomes the offset
-    just past the last complete record."""
+    just past the last complete record.
+
+    A record whose CRC does not match raises `CorruptRecord`, unless `on_corrupt(offset, reason)` is given: then
+    a damaged payload is skipped (its length is sound), and after a damaged length the reading goes on at the
+    next offset where a whole record with both CRCs sound begins — so one bad byte costs one record, not the run.
+    With no such offset yet (a file still being written), the reading stops at the damage for a later call.
+    """
     end = len(data)
     while offset + 12 <= end:
         header = data[offset:offset + 8]
+        # the length is checked before it is trusted: a damaged one must not pass for a record still being written
+        if check_crc and struct.unpack("<I", data[offset + 8:offset + 12])[0] != masked_crc(header):
+            _damaged(offset, "the length's CRC does not match", on_corrupt)
+            found = _next_sound_record(data, offset + 1)
+            if found is None:
+                break
+            offset = found
+            continue
         (length,) = struct.unpack("<Q", header)
         if offset + 12 + length + 4 > end:
             break
-        if check_crc and struct.unpack("<I", data[offset + 8:offset + 12])[0] != masked_crc(header):
-            raise CorruptRecord(f"summary record at byte {offset}: the length's CRC does not match")
         payload = data[offset + 12:offset + 12 + length]
-        if check_crc and struct.unpack("<I", data[offset + 12 + length:offset + 16 + length])[0] != \
-                masked_crc(payload):
-            raise CorruptRecord(f"summary record at byte {offset}: the payload's CRC does not match")
+        sound = not check_crc or _payload_crc_matches(data, offset, length)
         offset += 16 + length
         if stop_at is not None:
             stop_at[:] = [offset]
-        yield payload
+        if sound:
+            yield payload
+            continue
+        _damaged(offset - 16 - length, "the payload's CRC does not match", on_corrupt)
     if stop_at is not None and not stop_at:
         stop_at[:] = [offset]
+
+
+def _damaged(offset, reason, on_corrupt):
+    if on_corrupt is None:
+        raise CorruptRecord(f"summary record at byte {offset}: {reason}")
+    on_corrupt(offset, reason)
+
+
+def _payload_crc_matches(data, offset, length):
+    stored = data[offset + 12 + length:offset + 16 + length]
+    return struct.unpack("<I", stored)[0] == masked_crc(data[offset + 12:offset + 12 + length])
+
+
+def _next_sound_record(data, offset):
+    """The first offset from `offset` where a whole record starts whose length and payload CRCs both match."""
+    end = len(data)
+    while offset + 16 <= end:
+        header = data[offset:offset + 8]
+        if struct.unpack("<I", data[offset + 8:offset + 12])[0] == masked_crc(header):
+            (length,) = struct.unpack("<Q", header)
+            if offset + 16 + length <= end and _payload_crc_matches(data, offset, length):
+                return offset
+        offset += 1
+    return None
 
 
 class RecordFile:

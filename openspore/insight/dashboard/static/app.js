@@ -87,7 +87,9 @@
     } });
     const rows = jobs.map((j) => el("tr", {},
       el("td", {}, el("input", { type: "checkbox", name: "run", value: j.train_id, "aria-label": `select ${j.train_id}` })),
-      el("td", {}, el("a", { href: "#/dashboard?" + q({ train_id: j.train_id }) }, j.train_id)),
+      el("td", {}, el("a", { href: "#/dashboard?" + q({ train_id: j.train_id }) }, j.train_id),
+        j.damaged_records.length ? el("span", { class: "error", title: j.damaged_records.join("\n"),
+          text: ` ⚠ ${j.damaged_records.length} damaged record(s) skipped` }) : null),
       el("td", { text: j.update_time }),
       el("td", { class: "num", text: j.plugins.scalar.length }),
       el("td", { class: "num", text: j.plugins.histogram.length }),
