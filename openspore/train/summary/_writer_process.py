@@ -42,7 +42,7 @@ import sys
 from ._event_bytes import events_bytes
 from ._records import RecordFile
 from . import _pull
-from ._ring import AttachedRing, expand, message_of
+from ._ring_consumer import AttachedRing, expand, message_of
 
 POLL_SECONDS = 0.02  # how soon posted collections are packed while nothing else comes. At collect_freq=1 a wake-up
 # finds several (a LeNet step is ~4 ms), packed together: their histograms' numpy calls once, caches warm from the
