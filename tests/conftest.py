@@ -1,4 +1,5 @@
 import os
+import sys
 
 import numpy as np
 import pytest
@@ -30,6 +31,17 @@ def _fresh_context():
     ms.set_seed(0)
     yield
     ms.set_context(**saved)
+
+
+@pytest.fixture(autouse=True)
+def _no_summary_record_left_open():
+    """A process allows one open SummaryRecord: one a test leaves open would make every later test in its worker
+    fail with "only one instance is supported", far from the cause. Fail the test that left it instead."""
+    yield
+    record_module = sys.modules.get("openspore.train.summary.summary_record")
+    if record_module is not None and record_module._instances["count"]:
+        record_module._instances["count"] = 0  # so that the tests after it start clean
+        pytest.fail("this test left a SummaryRecord open (or a failed constructor kept its instance slot)")
 
 
 @pytest.fixture(params=["torch", "numpy"])
