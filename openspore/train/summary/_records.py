@@ -76,27 +76,25 @@ def read_records(data, offset=0, check_crc=True, stop_at=None, on_corrupt=None):
     """
     end = len(data)
     while offset + 12 <= end:
-        header = data[offset:offset + 8]
         # the length is checked before it is trusted: a damaged one must not pass for a record still being written
-        if check_crc and struct.unpack("<I", data[offset + 8:offset + 12])[0] != masked_crc(header):
+        if check_crc and not _length_sound(data, offset):
             _damaged(offset, "the length's CRC does not match", on_corrupt)
             found = _next_sound_record(data, offset + 1)
-            if found is None:
+            if found is None:  # nothing sound after the damage yet: stop at it for a later call
                 break
             offset = found
             continue
-        (length,) = struct.unpack("<Q", header)
+        (length,) = struct.unpack_from("<Q", data, offset)
         if offset + 12 + length + 4 > end:
             break
-        payload = data[offset + 12:offset + 12 + length]
-        sound = not check_crc or _payload_crc_matches(data, offset, length)
-        offset += 16 + length
+        record_at, offset = offset, offset + 16 + length
+        payload = data[record_at + 12:record_at + 12 + length]
         if stop_at is not None:
             stop_at[:] = [offset]
-        if sound:
+        if not check_crc or _stored_crc(data, offset - 4) == masked_crc(payload):
             yield payload
-            continue
-        _damaged(offset - 16 - length, "the payload's CRC does not match", on_corrupt)
+        else:
+            _damaged(record_at, "the payload's CRC does not match", on_corrupt)
     if stop_at is not None and not stop_at:
         stop_at[:] = [offset]
 
@@ -107,19 +105,22 @@ def _damaged(offset, reason, on_corrupt):
     on_corrupt(offset, reason)
 
 
-def _payload_crc_matches(data, offset, length):
-    stored = data[offset + 12 + length:offset + 16 + length]
-    return struct.unpack("<I", stored)[0] == masked_crc(data[offset + 12:offset + 12 + length])
+def _stored_crc(data, at):
+    return struct.unpack_from("<I", data, at)[0]
+
+
+def _length_sound(data, offset):
+    return _stored_crc(data, offset + 8) == masked_crc(data[offset:offset + 8])
 
 
 def _next_sound_record(data, offset):
     """The first offset from `offset` where a whole record starts whose length and payload CRCs both match."""
     end = len(data)
     while offset + 16 <= end:
-        header = data[offset:offset + 8]
-        if struct.unpack("<I", data[offset + 8:offset + 12])[0] == masked_crc(header):
-            (length,) = struct.unpack("<Q", header)
-            if offset + 16 + length <= end and _payload_crc_matches(data, offset, length):
+        if _length_sound(data, offset):
+            (length,) = struct.unpack_from("<Q", data, offset)
+            if offset + 16 + length <= end and \
+                    _stored_crc(data, offset + 12 + length) == masked_crc(data[offset + 12:offset + 12 + length]):
                 return offset
         offset += 1
     return None
