@@ -258,7 +258,7 @@ def test_a_log_dir_that_is_a_file_is_refused_clearly(tmp_path):
 def test_a_log_dir_that_cannot_be_made_leaves_the_process_free_to_open_another(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_bytes(b"")
-    with pytest.raises(OSError):
+    with pytest.raises(NotADirectoryError, match="'log_dir' .*below cannot be made: Not a directory"):
         ms.SummaryRecord(str(blocker / "below"))  # a file's child: makedirs fails after the slot is taken
     with ms.SummaryRecord(str(tmp_path / "ok")) as record:
         record.add_value("scalar", "x", ms.Tensor(1.0))

@@ -82,7 +82,11 @@ class SummaryRecord:
                                    "close the open SummaryRecord (or leave its `with` block) before creating another.")
             _instances["count"] += 1
         try:
-            os.makedirs(self._dir, exist_ok=True)
+            try:
+                os.makedirs(self._dir, exist_ok=True)
+            except OSError as exc:  # the same errno (so the same subclass), with what was being done and where
+                raise OSError(exc.errno, f"For 'SummaryRecord', the 'log_dir' {self._dir} cannot be made: "
+                                         f"{exc.strerror}") from exc
             self._open(file_prefix, file_suffix, network, max_file_size, raise_exception, backend)
         except BaseException:
             _release_instance()  # a failed construction must not hold the one slot a process has
