@@ -11,7 +11,7 @@ with a torch.distributed process group: Gloo on CPU, NCCL when the context's dev
 """
 from .. import context
 from ..ops.defs import _comm_world as world
-from . import _rendezvous
+from . import _failure_record, _rendezvous
 
 HCCL_WORLD_COMM_GROUP = "hccl_world_group"
 NCCL_WORLD_COMM_GROUP = "nccl_world_group"
@@ -55,6 +55,7 @@ def init(backend_name=None):
         rank, size = dist.get_rank(), dist.get_world_size()
     else:
         rank, size = _rendezvous.join(_BACKENDS[backend_name], launch)
+    _failure_record.install(rank)  # msrun names the worker that failed first (a no-op without msrun)
     world_name = NCCL_WORLD_COMM_GROUP if backend_name == "nccl" else MCCL_WORLD_COMM_GROUP
     world.set_world(_BACKENDS[backend_name], world_name, rank, size, launch["local_rank"] if size > 1 else 0,
                     launch["local_size"] if size > 1 else 1)

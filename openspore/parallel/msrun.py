@@ -7,15 +7,22 @@ the rendezvous store that `communication.init()` joins (MindSpore's scheduler ro
 its workers run. Each worker gets MS_ROLE, MS_SCHED_HOST, MS_SCHED_PORT, MS_WORKER_NUM, MS_NODE_ID, RANK_ID,
 RANK_SIZE, DEVICE_ID, MS_TOPO_TIMEOUT (and RANK / WORLD_SIZE / LOCAL_RANK for torch-style scripts); its
 stdout and stderr go to `<log_dir>/worker_<rank>.log`. When a worker fails, msrun stops the others (SIGTERM,
-then SIGKILL), names the failed worker with the end of its log, and exits non-zero; no worker outlives it.
+then SIGKILL), names the worker that failed first (what it raised, and the end of its log), lists the workers
+that failed after it, and exits non-zero; no worker outlives it. A worker's uncaught exception is also kept in
+`<log_dir>/worker_<rank>.error.json`: which worker raised first decides, since the peers of a crashed worker
+fail in their next collective and can end before it does.
 """
 import argparse
 import os
+import queue
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
+
+from ..communication import _failure_record
 
 _STOP_GRACE_S = 5.0
 _FAILED = "Distributed job exited with exception. Please check logs in directory: {}."
@@ -124,6 +131,15 @@ def _log_name(args, rank, local_index):
 class Worker:
     def __init__(self, rank, local_index, proc, log_path, log_file):
         self.rank, self.local_index, self.proc, self.log_path, self.log_file = rank, local_index, proc, log_path, log_file
+        self.error_path = os.path.splitext(log_path)[0] + ".error.json"  # its uncaught exception, if any
+        self.ended_at = None  # time.time() when its process ended, stamped by _watch
+        self.error = None  # the record at error_path once it failed: what it raised, and when
+
+    @property
+    def failed_at(self):
+        """When it failed: the moment its exception was raised when it recorded one (ending takes longer, and
+        a peer it brought down can end first), else the moment its process ended."""
+        return self.error["time"] if self.error else self.ended_at
 
     @property
     def label(self):
@@ -138,15 +154,20 @@ def start_workers(args):
         rank, env = _worker_env(args, i)
         log_path = _log_name(args, rank, i)
         log_file = open(log_path, "w")  # noqa: SIM115 - closed when the worker ends
+        worker = Worker(rank, i, None, log_path, log_file)
+        if os.path.exists(worker.error_path):
+            os.remove(worker.error_path)  # an earlier job's
+        env[_failure_record.ERROR_FILE_ENV] = os.path.abspath(worker.error_path)
         cmd = [sys.executable, args.task_script, *args.task_script_args]
         print(f"msrun: start worker {i} (rank {rank if rank is not None else 'assigned at init'}), log file: "
               f"{log_path}. Execute command: {' '.join(cmd)}", flush=True)
         # A session of its own: stopping a worker stops whatever it started too.
-        proc = subprocess.Popen(cmd, env=env, stdout=log_file, stderr=subprocess.STDOUT, start_new_session=True)
+        worker.proc = subprocess.Popen(cmd, env=env, stdout=log_file, stderr=subprocess.STDOUT,
+                                       start_new_session=True)
         if cpus:
             share = max(1, len(cpus) // args.local_worker_num)
-            os.sched_setaffinity(proc.pid, cpus[i * share:(i + 1) * share] or cpus)
-        workers.append(Worker(rank, i, proc, log_path, log_file))
+            os.sched_setaffinity(worker.proc.pid, cpus[i * share:(i + 1) * share] or cpus)
+        workers.append(worker)
     return workers
 
 
@@ -178,22 +199,72 @@ def _tail(path, lines=20):
         return "(log unreadable)\n"
 
 
+def _watch(worker, ended):
+    worker.proc.wait()
+    worker.ended_at = time.time()
+    ended.put(worker)
+
+
+def _has_ended(worker):
+    """True once the worker's process has exited, reaped or not; never reaps it (its _watch thread does)."""
+    if worker.proc.returncode is not None:
+        return True
+    try:
+        return os.waitid(os.P_PID, worker.proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:  # reaped by its thread in between
+        return True
+
+
+def _read_error(worker):
+    record = _failure_record.read(worker.error_path)
+    return record if record and record.get("pid") == worker.proc.pid else None
+
+
 def wait_workers(workers):
-    """Returns the first failed worker (None when all succeeded); stops the others on a failure."""
-    pending = list(workers)
-    while pending:
-        for w in list(pending):
-            code = w.proc.poll()
-            if code is None:
-                continue
-            pending.remove(w)
-            if code != 0:
-                stop_workers(workers)
-                return w
-        time.sleep(0.1)
+    """Waits for every worker; on the first failure stops the others and returns the failed ones, first to fail
+    first (an empty list when all succeeded).
+
+    One crash makes its peers fail in their next collective moments later, so several workers fail close
+    together. A worker that raised has a record of the moment (see communication._failure_record); for one
+    that died without raising (a signal, os._exit) a thread stamps the moment its process ended. Workers that
+    were still running when msrun stopped them, without having raised, are not counted as failed.
+    """
+    ended = queue.Queue()
+    watchers = [threading.Thread(target=_watch, args=(w, ended), daemon=True, name=f"msrun-watch-{w.local_index}")
+                for w in workers]
+    for t in watchers:
+        t.start()
+    left = len(workers)
+    while left:
+        try:
+            w = ended.get(timeout=0.5)  # a timeout keeps SIGINT / SIGTERM handled promptly
+        except queue.Empty:
+            continue
+        left -= 1
+        if w.proc.returncode != 0:
+            ended_by_themselves = {v.local_index for v in workers if _has_ended(v)}
+            stop_workers(workers)
+            for t in watchers:
+                t.join()  # every ended_at is stamped
+            for v in workers:
+                v.error = _read_error(v)
+            failed = [v for v in workers if v.error or (v.local_index in ended_by_themselves and v.proc.returncode)]
+            return sorted(failed, key=lambda v: v.failed_at)
     for w in workers:
         w.log_file.close()
-    return None
+    return []
+
+
+def _what(worker):
+    if worker.error:
+        return f"raised {worker.error['type']}: {_first_line(worker.error['message'])}"
+    code = worker.proc.returncode
+    return f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"
+
+
+def _first_line(text, limit=200):
+    line = str(text).strip().splitlines()[0] if str(text).strip() else ""
+    return line if len(line) <= limit else line[:limit] + "…"
 
 
 def _tail_ranks(spec, workers):
@@ -217,11 +288,13 @@ def main(argv=None):
     signal.signal(signal.SIGINT, on_signal)
     failed = wait_workers(workers)
     del store
-    if failed is not None:
-        code = failed.proc.returncode
-        how = f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"
-        print(f"msrun: worker {failed.local_index} ({failed.label}) {how}; the other workers were stopped. "
-              f"Last lines of {failed.log_path}:\n{_tail(failed.log_path)}", file=sys.stderr, flush=True)
+    if failed:
+        first = failed[0]
+        print(f"msrun: worker {first.local_index} ({first.label}) {_what(first)}; the other workers were stopped. "
+              f"Last lines of {first.log_path}:\n{_tail(first.log_path)}", file=sys.stderr, flush=True)
+        for w in failed[1:]:
+            print(f"msrun: worker {w.local_index} ({w.label}) {_what(w)} {w.failed_at - first.failed_at:.3f} s after "
+                  f"it; its log is {w.log_path}.", file=sys.stderr, flush=True)
         print(_FAILED.format(os.path.abspath(args.log_dir)), file=sys.stderr, flush=True)
         return 1
     if args.join:

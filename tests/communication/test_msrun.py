@@ -1,12 +1,16 @@
 """`msrun` end to end on 127.0.0.1: logs, MindSpore's environment, a failing worker, two nodes."""
 import json
 import os
+import re
+import signal
 import subprocess
 import sys
 import time
 
 import pytest
 
+from openspore.communication import _failure_record
+from openspore.parallel import msrun
 from tests.conftest import child_env
 
 from .launch import HERE, free_port
@@ -60,7 +64,9 @@ def test_failed_worker_stops_the_job_without_orphans(tmp_path):
     code, out, err = _finish(_msrun(tmp_path, "fail", "--worker_num=2", "--local_worker_num=2",
                                     f"--master_port={free_port()}"))
     assert code == 1
-    assert "rank 1" in err and "worker one broke on purpose" in err
+    assert "msrun: worker 1 (rank 1) raised ValueError: worker one broke on purpose; the other workers" in err
+    record = json.loads((tmp_path / "logs" / "worker_1.error.json").read_text())
+    assert (record["rank"], record["type"], record["message"]) == (1, "ValueError", "worker one broke on purpose")
     assert "Distributed job exited with exception" in err
     for rank in (0, 1):
         pid = int((tmp_path / f"pid_{rank}").read_text())
@@ -91,3 +97,72 @@ def test_local_worker_num_defaults_to_the_job_size_on_one_node():
     assert args.local_worker_num == 8  # MindSpore's per-node default
     with pytest.raises(SystemExit, match="local_worker_num"):
         _check(build_parser().parse_args(["--worker_num=2", "--local_worker_num=3", __file__]))
+
+
+
+
+def _worker(tmp_path, index, at, code=None, raises=None, slow_exit_s=0.0):
+    """A worker process that, at time.time() == `at`, exits with `code` or raises `raises` (a message) with
+    msrun's failure record installed, then takes `slow_exit_s` to shut down."""
+    log_path = tmp_path / f"worker_{index}.log"
+    log_file = open(log_path, "w")  # noqa: SIM115 - wait_workers / stop_workers close it
+    worker = msrun.Worker(index, index, None, str(log_path), log_file)
+    # The record module alone (it needs only the standard library): importing openspore would take seconds.
+    script = (f"import atexit, importlib.util, sys, time\n"
+              f"spec = importlib.util.spec_from_file_location('record', {_failure_record.__file__!r})\n"
+              f"record = importlib.util.module_from_spec(spec)\n"
+              f"spec.loader.exec_module(record)\n"
+              f"record.install({index}, {worker.error_path!r})\n"
+              f"atexit.register(time.sleep, {slow_exit_s})\n"
+              f"time.sleep(max(0.0, {at} - time.time()))\n")
+    script += f"raise RuntimeError({raises!r})\n" if raises else f"sys.exit({code})\n"
+    worker.proc = subprocess.Popen([sys.executable, "-c", script], stdout=log_file, stderr=subprocess.STDOUT,
+                                   start_new_session=True)
+    return worker
+
+
+def test_without_a_raise_the_first_worker_to_end_is_named_and_stopped_ones_are_not_failures(tmp_path):
+    # Neither raises (think os._exit or a signal): the moments their processes ended decide. Worker 0 ends
+    # 0.5 s after worker 1, the third would run for a minute.
+    at = time.time() + 2
+    workers = [_worker(tmp_path, 0, at + 0.5, code=1), _worker(tmp_path, 1, at, code=3),
+               _worker(tmp_path, 2, at + 60, code=0)]
+    start = time.monotonic()
+    failed = msrun.wait_workers(workers)
+    assert time.monotonic() - start < 20  # the long worker was stopped, not waited for
+    assert (failed[0].rank, failed[0].proc.returncode) == (1, 3)
+    # Worker 0 either ended by itself (listed after) or was stopped first (not a failure); the long one was
+    # stopped and is not listed.
+    assert [w.rank for w in failed[1:]] in ([], [0])
+    assert workers[2].proc.returncode == -signal.SIGTERM and workers[2] not in failed
+
+
+def test_the_first_worker_to_raise_is_named_even_when_it_ends_last(tmp_path, monkeypatch, capsys):
+    # Stop 38's CI: rank 1 raised, rank 0 failed in its collective once rank 1's connections closed, and
+    # rank 0 finished exiting first. Here worker 1 raises first but takes a second to shut down.
+    at = time.time() + 2
+    workers = [_worker(tmp_path, 0, at + 0.3, raises="Connection closed by peer"),
+               _worker(tmp_path, 1, at, raises="broke on purpose", slow_exit_s=1.5)]
+    (tmp_path / "task.py").write_text("")
+    monkeypatch.setattr(msrun, "start_workers", lambda args: workers)
+    code = msrun.main(["--worker_num=2", "--local_worker_num=2", "--master_addr=127.0.0.1",
+                       f"--master_port={free_port()}", f"--log_dir={tmp_path}", str(tmp_path / "task.py")])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert workers[0].ended_at < workers[1].ended_at  # worker 0 did end first
+    assert err.startswith("msrun: worker 1 (rank 1) raised RuntimeError: broke on purpose; the other workers "
+                          f"were stopped. Last lines of {workers[1].log_path}:"), err
+    assert "RuntimeError: broke on purpose" in err.split("\n", 1)[1]  # the end of its log
+    later = re.search(r"msrun: worker 0 \(rank 0\) raised RuntimeError: Connection closed by peer ([0-9.]+) s "
+                      r"after it; its log is ", err)
+    assert later and 0.0 < float(later.group(1)) < 1.5, err
+    assert "Distributed job exited with exception" in err
+
+
+def test_a_failure_record_from_an_earlier_job_is_not_taken_for_this_one(tmp_path):
+    stale = tmp_path / "worker_0.error.json"
+    stale.write_text(json.dumps({"time": 1.0, "rank": 0, "pid": 1, "type": "ValueError", "message": "old"}))
+    at = time.time() + 2
+    workers = [_worker(tmp_path, 0, at + 0.5, code=2), _worker(tmp_path, 1, at, code=3)]
+    failed = msrun.wait_workers(workers)
+    assert failed[0].rank == 1 and all(w.error is None for w in failed)  # the stale record (pid 1) is ignored
