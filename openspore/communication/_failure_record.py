@@ -22,6 +22,8 @@ import os
 import sys
 import time
 
+from ..common.files import write_atomic
+
 ERROR_FILE_ENV = "OPENSPORE_ERROR_FILE"
 
 
@@ -35,22 +37,15 @@ def install(rank, path=None):
 
     def record_then_report(exc_type, exc, tb):
         try:
-            _write(path, {"time": time.time(), "rank": rank, "pid": os.getpid(), "type": exc_type.__name__,
-                          "message": str(exc)})
+            record = {"time": time.time(), "rank": rank, "pid": os.getpid(), "type": exc_type.__name__,
+                      "message": str(exc)}
+            write_atomic(path, [json.dumps(record).encode()], read_only=False)  # msrun never reads half of one
         except Exception:  # noqa: BLE001 - never hide the exception itself behind a failure to record it
             pass
         report(exc_type, exc, tb)
 
     record_then_report._openspore_error_file = path
     sys.excepthook = record_then_report
-
-
-def _write(path, record):
-    # Written under a temporary name and renamed: msrun never reads half a record.
-    tmp = f"{path}.{os.getpid()}.tmp"
-    with open(tmp, "w") as f:
-        json.dump(record, f)
-    os.replace(tmp, path)
 
 
 def read(path):

@@ -242,13 +242,13 @@ def wait_workers(workers):
             continue
         left -= 1
         if w.proc.returncode != 0:
-            ended_by_themselves = {v.local_index for v in workers if _has_ended(v)}
+            ended_by_themselves = [v for v in workers if _has_ended(v)]
             stop_workers(workers)
             for t in watchers:
                 t.join()  # every ended_at is stamped
             for v in workers:
                 v.error = _read_error(v)
-            failed = [v for v in workers if v.error or (v.local_index in ended_by_themselves and v.proc.returncode)]
+            failed = [v for v in workers if v.error or (v in ended_by_themselves and v.proc.returncode)]
             return sorted(failed, key=lambda v: v.failed_at)
     for w in workers:
         w.log_file.close()
@@ -263,7 +263,8 @@ def _what(worker):
 
 
 def _first_line(text, limit=200):
-    line = str(text).strip().splitlines()[0] if str(text).strip() else ""
+    lines = str(text).strip().splitlines()
+    line = lines[0] if lines else ""
     return line if len(line) <= limit else line[:limit] + "…"
 
 

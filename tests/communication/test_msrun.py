@@ -9,7 +9,6 @@ import time
 
 import pytest
 
-from openspore.communication import _failure_record
 from openspore.parallel import msrun
 from tests.conftest import child_env
 
@@ -101,32 +100,45 @@ def test_local_worker_num_defaults_to_the_job_size_on_one_node():
 
 
 
-def _worker(tmp_path, index, at, code=None, raises=None, slow_exit_s=0.0):
-    """A worker process that, at time.time() == `at`, exits with `code` or raises `raises` (a message) with
-    msrun's failure record installed, then takes `slow_exit_s` to shut down."""
+def _worker(tmp_path, index, after, code=None, raises=None, slow_exit_s=0.0):
+    """A worker process that, `after` seconds past the moment `_released` gives, exits with `code` or raises
+    `raises` (a message) with msrun's failure record installed, then takes `slow_exit_s` to shut down."""
     log_path = tmp_path / f"worker_{index}.log"
     log_file = open(log_path, "w")  # noqa: SIM115 - wait_workers / stop_workers close it
     worker = msrun.Worker(index, index, None, str(log_path), log_file)
-    # The record module alone (it needs only the standard library): importing openspore would take seconds.
-    script = (f"import atexit, importlib.util, sys, time\n"
-              f"spec = importlib.util.spec_from_file_location('record', {_failure_record.__file__!r})\n"
-              f"record = importlib.util.module_from_spec(spec)\n"
-              f"spec.loader.exec_module(record)\n"
-              f"record.install({index}, {worker.error_path!r})\n"
+    # Importing openspore takes seconds (more under load), so each worker says when it is ready and waits for
+    # the common start: the gaps the tests set up are between the workers' actions, not their start-ups.
+    script = (f"import atexit, os, sys, time\n"
+              f"from openspore.communication import _failure_record\n"
+              f"_failure_record.install({index}, {worker.error_path!r})\n"
               f"atexit.register(time.sleep, {slow_exit_s})\n"
-              f"time.sleep(max(0.0, {at} - time.time()))\n")
+              f"open({str(tmp_path / f'ready_{index}')!r}, 'w').close()\n"
+              f"go = {str(tmp_path / 'go')!r}\n"
+              f"while not os.path.exists(go):\n"
+              f"    time.sleep(0.01)\n"
+              f"time.sleep(max(0.0, float(open(go).read()) + {after} - time.time()))\n")
     script += f"raise RuntimeError({raises!r})\n" if raises else f"sys.exit({code})\n"
     worker.proc = subprocess.Popen([sys.executable, "-c", script], stdout=log_file, stderr=subprocess.STDOUT,
-                                   start_new_session=True)
+                                   start_new_session=True, env=child_env())
     return worker
+
+
+def _released(tmp_path, workers):
+    """Waits until every worker is ready, then starts their clocks 0.5 s from now; returns the workers."""
+    deadline = time.monotonic() + 120
+    while not all((tmp_path / f"ready_{w.local_index}").exists() for w in workers):
+        assert time.monotonic() < deadline, "the test's workers did not get ready"
+        time.sleep(0.02)
+    (tmp_path / "go.tmp").write_text(repr(time.time() + 0.5))
+    os.replace(tmp_path / "go.tmp", tmp_path / "go")
+    return workers
 
 
 def test_without_a_raise_the_first_worker_to_end_is_named_and_stopped_ones_are_not_failures(tmp_path):
     # Neither raises (think os._exit or a signal): the moments their processes ended decide. Worker 0 ends
     # 0.5 s after worker 1, the third would run for a minute.
-    at = time.time() + 2
-    workers = [_worker(tmp_path, 0, at + 0.5, code=1), _worker(tmp_path, 1, at, code=3),
-               _worker(tmp_path, 2, at + 60, code=0)]
+    workers = _released(tmp_path, [_worker(tmp_path, 0, 0.5, code=1), _worker(tmp_path, 1, 0, code=3),
+                                   _worker(tmp_path, 2, 60, code=0)])
     start = time.monotonic()
     failed = msrun.wait_workers(workers)
     assert time.monotonic() - start < 20  # the long worker was stopped, not waited for
@@ -140,11 +152,10 @@ def test_without_a_raise_the_first_worker_to_end_is_named_and_stopped_ones_are_n
 def test_the_first_worker_to_raise_is_named_even_when_it_ends_last(tmp_path, monkeypatch, capsys):
     # Stop 38's CI: rank 1 raised, rank 0 failed in its collective once rank 1's connections closed, and
     # rank 0 finished exiting first. Here worker 1 raises first but takes a second to shut down.
-    at = time.time() + 2
-    workers = [_worker(tmp_path, 0, at + 0.3, raises="Connection closed by peer"),
-               _worker(tmp_path, 1, at, raises="broke on purpose", slow_exit_s=1.5)]
+    workers = [_worker(tmp_path, 0, 0.3, raises="Connection closed by peer"),
+               _worker(tmp_path, 1, 0, raises="broke on purpose", slow_exit_s=1.5)]
     (tmp_path / "task.py").write_text("")
-    monkeypatch.setattr(msrun, "start_workers", lambda args: workers)
+    monkeypatch.setattr(msrun, "start_workers", lambda args: _released(tmp_path, workers))
     code = msrun.main(["--worker_num=2", "--local_worker_num=2", "--master_addr=127.0.0.1",
                        f"--master_port={free_port()}", f"--log_dir={tmp_path}", str(tmp_path / "task.py")])
     err = capsys.readouterr().err
@@ -162,7 +173,6 @@ def test_the_first_worker_to_raise_is_named_even_when_it_ends_last(tmp_path, mon
 def test_a_failure_record_from_an_earlier_job_is_not_taken_for_this_one(tmp_path):
     stale = tmp_path / "worker_0.error.json"
     stale.write_text(json.dumps({"time": 1.0, "rank": 0, "pid": 1, "type": "ValueError", "message": "old"}))
-    at = time.time() + 2
-    workers = [_worker(tmp_path, 0, at + 0.5, code=2), _worker(tmp_path, 1, at, code=3)]
+    workers = _released(tmp_path, [_worker(tmp_path, 0, 0.5, code=2), _worker(tmp_path, 1, 0, code=3)])
     failed = msrun.wait_workers(workers)
     assert failed[0].rank == 1 and all(w.error is None for w in failed)  # the stale record (pid 1) is ignored
