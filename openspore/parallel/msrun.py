@@ -282,7 +282,10 @@ def main(argv=None):
     workers = start_workers(args)
 
     def on_signal(signum, frame):
+        live = sum(w.proc.poll() is None for w in workers)
         stop_workers(workers)
+        print(f"msrun: got {signal.Signals(signum).name}; stopped the {live} running worker(s). Their logs are in "
+              f"{os.path.abspath(args.log_dir)}.", file=sys.stderr, flush=True)
         raise SystemExit(128 + signum)
 
     signal.signal(signal.SIGTERM, on_signal)

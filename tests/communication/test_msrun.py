@@ -75,6 +75,24 @@ def test_failed_worker_stops_the_job_without_orphans(tmp_path):
         assert not _alive(pid), f"worker rank {rank} (pid {pid}) outlived msrun"
 
 
+def test_ctrl_c_stops_the_workers_and_the_port_serves_again_at_once(tmp_path):
+    port = free_port()
+    proc = _msrun(tmp_path, "sleep", "--worker_num=2", "--local_worker_num=2", f"--master_port={port}")
+    deadline = time.monotonic() + 120
+    while not all((tmp_path / f"pid_{r}").exists() for r in (0, 1)):  # both joined the job
+        assert time.monotonic() < deadline and proc.poll() is None, "the workers did not start"
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGINT)
+    code, out, err = _finish(proc)
+    assert code == 128 + signal.SIGINT
+    assert f"msrun: got SIGINT; stopped the 2 running worker(s). Their logs are in {tmp_path / 'logs'}." in err
+    for rank in (0, 1):
+        assert not _alive(int((tmp_path / f"pid_{rank}").read_text())), f"worker rank {rank} outlived msrun"
+    code, out, err = _finish(_msrun(tmp_path, "ok", "--worker_num=2", "--local_worker_num=2",
+                                    f"--master_port={port}", log="again"))
+    assert code == 0, out + err
+
+
 def test_two_nodes_form_one_job(tmp_path):
     port = free_port()
     nodes = [_msrun(tmp_path, "ok", "--worker_num=2", "--local_worker_num=1", f"--master_port={port}",

@@ -1,8 +1,10 @@
 """A task script for the msrun tests: `worker_msrun.py <out_dir> <mode>`; mode 'ok' all-reduces the ranks,
-'fail' makes rank 1 raise while rank 0 waits in a collective for a peer that never comes."""
+'fail' makes rank 1 raise while rank 0 waits in a collective for a peer that never comes; 'sleep' waits a minute
+after joining (to be interrupted)."""
 import json
 import os
 import sys
+import time
 
 import numpy as np
 
@@ -14,6 +16,8 @@ comm.init()
 rank = comm.get_rank()
 with open(os.path.join(out_dir, f"pid_{rank}"), "w") as f:
     f.write(str(os.getpid()))
+if mode == "sleep":
+    time.sleep(60)
 if mode == "fail" and rank == 1:
     raise ValueError("worker one broke on purpose")
 total = ops.AllReduce()(ms.Tensor(np.array([rank + 1.0], np.float32))).asnumpy().tolist()
